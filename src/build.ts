@@ -1,0 +1,203 @@
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { CellsFile, Row } from "./schema.js";
+import { RowSchema } from "./schema.js";
+import { Diagnostics, InputError, type Warning } from "./diagnostics.js";
+import { loadCells } from "./sources/cells.js";
+import type { Observation } from "./observations.js";
+import { observePvcEntry, readListingTsv, readLsLR, type PvcEntry } from "./extractors/pvc-listing.js";
+import { readJanitorLog } from "./extractors/janitor-log.js";
+import { readSupervisor } from "./extractors/supervisor.js";
+import { readAnchors } from "./extractors/anchors.js";
+import { parsePublishedName, parseSpareName, readHubSnapshot, type HubRepo } from "./extractors/hub-files.js";
+import { readTrajectory, TokenLedger } from "./extractors/trajectory/index.js";
+import { resolveCell, cmpStr, type CellResolution, type LostCheckpoint, type RowEvidence } from "./resolve/resolve-cell.js";
+import type { CadenceFit } from "./resolve/cadence.js";
+
+/** Options of {@link buildManifest}. */
+export interface BuildOptions {
+  /** The sources folder (SOURCES.md layout). */
+  sourcesDir: string;
+  /** Cadence validation tolerance, hours (docs/resolution.md). */
+  toleranceH?: number;
+  /** Progress messages (to stderr in the CLI); silent by default. */
+  log?: (message: string) => void;
+}
+
+/** A whole build, in memory, before any file is written. */
+export interface BuildResult {
+  registry: CellsFile;
+  rows: Row[];
+  /** One per row, baseline included (MANIFEST.md: provenance.jsonl). */
+  provenance: (RowEvidence | BaselineEvidence)[];
+  warnings: Warning[];
+  excluded: { cell: string; reason: string }[];
+  lost: LostCheckpoint[];
+  fits: Record<string, Record<string, CadenceFit | null>>;
+  runs: Record<string, { run_start: string; run_end: string; run_end_from: string; trajectory_calls: number }>;
+}
+
+/** The baseline row's provenance. */
+export interface BaselineEvidence {
+  model_id: string;
+  cell: "BASELINE";
+  hour_source: "baseline";
+  rule: string;
+  eos: { repo: string; from: string | null; chatTemplate: string | null; ids: number[] | null };
+}
+
+/**
+ * Builds the manifest from a sources snapshot (MANIFEST.md; SOURCES.md):
+ * reads `cells.json`, runs every extractor of every non-excluded cell,
+ * resolves each cell, adds the baseline row and sorts the rows
+ * (MANIFEST.md: Rows and order). Writes nothing.
+ *
+ * @throws InputError for a fatal input error (see `loadCells`,
+ *   `readSupervisor`, `resolveCell`), e.g. `PVC_LISTING_MISSING`,
+ *   `BASELINE_MISSING`, `TRAJECTORY_MISSING`.
+ */
+export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
+  const { sourcesDir } = opts;
+  const log = opts.log ?? (() => {});
+  const diag = new Diagnostics();
+  const registry = await loadCells(sourcesDir);
+  const cellNames = registry.cells.map((c) => c.cell);
+  log(`reading hub/ (${sourcesDir})`);
+  const hub = await readHubSnapshot(sourcesDir, diag);
+  const published = new Map<string, { repo: HubRepo; family: string; step: number; hourPart: string }[]>();
+  const spares = new Map<string, { repo: HubRepo; family: string; step: number }[]>();
+  let baselineRepo: HubRepo | undefined;
+  const excludedNames = new Set(registry.cells.filter((c) => c.excluded).map((c) => c.cell));
+  for (const repo of hub) {
+    if (repo.id === registry.baseline) {
+      baselineRepo = repo;
+    } else if (repo.owner === registry.org) {
+      const p = parsePublishedName(repo.name, cellNames);
+      if (!p) {
+        if (!/-(record|data)$/.test(repo.name)) diag.warn("HUB_UNKNOWN_REPO", `published repo ${repo.id} is not {cell}.h{HHH}.{family}.{step} of a known cell`, `${repo.dir}/.hub.json`, null);
+        continue;
+      }
+      if (excludedNames.has(p.cell)) continue;
+      published.set(p.cell, [...(published.get(p.cell) ?? []), { repo, family: p.family, step: p.step, hourPart: p.hourPart }]);
+    } else if (repo.owner === registry.spare_owner) {
+      const s = parseSpareName(repo.name, cellNames);
+      if (!s) {
+        diag.warn("HUB_UNKNOWN_REPO", `spare repo ${repo.id} is not <cell>.<family>.step_<N> of a known cell`, `${repo.dir}/.hub.json`, null);
+        continue;
+      }
+      if (excludedNames.has(s.cell)) continue;
+      spares.set(s.cell, [...(spares.get(s.cell) ?? []), { repo, family: s.family, step: s.step }]);
+    }
+  }
+  if (!baselineRepo) {
+    throw new InputError("BASELINE_MISSING", `no hub/${registry.baseline}/ folder: the baseline row needs its eos files`, `hub/${registry.baseline}`);
+  }
+
+  const rows: Row[] = [];
+  const provenance: BuildResult["provenance"] = [];
+  const excluded: BuildResult["excluded"] = [];
+  const lost: LostCheckpoint[] = [];
+  const fits: BuildResult["fits"] = {};
+  const runs: BuildResult["runs"] = {};
+  for (const cell of registry.cells) {
+    if (cell.excluded) {
+      excluded.push({ cell: cell.cell, reason: cell.excluded });
+      log(`${cell.cell}: excluded (${cell.excluded})`);
+      continue;
+    }
+    log(`${cell.cell}: reading sources`);
+    const supervisor = await readSupervisor(sourcesDir, cell, diag);
+    const observations: Observation[] = [];
+    let seq = 0;
+    const entries = await pvcEntries(sourcesDir, cell.cell, diag);
+    for await (const entry of entries.stream) {
+      const o = observePvcEntry(cell, entry, seq++, diag, entries.extractor);
+      if (o) observations.push(o);
+    }
+    observations.push(...(await readJanitorLog(sourcesDir, cell, diag)));
+    observations.push(...(await readAnchors(sourcesDir, cell, diag)));
+    const trajectoryDir = join(sourcesDir, cell.cell, "trajectory");
+    if (!(await isDir(trajectoryDir))) {
+      throw new InputError("TRAJECTORY_MISSING", `cell "${cell.cell}" has no trajectory/ folder: driver tokens cannot be counted`, `${cell.cell}/trajectory`);
+    }
+    log(`${cell.cell}: counting driver tokens (${cell.trajectory_format})`);
+    const reading = await readTrajectory(cell.trajectory_format, [trajectoryDir], { displayRoot: sourcesDir });
+    diag.warnings.push(...reading.warnings);
+    const ledger = new TokenLedger(reading.calls);
+    const resolved: CellResolution = resolveCell(
+      {
+        registry, cell, supervisor, observations,
+        published: published.get(cell.cell) ?? [], spares: spares.get(cell.cell) ?? [],
+        tokens: ledger, toleranceH: opts.toleranceH,
+      },
+      diag,
+    );
+    const order = resolved.rows.map((r, i) => i).sort((a, b) => cmpRows(resolved.rows[a]!, resolved.rows[b]!));
+    for (const i of order) {
+      rows.push(resolved.rows[i]!);
+      provenance.push(resolved.evidence[i]!);
+    }
+    lost.push(...resolved.lost);
+    fits[cell.cell] = resolved.fits;
+    runs[cell.cell] = { run_start: resolved.runStart, run_end: resolved.runEnd, run_end_from: resolved.runEndFrom, trajectory_calls: reading.calls.length };
+  }
+
+  const baselineRow: Row = {
+    model_id: registry.baseline, cell: "BASELINE", driver: null, effort: null, hour: 0, hour_source: "baseline",
+    hour_upper_bound: null, driver_tokens_at_hour: 0, role: "baseline",
+    eos_ok: (baselineRepo.eos.ids ?? []).includes(registry.required_eos_token_id), eos_token_id: baselineRepo.eos.ids,
+    source: registry.baseline, family: null, step: null, hour_lower_bound: null, hour_error_h: null,
+  };
+  const allRows = [baselineRow, ...rows].map((r) => RowSchema.parse(r));
+  const allProvenance = [
+    {
+      model_id: registry.baseline, cell: "BASELINE" as const, hour_source: "baseline" as const,
+      rule: "baseline: the untrained model, hour 0 and 0 tokens by definition (index-card.md: The baseline row)",
+      eos: { repo: baselineRepo.id, from: baselineRepo.eos.from, chatTemplate: baselineRepo.eos.chatTemplate, ids: baselineRepo.eos.ids },
+    },
+    ...provenance,
+  ];
+  return { registry, rows: allRows, provenance: allProvenance, warnings: diag.warnings, excluded, lost, fits, runs };
+}
+
+/** Sort order within a cell (MANIFEST.md: Rows and order): hour as written (nulls last), family, step. */
+export function cmpRows(a: Row, b: Row): number {
+  if (a.hour !== b.hour) {
+    if (a.hour === null) return 1;
+    if (b.hour === null) return -1;
+    return a.hour - b.hour;
+  }
+  return cmpStr(a.family ?? "", b.family ?? "") || (a.step ?? 0) - (b.step ?? 0);
+}
+
+async function isDir(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Picks the cell's PVC listing: `pvc/listing.tsv`, else `pvc/ls-lR.txt` (SOURCES.md: Layout). */
+async function pvcEntries(
+  sourcesDir: string,
+  cell: string,
+  diag: Diagnostics,
+): Promise<{ stream: AsyncGenerator<PvcEntry>; extractor: string }> {
+  const tsv = join(sourcesDir, cell, "pvc", "listing.tsv");
+  const ls = join(sourcesDir, cell, "pvc", "ls-lR.txt");
+  const hasTsv = await isFile(tsv);
+  const hasLs = await isFile(ls);
+  if (hasTsv && hasLs) diag.warn("PVC_TWO_LISTINGS", "both listing.tsv and ls-lR.txt are present; listing.tsv is used", `${cell}/pvc`, null);
+  if (hasTsv) return { stream: readListingTsv(tsv, `${cell}/pvc/listing.tsv`, diag), extractor: "pvc-listing.tsv" };
+  if (hasLs) return { stream: readLsLR(ls, `${cell}/pvc/ls-lR.txt`, diag), extractor: "pvc-ls-lR" };
+  throw new InputError("PVC_LISTING_MISSING", `cell "${cell}" has neither pvc/listing.tsv nor pvc/ls-lR.txt`, `${cell}/pvc`);
+}

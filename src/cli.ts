@@ -1,0 +1,48 @@
+import { Command, CommanderError } from "commander";
+import { InputError, where } from "./diagnostics.js";
+import { VERSION } from "./version.js";
+
+/** Exit codes, in one place (DESIGN.md: "errors mapped to exit codes in one place"). */
+export const EXIT = { ok: 0, inputError: 1, strictWarnings: 2, usage: 64 } as const;
+
+/** Raised by a command that finished but must exit non-zero (e.g. `--strict` with warnings). */
+export class ExitCodeError extends Error {
+  constructor(readonly exitCode: number, message: string) {
+    super(message);
+  }
+}
+
+/**
+ * Runs the CLI on `argv` (as `process.argv`: node, script, args...) and
+ * returns the exit code: 0 ok, 1 fatal input error (nothing written),
+ * 2 `build --strict` with warnings, 64 usage error.
+ */
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command();
+  program
+    .name("ptb-manifest")
+    .description("Builds the manifest of the AgentPTB checkpoint index from a sources snapshot.")
+    .version(VERSION)
+    .showHelpAfterError()
+    .exitOverride();
+  const commands = await import("./commands/index.js");
+  commands.register(program);
+  try {
+    await program.parseAsync(argv);
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (err instanceof InputError) {
+      const at = where(err.file, err.line);
+      process.stderr.write(`ptb-manifest: error ${err.code}${at ? ` at ${at}` : ""}: ${err.message}\n`);
+      return EXIT.inputError;
+    }
+    if (err instanceof ExitCodeError) {
+      process.stderr.write(`ptb-manifest: ${err.message}\n`);
+      return err.exitCode;
+    }
+    throw err;
+  }
+}

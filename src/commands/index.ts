@@ -1,0 +1,9 @@
+import type { Command } from "commander";
+import { registerTokens } from "./tokens.js";
+import { registerBuild } from "./build.js";
+
+/** Registers every subcommand on the root program. */
+export function register(program: Command): void {
+  registerBuild(program);
+  registerTokens(program);
+}

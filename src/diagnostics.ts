@@ -1,0 +1,50 @@
+/**
+ * Warnings and fatal input errors, as data (DESIGN.md: "Warnings are data").
+ *
+ * A warning never stops a build: the offending line or value is skipped and
+ * recorded in `build-report.json`. A fatal {@link InputError} stops the build
+ * before anything is written (exit code 1).
+ */
+
+/** One warning: a stable `code`, a human message, and where it came from. */
+export interface Warning {
+  /** Stable, upper-case code, e.g. `JANITOR_UNPARSED_LINE`. */
+  code: string;
+  message: string;
+  /** Input file (path relative to the sources folder where there is one), or null. */
+  file: string | null;
+  /** 1-based line number in `file`, or null. */
+  line: number | null;
+}
+
+/** Collects warnings in the order they were found. */
+export class Diagnostics {
+  readonly warnings: Warning[] = [];
+
+  /** Records one warning. */
+  warn(code: string, message: string, file: string | null = null, line: number | null = null): void {
+    this.warnings.push({ code, message, file, line });
+  }
+}
+
+/**
+ * A fatal input error: the build cannot give a right answer from this input,
+ * so it writes nothing. `code` is stable; `file`/`line`/`key` say where.
+ */
+export class InputError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly file: string | null = null,
+    readonly line: number | null = null,
+  ) {
+    super(message);
+    this.name = "InputError";
+  }
+}
+
+/** Formats a warning or error location as `file:line` (or `file`, or ``). */
+export function where(file: string | null, line: number | null): string {
+  if (file === null) return "";
+  return line === null ? file : `${file}:${line}`;
+}

@@ -1,0 +1,169 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { CellsFile } from "../schema.js";
+import type { Diagnostics } from "../diagnostics.js";
+
+/** The stop ids of one repo and where they were read (SOURCES.md: hub/, EOS facts). */
+export interface EosReading {
+  /** Sorted, de-duplicated stop ids, or null when no file gives any. */
+  ids: number[] | null;
+  /** e.g. `generation_config.json`, `config.json`, `config.json text_config`. */
+  from: string | null;
+  /** Where the chat template lives: `chat_template.jinja`, `tokenizer_config.json`, or null. */
+  chatTemplate: string | null;
+}
+
+/** One downloaded Hub repo folder. */
+export interface HubRepo {
+  /** `owner/name`. */
+  id: string;
+  owner: string;
+  name: string;
+  /** The folder, relative to the sources folder. */
+  dir: string;
+  sha: string | null;
+  lastModified: string | null;
+  eos: EosReading;
+}
+
+/**
+ * Reads every `hub/<owner>/<name>/` folder (SOURCES.md: hub/): the repo id
+ * from `.hub.json` (else the folder names), and the stop ids (MANIFEST.md:
+ * `eos_token_id`). Repos come out sorted by id. Names and dates are never a
+ * source of hours.
+ *
+ * Warnings: `HUB_BAD_JSON` (a `.hub.json` or config that is not JSON: that
+ * file is ignored), `HUB_ID_MISMATCH` (`.hub.json` id differs from the folder),
+ * `HUB_BAD_EOS` (an `eos_token_id` that is not an int or a list of ints).
+ */
+export async function readHubSnapshot(sourcesDir: string, diag: Diagnostics): Promise<HubRepo[]> {
+  const hubDir = join(sourcesDir, "hub");
+  const repos: HubRepo[] = [];
+  for (const owner of (await listDirs(hubDir)).sort()) {
+    for (const name of (await listDirs(join(hubDir, owner))).sort()) {
+      const dir = `hub/${owner}/${name}`;
+      const abs = join(hubDir, owner, name);
+      const info = await readJson(abs, ".hub.json", dir, diag);
+      const id = `${owner}/${name}`;
+      if (info && typeof info.id === "string" && info.id !== id) {
+        diag.warn("HUB_ID_MISMATCH", `.hub.json says id ${info.id}; the folder says ${id} (the folder is used)`, `${dir}/.hub.json`, null);
+      }
+      repos.push({
+        id, owner, name, dir,
+        sha: typeof info?.sha === "string" ? info.sha : null,
+        lastModified: typeof info?.lastModified === "string" ? info.lastModified : null,
+        eos: await readEos(abs, dir, diag),
+      });
+    }
+  }
+  repos.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return repos;
+}
+
+/**
+ * Reads a repo folder's stop ids: `generation_config.json` `eos_token_id` if
+ * present, else `config.json` top level, else `config.json` `text_config`
+ * (MANIFEST.md: `eos_token_id`; SOURCES.md: EOS facts).
+ */
+export async function readEos(abs: string, dir: string, diag: Diagnostics): Promise<EosReading> {
+  const gen = await readJson(abs, "generation_config.json", dir, diag);
+  const cfg = await readJson(abs, "config.json", dir, diag);
+  const tok = await readJson(abs, "tokenizer_config.json", dir, diag);
+  const chatTemplate = (await exists(join(abs, "chat_template.jinja")))
+    ? "chat_template.jinja"
+    : tok && typeof tok.chat_template === "string"
+      ? "tokenizer_config.json"
+      : null;
+  const candidates: [string, string, unknown][] = [
+    ["generation_config.json", "generation_config.json", gen?.eos_token_id],
+    ["config.json", "config.json", cfg?.eos_token_id],
+    ["config.json text_config", "config.json", (cfg?.text_config as Record<string, unknown> | undefined)?.eos_token_id],
+  ];
+  for (const [from, fileName, value] of candidates) {
+    if (value === undefined || value === null) continue;
+    const ids = normaliseIds(value);
+    if (ids === null) {
+      diag.warn("HUB_BAD_EOS", `eos_token_id ${JSON.stringify(value)} is not an int or a list of ints`, `${dir}/${fileName}`, null);
+      continue;
+    }
+    return { ids, from, chatTemplate };
+  }
+  return { ids: null, from: null, chatTemplate };
+}
+
+function normaliseIds(value: unknown): number[] | null {
+  const list = Array.isArray(value) ? value : [value];
+  if (list.length === 0 || !list.every((v) => Number.isInteger(v))) return null;
+  return [...new Set(list as number[])].sort((a, b) => a - b);
+}
+
+async function readJson(abs: string, name: string, dir: string, diag: Diagnostics): Promise<Record<string, unknown> | null> {
+  let text: string;
+  try {
+    text = await readFile(join(abs, name), "utf8");
+  } catch {
+    return null;
+  }
+  try {
+    const value: unknown = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+    throw new Error("not an object");
+  } catch (err) {
+    diag.warn("HUB_BAD_JSON", `${name} is not a JSON object: ${(err as Error).message}`, `${dir}/${name}`, null);
+    return null;
+  }
+}
+
+async function listDirs(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries.filter((e) => e.isDirectory()).map((e) => e.name);
+  } catch {
+    return [];
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await readFile(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A parsed published repo name `{cell}.h{HHH|NA}.{family}.{step}` (index-card.md: Model id format). */
+export interface PublishedName {
+  cell: string;
+  hourPart: string;
+  family: string;
+  step: number;
+}
+
+/**
+ * Parses a published repo name against the known cells (longest cell name
+ * first, since cell names may share prefixes). Returns null when it does not
+ * fit the format.
+ */
+export function parsePublishedName(name: string, cellNames: string[]): PublishedName | null {
+  const sorted = [...cellNames].sort((a, b) => b.length - a.length);
+  for (const cell of sorted) {
+    if (!name.startsWith(`${cell}.h`)) continue;
+    const m = /^h(\d{3,}|NA)\.(.+)\.(\d+)$/.exec(name.slice(cell.length + 1));
+    if (m) return { cell, hourPart: m[1]!, family: m[2]!, step: Number(m[3]) };
+  }
+  return null;
+}
+
+/** Parses a spare repo name `<cell>.<family>.step_<N>` (SOURCES.md: hub/). */
+export function parseSpareName(name: string, cellNames: string[]): { cell: string; family: string; step: number } | null {
+  const sorted = [...cellNames].sort((a, b) => b.length - a.length);
+  for (const cell of sorted) {
+    if (!name.startsWith(`${cell}.`)) continue;
+    const m = /^(.+)\.step_(\d+)$/.exec(name.slice(cell.length + 1));
+    if (m) return { cell, family: m[1]!, step: Number(m[2]) };
+  }
+  return null;
+}
+
+export type { CellsFile };

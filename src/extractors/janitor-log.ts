@@ -1,0 +1,231 @@
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Cell } from "../schema.js";
+import type { Diagnostics } from "../diagnostics.js";
+import type { Observation, Origin } from "../observations.js";
+import { familyIdOf } from "../sources/cells.js";
+import { readLines } from "../util/lines.js";
+import { localToUtcCandidates, pickMonotonic } from "../resolve/local-time.js";
+import { clip } from "./pvc-listing.js";
+
+const LOG = "ckpt-janitor.log";
+const V2_RE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}))\s+(.*)$/;
+const V1_RE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?\s+(.*)$/;
+const KV_RE = /([A-Za-z_][\w.]*)=("(?:[^"\\]|\\.)*"|\S*)/g;
+const STEP_PATH_RE = /^(.+)\/weights\/step_(\d+)\/?$/;
+
+/**
+ * Lists a cell's janitor log parts, oldest first: `ckpt-janitor.log.N[.gz]`
+ * from the highest N down, then `ckpt-janitor.log` (SOURCES.md: janitor,
+ * "higher number = older").
+ */
+export async function janitorParts(dir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const rotated: { n: number; name: string }[] = [];
+  for (const name of names) {
+    const m = /^ckpt-janitor\.log\.(\d+)(\.gz)?$/.exec(name);
+    if (m) rotated.push({ n: Number(m[1]), name });
+  }
+  rotated.sort((a, b) => b.n - a.n || a.name.localeCompare(b.name));
+  const parts = rotated.map((r) => r.name);
+  if (names.includes(LOG)) parts.push(LOG);
+  return parts;
+}
+
+interface JanitorState {
+  lastUtcMs: number | null;
+  inTraceback: boolean;
+  seq: number;
+}
+
+/**
+ * Reads a cell's janitor log, every rotated part in order, and emits one
+ * observation per line that names a checkpoint (SOURCES.md: janitor).
+ *
+ * - v2 lines (`<ISO time with offset> level=... action=... key=value...`):
+ *   `archive` gives the write time `src_mtime` (exact); other actions give
+ *   existence only.
+ * - v1 lines (`YYYY-MM-DD HH:MM:SS archived <path> -> <dest>`): the action
+ *   time, read in `janitor_tz`; in a repeated hour the occurrence that keeps
+ *   the log's clock monotonic is taken, with the rule recorded in `timeNote`.
+ * - A line split around a rotation (the older part without a line end) is
+ *   joined with the first line of the next part.
+ * - Traceback lines after an `error` line, and time-stamped lines without an
+ *   action (startup messages), are skipped silently.
+ *
+ * Warnings: `JANITOR_UNPARSED_LINE`, `JANITOR_BAD_FIELD`,
+ * `JANITOR_NONEXISTENT_LOCAL_TIME` (a time in the skipped hour of a DST
+ * start), `JANITOR_OUTSIDE_ROOT`, `JANITOR_UNREADABLE` (a corrupt `.gz`
+ * part: the lines read before the fault are kept).
+ */
+export async function readJanitorLog(
+  sourcesDir: string,
+  cell: Cell,
+  diag: Diagnostics,
+): Promise<Observation[]> {
+  const relDir = `${cell.cell}/janitor`;
+  const dir = join(sourcesDir, cell.cell, "janitor");
+  const parts = await janitorParts(dir);
+  const out: Observation[] = [];
+  const state: JanitorState = { lastUtcMs: null, inTraceback: false, seq: 0 };
+  let carry: { text: string; origin: Origin } | null = null;
+  for (const name of parts) {
+    const file = `${relDir}/${name}`;
+    try {
+      for await (const line of readLines(join(dir, name))) {
+        let text = line.text;
+        let origin: Origin = { file, line: line.lineNo, offset: line.offset, raw: text };
+        if (carry) {
+          text = carry.text + text;
+          origin = { ...carry.origin, raw: text };
+          carry = null;
+        }
+        if (line.unterminated) {
+          carry = { text, origin };
+          continue;
+        }
+        handleLine(text, origin, cell, state, diag, out);
+      }
+    } catch (err) {
+      diag.warn("JANITOR_UNREADABLE", `cannot read the rest of ${name}: ${(err as Error).message}`, file, null);
+    }
+  }
+  if (carry) handleLine(carry.text, carry.origin, cell, state, diag, out);
+  return out;
+}
+
+function handleLine(
+  text: string,
+  origin: Origin,
+  cell: Cell,
+  state: JanitorState,
+  diag: Diagnostics,
+  out: Observation[],
+): void {
+  const trimmed = text.trim();
+  if (trimmed === "") return;
+  const v2 = V2_RE.exec(trimmed);
+  if (v2) {
+    state.inTraceback = false;
+    const utc = Date.parse(v2[1]!);
+    if (Number.isNaN(utc)) {
+      diag.warn("JANITOR_BAD_FIELD", `bad time ${v2[1]}`, origin.file, origin.line);
+      return;
+    }
+    state.lastUtcMs = utc;
+    handleV2(v2[2]!, utc, origin, cell, state, diag, out);
+    return;
+  }
+  const v1 = V1_RE.exec(trimmed);
+  if (v1) {
+    state.inTraceback = false;
+    const [, y, mo, d, h, mi, s, frac = "0", rest] = v1 as unknown as string[];
+    const wallMs = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!) + Number(`0.${frac}`) * 1000;
+    const picked = pickMonotonic(localToUtcCandidates(wallMs, cell.janitor_tz), state.lastUtcMs, cell.janitor_tz);
+    if (!picked) {
+      diag.warn(
+        "JANITOR_NONEXISTENT_LOCAL_TIME",
+        `local time ${trimmed.slice(0, 19)} never happened in ${cell.janitor_tz} (skipped hour); line ignored`,
+        origin.file,
+        origin.line,
+      );
+      return;
+    }
+    state.lastUtcMs = picked.utcMs;
+    handleV1(rest!, picked.utcMs, picked.note, origin, cell, state, diag, out);
+    return;
+  }
+  if (state.inTraceback && (/^\s/.test(text) || /^Traceback \(most recent call last\):/.test(trimmed) || /^[\w.]+(Error|Exception)\b/.test(trimmed))) {
+    return;
+  }
+  diag.warn("JANITOR_UNPARSED_LINE", `not a janitor line: ${clip(trimmed)}`, origin.file, origin.line);
+}
+
+function handleV2(
+  body: string,
+  utcMs: number,
+  origin: Origin,
+  cell: Cell,
+  state: JanitorState,
+  diag: Diagnostics,
+  out: Observation[],
+): void {
+  const kv: Record<string, string> = {};
+  for (const m of body.matchAll(KV_RE)) {
+    let v = m[2]!;
+    if (v.startsWith('"')) v = JSON.parse(v) as string;
+    kv[m[1]!] = v;
+  }
+  const action = kv.action;
+  if (action === "error") state.inTraceback = true;
+  if (!action || !kv.family || kv.step === undefined) return; // startup or summary lines
+  if (!/^\d+$/.test(kv.step)) {
+    diag.warn("JANITOR_BAD_FIELD", `step=${kv.step} is not a number`, origin.file, origin.line);
+    return;
+  }
+  const step = Number(kv.step);
+  const familyDir = kv.family;
+  const family = familyIdOf(cell, familyDir.split("/").pop()!);
+  if (action === "archive") {
+    if (kv.src_mtime === undefined || !/^\d+(\.\d+)?$/.test(kv.src_mtime)) {
+      diag.warn("JANITOR_BAD_FIELD", `archive line without a usable src_mtime (${kv.src_mtime ?? "missing"})`, origin.file, origin.line);
+      return;
+    }
+    const srcMs = Number(kv.src_mtime) * 1000;
+    out.push({
+      cell: cell.cell, family, step, kind: "janitor_archive", familyDir, utcMs: srcMs,
+      timeNote: "v2 src_mtime (exact write time)", origin, extractor: "janitor-log",
+      detail: { version: "v2", action, dest: kv.dest ?? null, actionUtc: new Date(utcMs).toISOString() },
+      seq: state.seq++,
+    });
+  } else {
+    out.push({
+      cell: cell.cell, family, step, kind: "janitor_other", familyDir, utcMs: null, timeNote: null, origin,
+      extractor: "janitor-log", detail: { version: "v2", action, dest: kv.dest ?? null, actionUtc: new Date(utcMs).toISOString() },
+      seq: state.seq++,
+    });
+  }
+}
+
+function handleV1(
+  body: string,
+  utcMs: number,
+  note: string,
+  origin: Origin,
+  cell: Cell,
+  state: JanitorState,
+  diag: Diagnostics,
+  out: Observation[],
+): void {
+  const m = /^(\w+)\s+(\/.*?)(?:\s+->\s+(\S+))?\s*$/.exec(body);
+  const verb = m?.[1] ?? body.split(/\s+/)[0] ?? "";
+  if (/^(error|ERROR)/.test(verb)) state.inTraceback = true;
+  if (!m) return; // startup or free-form message with a time
+  const path = m[2]!;
+  const root = cell.pvc_root.replace(/\/+$/, "");
+  if (!path.startsWith(root + "/")) {
+    diag.warn("JANITOR_OUTSIDE_ROOT", `path ${path} is not under pvc_root ${root}`, origin.file, origin.line);
+    return;
+  }
+  const rel = path.slice(root.length + 1);
+  const sm = STEP_PATH_RE.exec(rel);
+  if (!sm || sm[1]!.split("/").includes("..")) {
+    diag.warn("JANITOR_BAD_FIELD", `path ${path} is not <family>/weights/step_<N>`, origin.file, origin.line);
+    return;
+  }
+  const familyDir = sm[1]!;
+  const step = Number(sm[2]);
+  const family = familyIdOf(cell, familyDir.split("/").pop()!);
+  const archived = verb === "archived" || verb === "archive";
+  out.push({
+    cell: cell.cell, family, step, kind: archived ? "janitor_archive" : "janitor_other", familyDir,
+    utcMs: archived ? utcMs : null, timeNote: archived ? `v1 action time, ${note}` : null, origin,
+    extractor: "janitor-log", detail: { version: "v1", action: verb, dest: m[3] ?? null, actionUtc: new Date(utcMs).toISOString() },
+    seq: state.seq++,
+  });
+}

@@ -1,0 +1,169 @@
+import { posix } from "node:path";
+import type { Cell } from "../schema.js";
+import type { Diagnostics } from "../diagnostics.js";
+import type { Observation, Origin } from "../observations.js";
+import { familyIdOf } from "../sources/cells.js";
+import { readLines } from "../util/lines.js";
+
+/** One entry of a PVC listing, whatever its format. */
+export interface PvcEntry {
+  /** mtime, UTC epoch milliseconds (fractional: listings give nanoseconds). */
+  mtimeMs: number;
+  /** `f` file, `d` directory, `l` link, or another `find %y` letter. */
+  type: string;
+  sizeBytes: number;
+  /** Absolute path on the PVC. */
+  path: string;
+  origin: Origin;
+}
+
+const WEIGHTS_RE = /^(.+)\/weights\/step_(\d+)(?:\/([^/]+))?$/;
+
+/**
+ * Turns PVC entries into observations (SOURCES.md: pvc/). Only
+ * `<family dir>/weights/step_<N>` and its direct children matter: `STABLE`
+ * (write time), `*.safetensors` (the weights survive) and the directory itself
+ * (its mtime is kept for `explain`, never used as a write time). The family is
+ * the name of the directory that holds `weights/` (nested `runs/<family>/`
+ * included), mapped through `family_aliases`. Everything under `checkpoints/`,
+ * `rollouts/` and `logs/` is ignored.
+ *
+ * Warnings: `PVC_OUTSIDE_ROOT` (a path not under `pvc_root`, or with `..`).
+ */
+export function observePvcEntry(
+  cell: Cell,
+  entry: PvcEntry,
+  seq: number,
+  diag: Diagnostics,
+  extractor: string,
+): Observation | null {
+  const root = cell.pvc_root.replace(/\/+$/, "");
+  const { path } = entry;
+  if (path !== root && !path.startsWith(root + "/")) {
+    diag.warn("PVC_OUTSIDE_ROOT", `path ${JSON.stringify(path)} is not under pvc_root ${root}`, entry.origin.file, entry.origin.line);
+    return null;
+  }
+  const rel = path.slice(root.length + 1);
+  if (rel.split("/").some((part) => part === ".." || part === ".")) {
+    diag.warn("PVC_OUTSIDE_ROOT", `path ${JSON.stringify(path)} has a "." or ".." part`, entry.origin.file, entry.origin.line);
+    return null;
+  }
+  const m = WEIGHTS_RE.exec(rel);
+  if (!m) return null;
+  const familyDir = m[1]!;
+  const dirParts = familyDir.split("/");
+  if (dirParts.some((p) => p === "checkpoints" || p === "rollouts" || p === "logs" || p === "weights")) return null;
+  const step = Number(m[2]);
+  const child = m[3];
+  let kind: Observation["kind"];
+  if (child === undefined) {
+    if (entry.type !== "d") return null;
+    kind = "pvc_dir";
+  } else if (child === "STABLE") {
+    kind = "pvc_stable";
+  } else if (child.endsWith(".safetensors") && entry.type === "f") {
+    kind = "pvc_weights";
+  } else {
+    return null;
+  }
+  const dirName = posix.basename(familyDir);
+  return {
+    cell: cell.cell,
+    family: familyIdOf(cell, dirName),
+    step,
+    kind,
+    familyDir,
+    utcMs: entry.mtimeMs,
+    timeNote: kind === "pvc_stable" ? "STABLE mtime" : kind === "pvc_dir" ? "directory mtime" : "file mtime",
+    origin: entry.origin,
+    extractor,
+    detail: { path, size: entry.sizeBytes, type: entry.type },
+    seq,
+  };
+}
+
+const TSV_EPOCH_RE = /^\d+(?:\.\d+)?$/;
+
+/**
+ * Streams `pvc/listing.tsv`, captured with `find <pvc_root> -printf
+ * '%T@\t%y\t%s\t%p\n'` (SOURCES.md: pvc/). Paths may contain spaces (and
+ * tabs: everything after the third tab is the path).
+ *
+ * Warnings: `PVC_BAD_LINE` (too few fields, a bad epoch, type or size) and
+ * `PVC_CUT_LINE` (a last line with no line end: the capture was
+ * interrupted, so even a well-formed prefix is not trusted).
+ */
+export async function* readListingTsv(absPath: string, file: string, diag: Diagnostics): AsyncGenerator<PvcEntry> {
+  for await (const line of readLines(absPath)) {
+    if (line.text === "") continue;
+    const origin: Origin = { file, line: line.lineNo, offset: line.offset, raw: line.text };
+    if (line.unterminated) {
+      diag.warn("PVC_CUT_LINE", `last line has no line end (capture interrupted); skipped: ${clip(line.text)}`, file, line.lineNo);
+      continue;
+    }
+    const parts = line.text.split("\t");
+    if (parts.length < 4) {
+      diag.warn("PVC_BAD_LINE", `expected 4 tab-separated fields, found ${parts.length}: ${clip(line.text)}`, file, line.lineNo);
+      continue;
+    }
+    const [epoch, type, size] = parts as [string, string, string];
+    const path = parts.slice(3).join("\t");
+    if (!TSV_EPOCH_RE.test(epoch) || !/^[fdlpscbD]$/.test(type) || !/^\d+$/.test(size) || !path.startsWith("/")) {
+      diag.warn("PVC_BAD_LINE", `unreadable fields: ${clip(line.text)}`, file, line.lineNo);
+      continue;
+    }
+    yield { mtimeMs: epochToMs(epoch), type, sizeBytes: Number(size), path, origin };
+  }
+}
+
+/** Epoch seconds with a fraction (`1790003123.4567891230`) to epoch ms, keeping sub-ms digits. */
+export function epochToMs(epoch: string): number {
+  const [whole, frac = ""] = epoch.split(".");
+  return Number(whole) * 1000 + Number(`0.${frac.padEnd(3, "0")}`) * 1000;
+}
+
+const LS_ENTRY_RE =
+  /^([-dlcbps])[-rwxsStT]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+(\d+)\s+(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d+))? ([+-]\d{4}) (.+)$/;
+
+/**
+ * Streams `pvc/ls-lR.txt`, captured with `ls -lR --full-time <pvc_root>`
+ * (SOURCES.md: pvc/): blocks headed `<dir>:`, `total N`, then one entry a
+ * line; links show as `name -> target`. Types are mapped to `find`'s letters.
+ *
+ * Warnings: `PVC_BAD_LINE` (an entry line that does not parse, or an entry
+ * before any `<dir>:` header) and `PVC_CUT_LINE`.
+ */
+export async function* readLsLR(absPath: string, file: string, diag: Diagnostics): AsyncGenerator<PvcEntry> {
+  let dir: string | null = null;
+  for await (const line of readLines(absPath)) {
+    const text = line.text;
+    if (text === "" || /^total \d+$/.test(text)) continue;
+    const origin: Origin = { file, line: line.lineNo, offset: line.offset, raw: text };
+    if (line.unterminated) {
+      diag.warn("PVC_CUT_LINE", `last line has no line end (capture interrupted); skipped: ${clip(text)}`, file, line.lineNo);
+      continue;
+    }
+    if (text.startsWith("/") && text.endsWith(":")) {
+      dir = text.slice(0, -1).replace(/\/+$/, "");
+      continue;
+    }
+    const m = LS_ENTRY_RE.exec(text);
+    if (!m || dir === null) {
+      diag.warn("PVC_BAD_LINE", dir === null ? `entry before any "<dir>:" header: ${clip(text)}` : `unreadable ls entry: ${clip(text)}`, file, line.lineNo);
+      continue;
+    }
+    const [, t, size, day, hms, frac = "", offset, nameField] = m as unknown as [string, string, string, string, string, string | undefined, string, string];
+    const type = t === "-" ? "f" : t;
+    const name = type === "l" ? nameField.split(" -> ")[0]! : nameField;
+    const sign = offset.startsWith("-") ? -1 : 1;
+    const offMin = sign * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(3, 5)));
+    const wallMs = Date.parse(`${day}T${hms}Z`);
+    const mtimeMs = wallMs - offMin * 60_000 + Number(`0.${frac || "0"}`) * 1000;
+    yield { mtimeMs, type, sizeBytes: Number(size), path: `${dir}/${name}`, origin };
+  }
+}
+
+/** Shortens a raw line for a message. */
+export function clip(text: string, max = 160): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

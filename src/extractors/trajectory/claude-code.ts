@@ -1,0 +1,116 @@
+/**
+ * claude-code: Claude Code transcripts (TRAJECTORIES.md, section "claude-code").
+ *
+ * One API response is written as several `assistant` lines repeating its
+ * `message.id`, `requestId` and usage; it is counted once, across all files,
+ * with the largest `output_tokens` of its lines. `<synthetic>` and API-error
+ * lines carry no usage. Sub-agent files count. Usage copied into `progress`
+ * lines (agent_progress) is never read: only top-level `assistant` lines are.
+ */
+import {
+  call,
+  cmp,
+  counts,
+  isObject,
+  isoMs,
+  jsonLines,
+  obj,
+  str,
+  warnUnplaced,
+  WarningSink,
+  type FormatResult,
+  type TrajectoryFile,
+} from "./common.js";
+import type { TokenParts } from "./types.js";
+
+/** A response whose largest `output_tokens` is below this kept its streaming-start value. */
+export const CLAUDE_STREAMING_OUTPUT_MAX = 9;
+
+const USAGE_KEYS = [
+  "input_tokens",
+  "cache_read_input_tokens",
+  "cache_creation_input_tokens",
+  "output_tokens",
+] as const;
+
+interface Group {
+  parts: TokenParts;
+  /** Time of the group's last line (the latest timestamp of its lines), or null. */
+  timeMs: number | null;
+  file: string;
+  line: number;
+  /** Order of first sighting, for a stable tie-break. */
+  seq: number;
+}
+
+/**
+ * Reads Claude Code transcripts of one run (TRAJECTORIES.md, "claude-code").
+ * A response's time is the timestamp of its last line (the latest of its lines).
+ *
+ * @returns calls (unsorted) and warnings, including one `TRAJECTORY_OUTPUT_UNDERCOUNT`
+ *   per run when responses kept a streaming-size output. Never throws for bad content.
+ */
+export async function readClaudeCode(files: TrajectoryFile[]): Promise<FormatResult> {
+  const sink = new WarningSink();
+  const groups = new Map<string, Group>();
+  let seq = 0;
+  for (const file of files) {
+    for await (const { value, lineNo } of jsonLines(file, sink)) {
+      if (!isObject(value) || value["type"] !== "assistant") continue;
+      const message = obj(value, "message");
+      const usage = obj(message, "usage");
+      if (!usage) continue;
+      if (str(message, "model") === "<synthetic>" || value["isApiErrorMessage"] === true) {
+        continue; // a local notice (rate limit, API error), not a model call
+      }
+      const c = counts(usage, USAGE_KEYS);
+      if (!c) {
+        sink.warn("TRAJECTORY_BAD_USAGE", "message.usage has a field that is not a count; skipped", file.display, lineNo);
+        continue;
+      }
+      const id = str(message, "id");
+      const requestId = str(value, "requestId");
+      const uuid = str(value, "uuid");
+      const key = id ? `${id}|${requestId ?? ""}` : uuid ? `uuid:${uuid}` : `line:${file.display}:${lineNo}`;
+      const parts: TokenParts = {
+        uncachedInput: c.input_tokens,
+        cacheRead: c.cache_read_input_tokens,
+        cacheWrite: c.cache_creation_input_tokens,
+        output: c.output_tokens,
+      };
+      const timeMs = isoMs(value["timestamp"]);
+      const g = groups.get(key);
+      if (!g) {
+        groups.set(key, { parts, timeMs, file: file.display, line: lineNo, seq: seq++ });
+        continue;
+      }
+      g.parts = {
+        uncachedInput: Math.max(g.parts.uncachedInput, parts.uncachedInput),
+        cacheRead: Math.max(g.parts.cacheRead, parts.cacheRead),
+        cacheWrite: Math.max(g.parts.cacheWrite, parts.cacheWrite),
+        output: Math.max(g.parts.output, parts.output),
+      };
+      if (timeMs !== null && (g.timeMs === null || timeMs > g.timeMs)) {
+        g.timeMs = timeMs;
+        g.file = file.display;
+        g.line = lineNo;
+      }
+    }
+  }
+  const list = [...groups.values()].sort((a, b) => a.seq - b.seq);
+  const calls = list.map((g) => call(g.parts, g.timeMs, g.file, g.line));
+  const streaming = list.filter((g) => g.parts.output <= CLAUDE_STREAMING_OUTPUT_MAX);
+  if (streaming.length > 0) {
+    const firstFile = [...new Set(streaming.map((g) => g.file))].sort(cmp);
+    sink.warn(
+      "TRAJECTORY_OUTPUT_UNDERCOUNT",
+      `${streaming.length} of ${list.length} responses kept a streaming-size output_tokens ` +
+        `(≤ ${CLAUDE_STREAMING_OUTPUT_MAX}; the final count was never written): output is under-recorded ` +
+        `and counted as logged (files: ${firstFile.join(", ")})`,
+      null,
+      null,
+    );
+  }
+  warnUnplaced(calls, sink, "no valid timestamp on any line of the response");
+  return { calls, warnings: sink.warnings };
+}

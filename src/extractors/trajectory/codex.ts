@@ -1,0 +1,331 @@
+/**
+ * codex: OpenAI Codex CLI rollout files (TRAJECTORIES.md, section "codex").
+ *
+ * A call is where the thread's running total (`total_token_usage`) grows; its
+ * parts are the growth of each running part. Heartbeats (`info: null`) and
+ * unchanged repeats are skipped; a drop resets the baseline; a forked or
+ * sub-agent child does not recount the parent's replayed prefix; and
+ * `token_usage_record` lines are read only for a file that has no running total.
+ */
+import {
+  call,
+  cmp,
+  count,
+  isObject,
+  isoMs,
+  jsonLines,
+  obj,
+  str,
+  warnUnplaced,
+  WarningSink,
+  type FormatResult,
+  type TrajectoryFile,
+} from "./common.js";
+import type { TokenCall, TokenParts } from "./types.js";
+
+/**
+ * Lines of a child written within this many ms of the line before them, in an
+ * unbroken chain from the child's first `session_meta`, are the replayed burst
+ * (used when the file has no `ordinal`s to say where its own history starts).
+ */
+export const CODEX_REPLAY_GAP_MS = 1000;
+
+interface Vec {
+  input: number;
+  cached: number;
+  cacheWrite: number;
+  output: number;
+}
+
+interface Observation {
+  timeMs: number | null;
+  line: number;
+  ordinal: number | null;
+  threadId: string | null;
+  total: Vec;
+  last: Vec | null;
+  /** In the child's replayed burst (time-based evidence). */
+  inBurst: boolean;
+}
+
+interface UsageRecord {
+  timeMs: number | null;
+  line: number;
+  ordinal: number | null;
+  key: string;
+  usage: Vec;
+  inBurst: boolean;
+}
+
+interface CodexScan {
+  file: TrajectoryFile;
+  ownId: string | null;
+  parentId: string | null;
+  /** First ordinal of the child's own history (`subagent_history_start_ordinal` and kin). */
+  ownStartOrdinal: number | null;
+  observations: Observation[];
+  records: UsageRecord[];
+}
+
+const ZERO: Vec = { input: 0, cached: 0, cacheWrite: 0, output: 0 };
+
+function readVec(u: unknown): Vec | null | undefined {
+  if (!isObject(u)) return undefined;
+  const input = count(u["input_tokens"]);
+  const cached = count(u["cached_input_tokens"]);
+  const cacheWrite = count(u["cache_write_input_tokens"]);
+  const output = count(u["output_tokens"]);
+  for (const v of [input, cached, cacheWrite, output]) if (v !== undefined && Number.isNaN(v)) return null;
+  if (input === undefined && output === undefined) return null;
+  return { input: input ?? 0, cached: cached ?? 0, cacheWrite: cacheWrite ?? 0, output: output ?? 0 };
+}
+
+const vecKey = (v: Vec): string => `${v.input}/${v.cached}/${v.cacheWrite}/${v.output}`;
+const vecTotal = (v: Vec): number => v.input + v.output;
+const vecEqual = (a: Vec, b: Vec): boolean =>
+  a.input === b.input && a.cached === b.cached && a.cacheWrite === b.cacheWrite && a.output === b.output;
+
+/** Parts of one call from an input-inclusive usage vector (uncached = input − cached − cache write). */
+function partsOf(v: Vec): TokenParts {
+  return {
+    uncachedInput: Math.max(0, v.input - v.cached - v.cacheWrite),
+    cacheRead: v.cached,
+    cacheWrite: v.cacheWrite,
+    output: v.output,
+  };
+}
+
+function ordinalOf(value: unknown): number | null {
+  return typeof value === "number" && Number.isInteger(value) ? value : null;
+}
+
+async function scanFile(file: TrajectoryFile, sink: WarningSink): Promise<CodexScan> {
+  const scan: CodexScan = {
+    file,
+    ownId: null,
+    parentId: null,
+    ownStartOrdinal: null,
+    observations: [],
+    records: [],
+  };
+  let sawMeta = false;
+  let bornMs: number | null = null;
+  let chainMs: number | null = null;
+  let burstOpen = false;
+  for await (const { value, lineNo } of jsonLines(file, sink)) {
+    if (!isObject(value)) continue;
+    const type = str(value, "type");
+    const payload = obj(value, "payload");
+    const timeMs = isoMs(value["timestamp"]);
+    const ordinal = ordinalOf(value["ordinal"]);
+    if (type === "session_meta" && payload && !sawMeta) {
+      // Only the first session_meta owns the file: a child copies its ancestors' after it.
+      sawMeta = true;
+      scan.ownId = str(payload, "id") ?? str(payload, "session_id") ?? null;
+      const spawn = obj(obj(obj(payload, "source"), "subagent"), "thread_spawn");
+      scan.parentId =
+        str(payload, "forked_from_id") ??
+        str(spawn, "parent_thread_id") ??
+        str(payload, "parent_thread_id") ??
+        null;
+      const start =
+        ordinalOf(payload["subagent_history_start_ordinal"]) ??
+        ordinalOf(obj(payload, "history_base")?.["end_ordinal_exclusive"]) ??
+        ordinalOf(payload["forked_from_ordinal_exclusive"]);
+      scan.ownStartOrdinal = start;
+      bornMs = timeMs ?? isoMs(payload["timestamp"]);
+      chainMs = bornMs;
+      burstOpen = scan.parentId !== null && bornMs !== null;
+      continue;
+    }
+    // Time-based evidence of the replayed burst of a child.
+    let inBurst = false;
+    if (scan.parentId !== null && timeMs !== null) {
+      if (bornMs !== null && timeMs < bornMs) inBurst = true;
+      else if (burstOpen && chainMs !== null && timeMs - chainMs <= CODEX_REPLAY_GAP_MS) {
+        inBurst = true;
+        chainMs = Math.max(chainMs, timeMs);
+      } else burstOpen = false;
+    }
+    if (type === "event_msg" && payload && str(payload, "type") === "token_count") {
+      const info = payload["info"];
+      if (!isObject(info)) continue; // info: null is a rate-limit heartbeat
+      const total = readVec(info["total_token_usage"]);
+      if (total === undefined) continue;
+      if (total === null) {
+        sink.warn("TRAJECTORY_BAD_USAGE", "token_count has an unreadable total_token_usage; skipped", file.display, lineNo);
+        continue;
+      }
+      const last = readVec(info["last_token_usage"]) ?? null;
+      scan.observations.push({
+        timeMs,
+        line: lineNo,
+        ordinal,
+        threadId: str(payload, "thread_id") ?? null,
+        total,
+        last,
+        inBurst,
+      });
+    } else if (type === "token_usage_record" && payload) {
+      const usage = readVec(payload["usage"] ?? payload["token_usage"]);
+      if (!usage) continue;
+      const id = str(payload, "response_id") ?? `line:${lineNo}`;
+      scan.records.push({
+        timeMs,
+        line: lineNo,
+        ordinal,
+        key: `${str(payload, "thread_id") ?? ""}|${id}`,
+        usage,
+        inBurst,
+      });
+    }
+  }
+  return scan;
+}
+
+interface Candidate {
+  key: string;
+  call: TokenCall;
+}
+
+/** Is this item of a child file part of the parent's replayed prefix? */
+function inherited(
+  scan: CodexScan,
+  item: { ordinal: number | null; inBurst: boolean },
+  parentTotals: Set<string> | undefined,
+  total: Vec | null,
+): boolean {
+  if (scan.parentId === null) return false;
+  if (scan.ownStartOrdinal !== null && item.ordinal !== null) return item.ordinal < scan.ownStartOrdinal;
+  if (item.inBurst) return true;
+  return total !== null && parentTotals !== undefined && parentTotals.has(vecKey(total));
+}
+
+function resolveFile(
+  scan: CodexScan,
+  parentTotals: Set<string> | undefined,
+  sink: WarningSink,
+  out: Candidate[],
+): void {
+  const display = scan.file.display;
+  const thread = scan.ownId ?? `file:${display}`;
+  if (scan.observations.length === 0) {
+    // No running total in this file: count the per-response records instead (never both).
+    let prefixOpen = true;
+    for (const r of scan.records) {
+      if (prefixOpen && inherited(scan, r, parentTotals, null)) continue;
+      prefixOpen = false;
+      out.push({ key: `${thread}|rec|${r.key}`, call: call(partsOf(r.usage), r.timeMs, display, r.line) });
+    }
+    return;
+  }
+  let baseline: Vec = ZERO;
+  let prefixOpen = scan.parentId !== null;
+  let inheritedCount = 0;
+  let foreign = 0;
+  let inconsistent = 0;
+  for (const o of scan.observations) {
+    const foreignThread = o.threadId !== null && scan.ownId !== null && o.threadId !== scan.ownId;
+    if (prefixOpen) {
+      if (foreignThread || inherited(scan, o, parentTotals, o.total)) {
+        baseline = o.total;
+        inheritedCount += 1;
+        continue;
+      }
+      prefixOpen = false;
+    }
+    if (foreignThread) {
+      foreign += 1;
+      continue;
+    }
+    const prev = baseline;
+    if (vecEqual(o.total, prev)) continue; // an unchanged repeat
+    baseline = o.total;
+    if (vecTotal(o.total) <= vecTotal(prev)) continue; // a drop (context reset): new baseline, not a call
+    let d: Vec = {
+      input: o.total.input - prev.input,
+      cached: o.total.cached - prev.cached,
+      cacheWrite: o.total.cacheWrite - prev.cacheWrite,
+      output: o.total.output - prev.output,
+    };
+    if (d.input < 0 || d.cached < 0 || d.cacheWrite < 0 || d.output < 0) {
+      inconsistent += 1;
+      d =
+        o.last && vecTotal(o.last) > 0
+          ? o.last
+          : {
+              input: Math.max(0, d.input),
+              cached: Math.max(0, d.cached),
+              cacheWrite: Math.max(0, d.cacheWrite),
+              output: Math.max(0, d.output),
+            };
+    }
+    out.push({ key: `${thread}|${vecKey(o.total)}`, call: call(partsOf(d), o.timeMs, display, o.line) });
+  }
+  if (scan.parentId !== null && parentTotals === undefined && inheritedCount > 0) {
+    sink.warn(
+      "TRAJECTORY_PARENT_ABSENT",
+      `forked/sub-agent rollout of thread ${scan.parentId}, which is not among the files: its replayed prefix ` +
+        `(${inheritedCount} token_count line(s), up to ${vecTotal(baseline)} tokens) belongs to the parent and is not counted`,
+      display,
+      null,
+    );
+  }
+  if (foreign > 0) {
+    sink.warn(
+      "TRAJECTORY_FOREIGN_THREAD",
+      `${foreign} token_count line(s) name another thread than the file's own (${scan.ownId}); skipped`,
+      display,
+      null,
+    );
+  }
+  if (inconsistent > 0) {
+    sink.warn(
+      "TRAJECTORY_INCONSISTENT_TOTAL",
+      `${inconsistent} growth(s) of the running total had a shrinking part; counted from last_token_usage (or clamped at 0)`,
+      display,
+      null,
+    );
+  }
+}
+
+/**
+ * Reads Codex rollout files of one run (TRAJECTORIES.md, "codex").
+ *
+ * @returns calls (unsorted) and warnings. Never throws for bad content.
+ */
+export async function readCodex(files: TrajectoryFile[]): Promise<FormatResult> {
+  const sink = new WarningSink();
+  const scans: CodexScan[] = [];
+  for (const f of files) scans.push(await scanFile(f, sink));
+  const totalsByThread = new Map<string, Set<string>>();
+  for (const s of scans) {
+    if (s.ownId === null) continue;
+    const set = totalsByThread.get(s.ownId) ?? new Set<string>();
+    for (const o of s.observations) set.add(vecKey(o.total));
+    totalsByThread.set(s.ownId, set);
+  }
+  const candidates: Candidate[] = [];
+  for (const s of scans) {
+    const parentTotals = s.parentId !== null ? totalsByThread.get(s.parentId) : undefined;
+    resolveFile(s, parentTotals, sink, candidates);
+  }
+  // The same growth of the same thread seen in two files (a copy, a resume that
+  // replays its history into a new file) is one call: keep its earliest sighting.
+  const byKey = new Map<string, TokenCall>();
+  for (const c of candidates) {
+    const seen = byKey.get(c.key);
+    if (seen === undefined || earlier(c.call, seen)) byKey.set(c.key, c.call);
+  }
+  const calls = [...byKey.values()];
+  warnUnplaced(calls, sink, "the token_count line has no valid timestamp");
+  return { calls, warnings: sink.warnings };
+}
+
+function earlier(a: TokenCall, b: TokenCall): boolean {
+  const ta = a.timeMs ?? Number.POSITIVE_INFINITY;
+  const tb = b.timeMs ?? Number.POSITIVE_INFINITY;
+  if (ta !== tb) return ta < tb;
+  const f = cmp(a.file, b.file);
+  return f !== 0 ? f < 0 : a.line < b.line;
+}

@@ -1,0 +1,114 @@
+/**
+ * kimi-code: Kimi Code (TypeScript) `agents/<agent>/wire.jsonl` files
+ * (TRAJECTORIES.md, section "kimi-code").
+ *
+ * A call is a `usage.record` line (either `usageScope`), timed by its `time`
+ * (epoch ms). `step.end` loop events repeat the same usage and are not read.
+ *
+ * Forks: a fork rewrites its parent's records (original times kept) and then
+ * writes `{"type":"forked"}`. Records before a file's LAST `forked` marker are
+ * inherited; those after it (or in a file with no marker) are the file's own.
+ * - An inherited record that some file has as its own (the parent is present)
+ *   is not counted again.
+ * - An inherited record that no file has as its own (the parent is absent) is
+ *   counted once, however many sibling forks copy it: it is the only record of
+ *   a real call, and its original time places it correctly (the same choice
+ *   TRAJECTORIES.md makes for pi). A `TRAJECTORY_PARENT_ABSENT` warning says so.
+ * Records are matched by time + model + scope + usage.
+ */
+import {
+  call,
+  cmp,
+  counts,
+  epochMs,
+  isObject,
+  jsonLines,
+  obj,
+  partsKey,
+  str,
+  warnUnplaced,
+  WarningSink,
+  type FormatResult,
+  type TrajectoryFile,
+} from "./common.js";
+import type { TokenCall, TokenParts } from "./types.js";
+
+const USAGE_KEYS = ["inputOther", "output", "inputCacheRead", "inputCacheCreation"] as const;
+
+interface KimiRecord {
+  call: TokenCall;
+  key: string;
+  /** Number of `forked` markers seen before this record in its file. */
+  markersBefore: number;
+}
+
+/**
+ * Reads Kimi Code wire files of one run (TRAJECTORIES.md, "kimi-code").
+ *
+ * @returns calls (unsorted) and warnings (`TRAJECTORY_UNPLACED_CALLS` once per
+ *   file whose records carry no `time`). Never throws for bad content.
+ */
+export async function readKimiCode(files: TrajectoryFile[]): Promise<FormatResult> {
+  const sink = new WarningSink();
+  const own: KimiRecord[] = [];
+  const inheritedByFile: KimiRecord[][] = [];
+  for (const file of files) {
+    const records: KimiRecord[] = [];
+    let markers = 0;
+    for await (const { value, lineNo } of jsonLines(file, sink)) {
+      if (!isObject(value)) continue;
+      const type = value["type"];
+      if (type === "forked") {
+        markers += 1;
+        continue;
+      }
+      if (type !== "usage.record") continue;
+      const usage = obj(value, "usage");
+      if (!usage) continue;
+      const c = counts(usage, USAGE_KEYS);
+      if (!c) {
+        sink.warn("TRAJECTORY_BAD_USAGE", "usage has a field that is not a count; skipped", file.display, lineNo);
+        continue;
+      }
+      const parts: TokenParts = {
+        uncachedInput: c.inputOther,
+        cacheRead: c.inputCacheRead,
+        cacheWrite: c.inputCacheCreation,
+        output: c.output,
+      };
+      const timeMs = epochMs(value["time"]);
+      const key = [String(value["time"] ?? "-"), str(value, "model") ?? "", str(value, "usageScope") ?? "", partsKey(parts)].join(
+        "\u0000",
+      );
+      records.push({ call: call(parts, timeMs, file.display, lineNo), key, markersBefore: markers });
+    }
+    own.push(...records.filter((r) => r.markersBefore === markers));
+    inheritedByFile.push(records.filter((r) => r.markersBefore < markers));
+  }
+  const ownKeys = new Set(own.map((r) => r.key));
+  const counted = new Map<string, TokenCall>();
+  files.forEach((file, i) => {
+    let orphans = 0;
+    for (const r of inheritedByFile[i] ?? []) {
+      if (ownKeys.has(r.key)) continue;
+      const seen = counted.get(r.key);
+      if (seen === undefined) {
+        counted.set(r.key, r.call);
+        orphans += 1;
+      }
+    }
+    if (orphans > 0) {
+      sink.warn(
+        "TRAJECTORY_PARENT_ABSENT",
+        `${orphans} record(s) before the 'forked' marker belong to a parent session that is not among the files: ` +
+          `they are the only copy and are counted at their original times`,
+        file.display,
+        null,
+      );
+    }
+  });
+  const calls = [...own.map((r) => r.call), ...counted.values()];
+  calls.sort((a, b) => cmp(a.file, b.file) || a.line - b.line);
+  warnUnplaced(calls, sink, "the usage.record carries no time");
+  return { calls, warnings: sink.warnings };
+}

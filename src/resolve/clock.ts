@@ -1,0 +1,49 @@
+import type { Pause } from "../extractors/supervisor.js";
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The budget clock of one cell (SOURCES.md: supervisor/): hour 0 is
+ * `run_start`; paused time does not count.
+ */
+export class BudgetClock {
+  private readonly pauses: { startMs: number; endMs: number }[];
+
+  /** @param runStartMs UTC epoch ms of `run_start`; pauses in time order (an open pause lasts forever). */
+  constructor(readonly runStartMs: number, pauses: Pause[]) {
+    this.pauses = pauses
+      .map((p) => ({ startMs: Math.max(p.startMs, runStartMs), endMs: p.endMs ?? Number.POSITIVE_INFINITY }))
+      .filter((p) => p.endMs > p.startMs)
+      .sort((a, b) => a.startMs - b.startMs);
+  }
+
+  /**
+   * Budget hours at UTC epoch ms `t`: `(t − run_start − paused time before t) / 3600 s`.
+   * A moment inside a pause has the hour at which the pause began. Unrounded;
+   * negative before `run_start`.
+   */
+  hourAt(tMs: number): number {
+    let paused = 0;
+    for (const p of this.pauses) {
+      if (tMs <= p.startMs) break;
+      paused += Math.min(tMs, p.endMs) - p.startMs;
+    }
+    return (tMs - this.runStartMs - paused) / HOUR_MS;
+  }
+
+  /** The UTC epoch ms at which the budget clock reads `hour` (the first such moment). */
+  timeAt(hour: number): number {
+    let t = this.runStartMs + hour * HOUR_MS;
+    for (const p of this.pauses) {
+      if (t <= p.startMs) break;
+      t += p.endMs - p.startMs;
+    }
+    return t;
+  }
+}
+
+/** Rounds to 2 decimals, half away from zero, without binary drift (MANIFEST.md: hour). */
+export function round2(x: number): number {
+  const r = Math.round(Math.abs(x) * 100 + 1e-9) / 100;
+  return x < 0 ? -r : r;
+}

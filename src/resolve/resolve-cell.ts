@@ -1,0 +1,451 @@
+import type { Cell, CellsFile, HourSource, Role, Row } from "../schema.js";
+import { InputError, type Diagnostics } from "../diagnostics.js";
+import type { Observation } from "../observations.js";
+import type { SupervisorHistory } from "../extractors/supervisor.js";
+import type { HubRepo } from "../extractors/hub-files.js";
+import type { TokenTotals } from "../extractors/trajectory/types.js";
+import { BudgetClock, round2 } from "./clock.js";
+import { fitCadence, predictHour, DEFAULT_TOLERANCE_H, type CadenceFit } from "./cadence.js";
+import { familyNameProblem, hourPart, hubNameProblem, modelId } from "./ids.js";
+
+/** Cumulative tokens at a moment: the build passes the cell's token ledger. */
+export interface TokensAt {
+  at(tMs: number, fromMs?: number): TokenTotals;
+}
+
+/** One observation as provenance shows it: what it said, and whether and why it was used. */
+export interface EvidenceItem {
+  kind: Observation["kind"];
+  extractor: string;
+  file: string;
+  line: number | null;
+  offset: number | null;
+  raw: string;
+  utc: string | null;
+  budgetHour: number | null;
+  timeNote: string | null;
+  used: boolean;
+  why: string;
+}
+
+/** Everything behind one row (MANIFEST.md: provenance.jsonl). */
+export interface RowEvidence {
+  model_id: string;
+  cell: string;
+  family: string;
+  step: number;
+  hour_source: HourSource;
+  rule: string;
+  write_time: string | null;
+  evidence: EvidenceItem[];
+  fit: (Omit<CadenceFit, "looMaxH" | "errorH"> & { looMaxH: number | null; errorH: number | null; family: string }) | null;
+  bounds: { lower: number | null; lowerFrom: number | null; upper: number | null; upperFrom: number | null } | null;
+  tokens: (TokenTotals & { at: string; lastCallTime: string | null }) | null;
+  role: { role: Role; event: EvidenceItem | null };
+  eos: { repo: string | null; from: string | null; chatTemplate: string | null; ids: number[] | null };
+  source: string;
+}
+
+/** A checkpoint seen somewhere whose weights survive nowhere (SOURCES.md, last paragraph). */
+export interface LostCheckpoint {
+  cell: string;
+  family: string;
+  step: number;
+  seen_in: string[];
+}
+
+/** The resolver's output for one cell. */
+export interface CellResolution {
+  rows: Row[];
+  evidence: RowEvidence[];
+  lost: LostCheckpoint[];
+  fits: Record<string, CadenceFit | null>;
+  runStart: string;
+  runEnd: string;
+  runEndFrom: "run_end" | "100 budget hours";
+}
+
+/** Inputs of {@link resolveCell}. */
+export interface CellInputs {
+  registry: CellsFile;
+  cell: Cell;
+  supervisor: SupervisorHistory;
+  /** PVC, janitor and anchor observations of this cell. */
+  observations: Observation[];
+  /** Hub repos of this cell: published (`<org>/...`) and spare (`<spare_owner>/...`). */
+  published: { repo: HubRepo; family: string; step: number; hourPart: string }[];
+  spares: { repo: HubRepo; family: string; step: number }[];
+  tokens: TokensAt;
+  toleranceH?: number;
+}
+
+interface Candidate {
+  family: string;
+  step: number;
+  obs: Observation[];
+  pvcDirs: Set<string>;
+  published: CellInputs["published"];
+  spares: CellInputs["spares"];
+  // decided
+  hour: number | null;
+  hourExact: number | null; // unrounded budget hour
+  writeMs: number | null;
+  source: HourSource;
+  rule: string;
+  errorH: number | null;
+  lower: number | null;
+  lowerFrom: number | null;
+  upper: number | null;
+  upperFrom: number | null;
+  used: Set<Observation>;
+  why: Map<Observation, string>;
+}
+
+const key = (family: string, step: number): string => `${family}\u0000${step}`;
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/**
+ * Resolves every checkpoint of one cell into rows (MANIFEST.md: Fields;
+ * SOURCES.md: "Where a checkpoint's hour comes from"; docs/resolution.md).
+ *
+ * Precedence: STABLE mtime within the run > first janitor archive > the
+ * family's validated cadence fit > unrecoverable. Bounds from exactly timed
+ * rows of the same family; tokens at the write time; roles from the last
+ * `submit` and every `fallback`; eos from the published repo.
+ *
+ * @throws InputError `FAMILY_INVALID_NAME` (a family id not valid in a Hub
+ *   repo name, naming the PVC directory: add a `family_aliases` entry),
+ *   `DUPLICATE_CHECKPOINT` (two PVC directories give one family id and step),
+ *   `DUPLICATE_MODEL_ID`.
+ * Warnings: `PVC_MTIME_AFTER_RUN_END` (copy-back), `PVC_MTIME_BEFORE_RUN_START`,
+ *   `JANITOR_TIME_OUTSIDE_RUN`, `HOUR_CONFLICT` (mtime and janitor differ by
+ *   more than the tolerance), `SUPERVISOR_UNKNOWN_CHECKPOINT`,
+ *   `EXTRAPOLATION_CLAMPED`, `CHECKPOINT_LOST`.
+ */
+export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolution {
+  const { registry, cell, supervisor } = input;
+  const toleranceH = input.toleranceH ?? DEFAULT_TOLERANCE_H;
+  const clock = new BudgetClock(supervisor.runStartMs, supervisor.pauses);
+  const runEndMs = supervisor.runEndMs ?? clock.timeAt(100);
+  const runEndFrom = supervisor.runEndMs !== null ? "run_end" : "100 budget hours";
+
+  // 1. Group every piece of evidence by checkpoint.
+  const cands = new Map<string, Candidate>();
+  const get = (family: string, step: number): Candidate => {
+    const k = key(family, step);
+    let c = cands.get(k);
+    if (!c) {
+      c = {
+        family, step, obs: [], pvcDirs: new Set(), published: [], spares: [], hour: null, hourExact: null, writeMs: null,
+        source: "unrecoverable", rule: "", errorH: null, lower: null, lowerFrom: null, upper: null, upperFrom: null,
+        used: new Set(), why: new Map(),
+      };
+      cands.set(k, c);
+    }
+    return c;
+  };
+  const anchorsByFamily = new Map<string, Observation[]>();
+  for (const o of input.observations) {
+    if (o.kind === "anchor") {
+      const list = anchorsByFamily.get(o.family) ?? [];
+      list.push(o);
+      anchorsByFamily.set(o.family, list);
+      continue;
+    }
+    const c = get(o.family, o.step);
+    c.obs.push(o);
+    if ((o.kind === "pvc_stable" || o.kind === "pvc_weights" || o.kind === "pvc_dir") && o.familyDir !== null) c.pvcDirs.add(o.familyDir);
+  }
+  for (const o of supervisor.roleEvents) get(o.family, o.step).obs.push(o);
+  for (const p of input.published) get(p.family, p.step).published.push(p);
+  for (const s of input.spares) get(s.family, s.step).spares.push(s);
+
+  // 2. Existence, and the family names that will stand in ids.
+  const rowsCands: Candidate[] = [];
+  const lost: LostCheckpoint[] = [];
+  for (const c of [...cands.values()].sort((a, b) => cmpStr(a.family, b.family) || a.step - b.step)) {
+    if (c.pvcDirs.size > 1) {
+      throw new InputError(
+        "DUPLICATE_CHECKPOINT",
+        `cell "${cell.cell}": directories ${[...c.pvcDirs].map((d) => JSON.stringify(d)).sort().join(" and ")} both give family "${c.family}" step ${c.step}`,
+        `${cell.cell}/pvc`,
+      );
+    }
+    const stable = c.obs.some((o) => o.kind === "pvc_stable");
+    const weightsOnPvc = stable && c.obs.some((o) => o.kind === "pvc_weights");
+    const survives = weightsOnPvc || c.spares.length > 0 || c.published.length > 0;
+    if (!survives) {
+      const seen = [...new Set(c.obs.map((o) => o.kind))].filter((k) => k !== "pvc_dir" && k !== "pvc_weights");
+      if (seen.length > 0) {
+        lost.push({ cell: cell.cell, family: c.family, step: c.step, seen_in: seen.sort() });
+        diag.warn("CHECKPOINT_LOST", `${cell.cell} ${c.family} step ${c.step}: seen in ${seen.join(", ")} but its weights survive nowhere (no row)`, null, null);
+      }
+      for (const o of c.obs.filter((o) => o.kind === "supervisor_role")) {
+        diag.warn("SUPERVISOR_UNKNOWN_CHECKPOINT", `${o.detail.role} names ${o.detail.path}, which has no row`, o.origin.file, o.origin.line);
+      }
+      continue;
+    }
+    const problem = familyNameProblem(c.family);
+    if (problem) {
+      const dir = [...c.pvcDirs][0] ?? c.obs.find((o) => o.familyDir)?.familyDir ?? c.family;
+      throw new InputError(
+        "FAMILY_INVALID_NAME",
+        `cell "${cell.cell}": family directory ${JSON.stringify(dir)} ${problem}, so it cannot stand in a Hub repo name; map it in cells.json family_aliases`,
+        "cells.json",
+      );
+    }
+    rowsCands.push(c);
+  }
+
+  // 3. Exact hours: STABLE mtime within the run, else the first janitor archive.
+  for (const c of rowsCands) {
+    const stables = c.obs.filter((o) => o.kind === "pvc_stable").sort((a, b) => a.seq - b.seq);
+    let chosen: Observation | null = null;
+    for (const o of stables) {
+      const t = o.utcMs!;
+      if (t > runEndMs) {
+        c.why.set(o, `copy-back: STABLE mtime ${iso(t)} is after the run's end ${iso(runEndMs)} (${runEndFrom})`);
+        diag.warn("PVC_MTIME_AFTER_RUN_END", `${c.family} step ${c.step}: STABLE mtime ${iso(t)} is after the run ended (${iso(runEndMs)}); treated as a copy-back, not a write time`, o.origin.file, o.origin.line);
+      } else if (t < supervisor.runStartMs) {
+        c.why.set(o, `STABLE mtime ${iso(t)} is before run_start`);
+        diag.warn("PVC_MTIME_BEFORE_RUN_START", `${c.family} step ${c.step}: STABLE mtime ${iso(t)} is before run_start`, o.origin.file, o.origin.line);
+      } else if (!chosen) {
+        chosen = o;
+      }
+    }
+    for (const o of c.obs.filter((o) => o.kind === "pvc_dir")) {
+      c.why.set(o, "a directory's mtime moves when entries inside it change (e.g. shards deleted by pruning): never a write time");
+    }
+    const archives = c.obs.filter((o) => o.kind === "janitor_archive").sort((a, b) => a.seq - b.seq);
+    let firstArchive: Observation | null = null;
+    for (const o of archives) {
+      const t = o.utcMs!;
+      if (t < supervisor.runStartMs || t > runEndMs) {
+        c.why.set(o, `janitor time ${iso(t)} is outside the run`);
+        diag.warn("JANITOR_TIME_OUTSIDE_RUN", `${c.family} step ${c.step}: janitor time ${iso(t)} is outside the run`, o.origin.file, o.origin.line);
+      } else if (!firstArchive) {
+        firstArchive = o;
+      } else {
+        c.why.set(o, `a later archive of the same checkpoint (retry); the first, ${firstArchive.origin.file}:${firstArchive.origin.line}, counts`);
+      }
+    }
+    if (chosen) {
+      c.used.add(chosen);
+      c.why.set(chosen, "STABLE mtime within the run: the write time (precedence 1, mtime)");
+      c.writeMs = chosen.utcMs;
+      c.source = "mtime";
+      c.rule = "mtime: STABLE file mtime within the run";
+      if (firstArchive) {
+        c.why.set(firstArchive, "janitor evidence is lower in precedence than a trustworthy mtime");
+        const diffH = Math.abs(clock.hourAt(firstArchive.utcMs!) - clock.hourAt(chosen.utcMs!));
+        if (diffH > toleranceH) {
+          diag.warn("HOUR_CONFLICT", `${c.family} step ${c.step}: STABLE mtime and janitor time differ by ${diffH.toFixed(2)} h`, firstArchive.origin.file, firstArchive.origin.line);
+        }
+      }
+    } else if (firstArchive) {
+      c.used.add(firstArchive);
+      c.why.set(firstArchive, `first janitor archive of this checkpoint (precedence 2, janitor): ${firstArchive.timeNote}`);
+      c.writeMs = firstArchive.utcMs;
+      c.source = "janitor";
+      c.rule = `janitor: first archive line, ${firstArchive.timeNote}`;
+    }
+    if (c.writeMs !== null) {
+      c.hourExact = clock.hourAt(c.writeMs);
+      c.hour = round2(c.hourExact);
+    }
+  }
+
+  // 4. Families: cadence fits for untimed checkpoints, then bounds.
+  const byFamily = new Map<string, Candidate[]>();
+  for (const c of rowsCands) byFamily.set(c.family, [...(byFamily.get(c.family) ?? []), c]);
+  const fits: Record<string, CadenceFit | null> = {};
+  const fitByFamily = new Map<string, CadenceFit | null>();
+  for (const [family, members] of [...byFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
+    const exact = members.filter((m) => m.hourExact !== null);
+    for (const m of members.filter((m) => m.hourExact === null)) {
+      const lower = exact.filter((e) => e.step < m.step).sort((a, b) => b.hour! - a.hour!)[0];
+      const upper = exact.filter((e) => e.step > m.step).sort((a, b) => a.hour! - b.hour!)[0];
+      m.lower = lower?.hour ?? null;
+      m.lowerFrom = lower?.step ?? null;
+      m.upper = upper?.hour ?? null;
+      m.upperFrom = upper?.step ?? null;
+    }
+    const untimed = members.filter((m) => m.hourExact === null);
+    if (untimed.length === 0) continue;
+    const anchors = (anchorsByFamily.get(family) ?? []).map((a) => ({ step: a.step, hour: clock.hourAt(a.utcMs!) }));
+    const fit = fitCadence(exact.map((e) => ({ step: e.step, hour: e.hourExact! })), anchors, toleranceH);
+    fits[family] = fit;
+    fitByFamily.set(family, fit);
+    for (const m of untimed) {
+      if (fit && fit.validated) {
+        let h = predictHour(fit, m.step);
+        let clampNote = "";
+        if (m.lower !== null && h < m.lower) {
+          clampNote = ` (prediction ${h.toFixed(2)} h clamped up to the lower bound)`;
+          h = m.lower;
+        } else if (m.upper !== null && h > m.upper) {
+          clampNote = ` (prediction ${h.toFixed(2)} h clamped down to the upper bound)`;
+          h = m.upper;
+        }
+        if (clampNote) diag.warn("EXTRAPOLATION_CLAMPED", `${family} step ${m.step}${clampNote}`, null, null);
+        m.source = "extrapolated";
+        m.hourExact = h;
+        m.hour = round2(h);
+        m.writeMs = clock.timeAt(h);
+        m.errorH = round2(fit.errorH);
+        m.rule = `extrapolated: cadence fit of family ${family} on ${fit.used.length} exact points, ${fit.reason}${clampNote}`;
+      } else {
+        m.source = "unrecoverable";
+        m.rule = fit
+          ? `unrecoverable: no mtime or janitor time survives, and the cadence fit does not validate (${fit.reason})`
+          : `unrecoverable: no mtime or janitor time survives, and family ${family} has ${exact.length} exactly timed checkpoints (a fit needs 3)`;
+      }
+    }
+  }
+
+  // 5. Roles: the last submit wins; every fallback.
+  const roleOf = new Map<string, { role: Role; event: Observation }>();
+  const roleEvents = [...supervisor.roleEvents].sort((a, b) => a.seq - b.seq);
+  for (const ev of roleEvents.filter((e) => e.detail.role === "fallback")) roleOf.set(key(ev.family, ev.step), { role: "fallback", event: ev });
+  const submits = roleEvents.filter((e) => e.detail.role === "SUBMITTED");
+  const lastSubmit = submits[submits.length - 1];
+  if (lastSubmit) roleOf.set(key(lastSubmit.family, lastSubmit.step), { role: "SUBMITTED", event: lastSubmit });
+  const rowKeys = new Set(rowsCands.map((c) => key(c.family, c.step)));
+  for (const ev of roleEvents) {
+    const k = key(ev.family, ev.step);
+    if (cands.has(k) && !rowKeys.has(k)) continue; // already reported with the lost checkpoint
+    if (!cands.has(k)) diag.warn("SUPERVISOR_UNKNOWN_CHECKPOINT", `${ev.detail.role} names ${ev.detail.path}, which has no row`, ev.origin.file, ev.origin.line);
+  }
+
+  // 6. Rows.
+  const rows: Row[] = [];
+  const evidence: RowEvidence[] = [];
+  const familyDirOf = new Map<string, string>();
+  for (const c of rowsCands) {
+    const dir = [...c.pvcDirs][0];
+    if (dir !== undefined && !familyDirOf.has(c.family)) familyDirOf.set(c.family, dir);
+  }
+  for (const c of rowsCands) {
+    const id = modelId(registry.org, cell.cell, c.hour, c.family, c.step);
+    const problem = hubNameProblem(id.slice(registry.org.length + 1));
+    if (problem) {
+      throw new InputError("FAMILY_INVALID_NAME", `model id ${id} ${problem}; map the family in cells.json family_aliases`, "cells.json");
+    }
+    // source (MANIFEST.md): the PVC path when the listing or a janitor line shows it, else the spare, else the published repo.
+    const janitorObs = c.obs.filter((o) => o.kind.startsWith("janitor") && o.familyDir !== null);
+    const v1Dir = janitorObs.find((o) => o.detail.version === "v1")?.familyDir ?? undefined;
+    const pvcDir = [...c.pvcDirs][0] ?? (janitorObs.length > 0 ? v1Dir ?? familyDirOf.get(c.family) ?? janitorObs[0]!.familyDir! : undefined);
+    const source =
+      pvcDir !== undefined
+        ? `${cell.pvc_root.replace(/\/+$/, "")}/${pvcDir}/weights/step_${c.step}`
+        : c.spares.length > 0
+          ? c.spares[0]!.repo.id
+          : [...c.published].sort((a, b) => cmpStr(a.repo.id, b.repo.id))[0]!.repo.id;
+    const pub = [...c.published].sort((a, b) => cmpStr(b.repo.lastModified ?? "", a.repo.lastModified ?? "") || cmpStr(a.repo.id, b.repo.id))[0];
+    const eosIds = pub ? pub.repo.eos.ids : null;
+    const eosOk = pub ? (eosIds ?? []).includes(registry.required_eos_token_id) : null;
+    const role = roleOf.get(key(c.family, c.step));
+    const tokens = c.writeMs !== null ? input.tokens.at(c.writeMs, supervisor.runStartMs) : null;
+    const untimed = c.source === "extrapolated" || c.source === "unrecoverable";
+    rows.push({
+      model_id: id,
+      cell: cell.cell,
+      driver: cell.driver,
+      effort: cell.effort,
+      hour: c.hour,
+      hour_source: c.source,
+      hour_upper_bound: untimed ? c.upper : null,
+      driver_tokens_at_hour: tokens ? tokens.total : null,
+      role: role?.role ?? "intermediate",
+      eos_ok: eosOk,
+      eos_token_id: pub ? eosIds : null,
+      source,
+      family: c.family,
+      step: c.step,
+      hour_lower_bound: untimed ? c.lower : null,
+      hour_error_h: c.source === "extrapolated" ? c.errorH : null,
+    });
+    const fit = fitByFamily.get(c.family);
+    evidence.push({
+      model_id: id,
+      cell: cell.cell,
+      family: c.family,
+      step: c.step,
+      hour_source: c.source,
+      rule: c.rule,
+      write_time: iso(c.writeMs),
+      evidence: [...c.obs, ...(anchorsByFamily.get(c.family) ?? []).filter((a) => a.step === c.step)]
+        .sort((a, b) => cmpStr(a.origin.file, b.origin.file) || (a.origin.line ?? 0) - (b.origin.line ?? 0))
+        .map((o) => item(o, clock, c)),
+      fit: untimed && fit ? { ...fit, family: c.family, looMaxH: finite(fit.looMaxH), errorH: finite(fit.errorH) } : null,
+      bounds: untimed ? { lower: c.lower, lowerFrom: c.lowerFrom, upper: c.upper, upperFrom: c.upperFrom } : null,
+      tokens: tokens && c.writeMs !== null ? { ...tokens, at: iso(c.writeMs)!, lastCallTime: iso(tokens.lastCallTimeMs) } : null,
+      role: { role: role?.role ?? "intermediate", event: role ? item(role.event, clock, c) : null },
+      eos: { repo: pub?.repo.id ?? null, from: pub?.repo.eos.from ?? null, chatTemplate: pub?.repo.eos.chatTemplate ?? null, ids: eosIds },
+      source,
+    });
+  }
+
+  // Published and spare repos are evidence too.
+  for (const ev of evidence) {
+    const c = cands.get(key(ev.family, ev.step))!;
+    for (const s of c.spares) ev.evidence.push(repoItem("spare_repo", s.repo, "the archived copy: its weights survive here (existence only; repo dates are never hours)"));
+    for (const p of c.published) {
+      const stale = p.hourPart !== hourPart(c.hour);
+      ev.evidence.push(repoItem("published_repo", p.repo, stale ? `published under h${p.hourPart}: a rebuild renames it to ${ev.model_id}` : "published repo: eos files read here (names and dates are never hours)"));
+    }
+  }
+
+  // Ids are unique (MANIFEST.md: "Two checkpoints may never get the same id").
+  const seenIds = new Set<string>();
+  for (const r of rows) {
+    if (seenIds.has(r.model_id)) throw new InputError("DUPLICATE_MODEL_ID", `two checkpoints get the id ${r.model_id}`, null);
+    seenIds.add(r.model_id);
+  }
+  return {
+    rows, evidence, lost, fits,
+    runStart: iso(supervisor.runStartMs)!, runEnd: iso(runEndMs)!, runEndFrom,
+  };
+}
+
+function finite(x: number): number | null {
+  return Number.isFinite(x) ? x : null;
+}
+
+function item(o: Observation, clock: BudgetClock, c: Candidate): EvidenceItem {
+  return {
+    kind: o.kind,
+    extractor: o.extractor,
+    file: o.origin.file,
+    line: o.origin.line,
+    offset: o.origin.offset,
+    raw: o.origin.raw,
+    utc: iso(o.utcMs),
+    budgetHour: o.utcMs === null ? null : round2(clock.hourAt(o.utcMs)),
+    timeNote: o.timeNote,
+    used: c.used.has(o),
+    why: c.why.get(o) ?? defaultWhy(o),
+  };
+}
+
+function defaultWhy(o: Observation): string {
+  switch (o.kind) {
+    case "pvc_weights": return "weight file on the PVC: the checkpoint's weights survive there";
+    case "janitor_other": return `janitor ${o.detail.action}: existence only, no write time`;
+    case "supervisor_role": return `${o.detail.role} event: gives the role, never the hour`;
+    case "anchor": return "anchor: validates the hour, never a source of it";
+    default: return "not used";
+  }
+}
+
+function repoItem(kind: "spare_repo" | "published_repo", repo: HubRepo, why: string): EvidenceItem {
+  return {
+    kind, extractor: "hub-files", file: `${repo.dir}/.hub.json`, line: null, offset: null, raw: repo.id, utc: null,
+    budgetHour: null, timeNote: null, used: false, why,
+  };
+}
+
+/** Code-point string comparison: deterministic, independent of locale. */
+export function cmpStr(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { TRAJECTORY_FORMATS } from "./extractors/trajectory/types.js";
+
+/**
+ * The zod schemas: the one definition of a cell registry and of a manifest
+ * row (DESIGN.md: schema.ts). `.strict()` objects reject unknown keys
+ * (SOURCES.md: cells.json, "Unknown keys must be rejected").
+ */
+
+/** One cell of `cells.json` (SOURCES.md: cells.json). */
+export const CellSchema = z
+  .object({
+    cell: z.string().min(1),
+    driver: z.string().min(1),
+    effort: z.string().min(1),
+    trajectory_format: z.enum(TRAJECTORY_FORMATS),
+    pvc_root: z.string().startsWith("/"),
+    janitor_tz: z.string().min(1),
+    plotted: z.boolean().optional(),
+    excluded: z.string().min(1).optional(),
+    family_aliases: z.record(z.string(), z.string()).optional(),
+  })
+  .strict();
+export type Cell = z.infer<typeof CellSchema>;
+
+/** The whole `cells.json` (SOURCES.md: cells.json). */
+export const CellsFileSchema = z
+  .object({
+    org: z.string().min(1),
+    spare_owner: z.string().min(1),
+    baseline: z.string().min(1),
+    required_eos_token_id: z.number().int(),
+    cells: z.array(CellSchema).min(1),
+  })
+  .strict();
+export type CellsFile = z.infer<typeof CellsFileSchema>;
+
+/** How a row's hour was recovered (MANIFEST.md: hour_source). */
+export const HOUR_SOURCES = ["mtime", "janitor", "extrapolated", "unrecoverable", "baseline"] as const;
+export type HourSource = (typeof HOUR_SOURCES)[number];
+
+/** A row's role (MANIFEST.md: role). */
+export const ROLES = ["SUBMITTED", "fallback", "intermediate", "baseline"] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * One manifest row, keys in the order MANIFEST.md gives ("Fields"). The
+ * writers serialise rows in this key order, so JSON and CSV agree.
+ */
+export const RowSchema = z
+  .object({
+    model_id: z.string(),
+    cell: z.string(),
+    driver: z.string().nullable(),
+    effort: z.string().nullable(),
+    hour: z.number().nullable(),
+    hour_source: z.enum(HOUR_SOURCES),
+    hour_upper_bound: z.number().nullable(),
+    driver_tokens_at_hour: z.number().int().nonnegative().nullable(),
+    role: z.enum(ROLES),
+    eos_ok: z.boolean().nullable(),
+    eos_token_id: z.array(z.number().int()).nullable(),
+    source: z.string(),
+    family: z.string().nullable(),
+    step: z.number().int().nonnegative().nullable(),
+    hour_lower_bound: z.number().nullable(),
+    hour_error_h: z.number().nullable(),
+  })
+  .strict();
+export type Row = z.infer<typeof RowSchema>;
+
+/** The manifest's column names, in order. */
+export const ROW_KEYS = Object.keys(RowSchema.shape) as (keyof Row)[];

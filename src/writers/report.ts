@@ -1,0 +1,75 @@
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import fg from "fast-glob";
+import type { BuildResult } from "../build.js";
+import type { Row } from "../schema.js";
+import { VERSION } from "../version.js";
+
+/** sha256 of every file under the sources folder, by path (relative, `/`), sorted. */
+export async function hashInputs(sourcesDir: string): Promise<Record<string, string>> {
+  const files = (await fg("**/*", { cwd: sourcesDir, dot: true, onlyFiles: true, followSymbolicLinks: false })).sort();
+  const out: Record<string, string> = {};
+  for (const f of files) {
+    const hash = createHash("sha256");
+    for await (const chunk of createReadStream(`${sourcesDir}/${f}`)) hash.update(chunk as Buffer);
+    out[f] = hash.digest("hex");
+  }
+  return out;
+}
+
+/** The counts the index card states (MANIFEST.md: Counts the published index states). */
+export function countRows(rows: Row[]): {
+  rows: number;
+  checkpoints: number;
+  per_cell: Record<string, number>;
+  per_hour_source: Record<string, number>;
+  eos_ok_per_cell: Record<string, string>;
+  roles: Record<string, number>;
+} {
+  const perCell: Record<string, number> = {};
+  const perSource: Record<string, number> = { mtime: 0, janitor: 0, extrapolated: 0, unrecoverable: 0 };
+  const eosOk: Record<string, [number, number]> = {};
+  const roles: Record<string, number> = {};
+  for (const r of rows) {
+    if (r.cell === "BASELINE") continue;
+    perCell[r.cell] = (perCell[r.cell] ?? 0) + 1;
+    perSource[r.hour_source] = (perSource[r.hour_source] ?? 0) + 1;
+    const e = (eosOk[r.cell] ??= [0, 0]);
+    if (r.eos_ok) e[0] += 1;
+    e[1] += 1;
+    roles[r.role] = (roles[r.role] ?? 0) + 1;
+  }
+  return {
+    rows: rows.length,
+    checkpoints: rows.filter((r) => r.cell !== "BASELINE").length,
+    per_cell: perCell,
+    per_hour_source: perSource,
+    eos_ok_per_cell: Object.fromEntries(Object.entries(eosOk).map(([c, [ok, n]]) => [c, `${ok}/${n}`])),
+    roles,
+  };
+}
+
+/**
+ * `build-report.json` (MANIFEST.md): tool version, arguments, input file
+ * hashes, counts, excluded cells with their reasons, lost checkpoints, the
+ * cadence fits, and every warning as `{code, message, file, line}`. It holds
+ * no wall-clock time, so a rebuild of the same input is byte-identical.
+ */
+export function buildReportJson(result: BuildResult, args: Record<string, unknown>, inputs: Record<string, string>): string {
+  const warningCounts: Record<string, number> = {};
+  for (const w of result.warnings) warningCounts[w.code] = (warningCounts[w.code] ?? 0) + 1;
+  const report = {
+    tool: "ptb-manifest",
+    version: VERSION,
+    arguments: args,
+    counts: countRows(result.rows),
+    excluded: result.excluded,
+    lost: result.lost,
+    runs: result.runs,
+    fits: result.fits,
+    warning_counts: Object.fromEntries(Object.entries(warningCounts).sort(([a], [b]) => (a < b ? -1 : 1))),
+    warnings: result.warnings,
+    inputs,
+  };
+  return `${JSON.stringify(report, (_k, v: unknown) => (typeof v === "number" && !Number.isFinite(v) ? null : v), 2)}\n`;
+}
