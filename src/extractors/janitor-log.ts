@@ -202,7 +202,7 @@ function handleV1(
   diag: Diagnostics,
   out: Observation[],
 ): void {
-  const m = /^(\w+)\s+(\/.*?)(?:\s+->\s+(\S+))?\s*$/.exec(body);
+  const m = /^(\w+)\s+(\/.*?\/weights\/step_\d+)\/?(?:\s+->\s+(\S+))?(?:\s+.*)?$/.exec(body);
   const verb = m?.[1] ?? body.split(/\s+/)[0] ?? "";
   if (/^(error|ERROR)/.test(verb)) state.inTraceback = true;
   if (!m) return; // startup or free-form message with a time

@@ -1,0 +1,253 @@
+/**
+ * Driver-token counters: reads a run's trajectory (the driver's own session
+ * logs) and counts the tokens of every model call by the rules of
+ * TRAJECTORIES.md, one reader per format.
+ *
+ * Warning codes (all non-fatal; the line or value is skipped or counted as noted):
+ * - `TRAJECTORY_BAD_JSON`            a line is not valid JSON (file + line); skipped.
+ * - `TRAJECTORY_READ_ERROR`          a file could not be read to its end (e.g. corrupt .gz); lines read so far count.
+ * - `TRAJECTORY_BAD_USAGE`           a usage object holds a value that is not a count ≥ 0 (file + line); skipped.
+ * - `TRAJECTORY_UNPLACED_CALLS`      calls with no usable time (one per file): in totals, not in tokens(t).
+ * - `TRAJECTORY_OUTPUT_UNDERCOUNT`   claude-code: responses whose output stayed at the streaming-start value (one per run).
+ * - `TRAJECTORY_PARENT_ABSENT`       a fork/branch/sub-agent whose parent file is not among the files
+ *                                    (codex: replayed prefix not counted; pi, kimi-code: the copies are counted).
+ * - `TRAJECTORY_FOREIGN_THREAD`      codex: token_count lines of another thread in a rollout; skipped.
+ * - `TRAJECTORY_INCONSISTENT_TOTAL`  codex: a running total grew while one part shrank; counted from last_token_usage.
+ * - `TRAJECTORY_NO_FILES`            a folder given holds no session file of the format.
+ *
+ * Fatal: `InputError` `TRAJECTORY_PATH_MISSING` (a path that does not exist),
+ * `TRAJECTORY_UNKNOWN_FORMAT` (a format not in TRAJECTORY_FORMATS).
+ */
+import { stat } from "node:fs/promises";
+import { isAbsolute, relative, resolve } from "node:path";
+import fg from "fast-glob";
+import { InputError, type Warning } from "../../diagnostics.js";
+import { readClaudeCode } from "./claude-code.js";
+import { readCodex } from "./codex.js";
+import { cmp, type FormatReader, type TrajectoryFile } from "./common.js";
+import { readKimiCli } from "./kimi-cli.js";
+import { readKimiCode } from "./kimi-code.js";
+import { readPi } from "./pi.js";
+import {
+  TRAJECTORY_FORMATS,
+  type TokenCall,
+  type TokenTotals,
+  type TrajectoryFormat,
+  type TrajectoryReading,
+} from "./types.js";
+
+export { TRAJECTORY_FORMATS };
+export type { TokenCall, TokenParts, TokenTotals, TrajectoryFormat, TrajectoryReading } from "./types.js";
+
+const READERS: Record<TrajectoryFormat, FormatReader> = {
+  codex: readCodex,
+  "claude-code": readClaudeCode,
+  pi: readPi,
+  "kimi-cli": readKimiCli,
+  "kimi-code": readKimiCode,
+};
+
+/** The session files of each format, found recursively inside a folder (fast-glob patterns). */
+export const SESSION_FILE_PATTERNS: Record<TrajectoryFormat, string[]> = {
+  codex: ["**/*.jsonl", "**/*.jsonl.gz"],
+  "claude-code": ["**/*.jsonl", "**/*.jsonl.gz"],
+  pi: ["**/*.jsonl", "**/*.jsonl.gz"],
+  "kimi-cli": ["**/wire.jsonl", "**/wire.jsonl.gz"],
+  "kimi-code": ["**/wire.jsonl", "**/wire.jsonl.gz"],
+};
+
+/** True when `value` names one of the five formats. */
+export function isTrajectoryFormat(value: string): value is TrajectoryFormat {
+  return (TRAJECTORY_FORMATS as readonly string[]).includes(value);
+}
+
+const toPosix = (p: string): string => p.replace(/\\/g, "/");
+
+/**
+ * Lists the session files of `paths` (each a file, or a folder searched
+ * recursively for the format's session files), without duplicates, sorted by
+ * absolute path (code-unit order).
+ *
+ * @throws InputError `TRAJECTORY_PATH_MISSING` when a path does not exist.
+ */
+export async function listTrajectoryFiles(
+  format: TrajectoryFormat,
+  paths: string[],
+  opts: { displayRoot?: string } = {},
+): Promise<{ files: TrajectoryFile[]; warnings: Warning[] }> {
+  const warnings: Warning[] = [];
+  const found = new Map<string, string>(); // absolute path -> display
+  const display = (abs: string, given: string): string => {
+    if (opts.displayRoot !== undefined) return toPosix(relative(resolve(opts.displayRoot), abs)) || ".";
+    return toPosix(given);
+  };
+  for (const given of paths) {
+    const abs = resolve(given);
+    let info;
+    try {
+      info = await stat(abs);
+    } catch {
+      throw new InputError("TRAJECTORY_PATH_MISSING", `trajectory path does not exist: ${given}`, given);
+    }
+    if (info.isDirectory()) {
+      const entries = await fg(SESSION_FILE_PATTERNS[format], {
+        cwd: abs,
+        onlyFiles: true,
+        dot: true,
+        followSymbolicLinks: true,
+        suppressErrors: true,
+      });
+      if (entries.length === 0) {
+        warnings.push({
+          code: "TRAJECTORY_NO_FILES",
+          message: `no ${format} session files (${SESSION_FILE_PATTERNS[format].join(", ")}) under this folder`,
+          file: display(abs, given),
+          line: null,
+        });
+      }
+      for (const e of entries) {
+        const fileAbs = resolve(abs, e);
+        const shown = isAbsolute(given) || opts.displayRoot !== undefined ? display(fileAbs, fileAbs) : toPosix(`${given.replace(/[\\/]+$/, "")}/${e}`);
+        if (!found.has(fileAbs)) found.set(fileAbs, shown);
+      }
+    } else if (!found.has(abs)) {
+      found.set(abs, display(abs, given));
+    }
+  }
+  const files = [...found]
+    .sort((a, b) => cmp(toPosix(a[0]), toPosix(b[0])))
+    .map(([path, shown]) => ({ path, display: shown }));
+  return { files, warnings };
+}
+
+/**
+ * Reads one run's trajectory and returns every counted model call, after every
+ * de-duplication rule of its format (TRAJECTORIES.md, the section of `format`),
+ * including across files (forks, resumes, sub-agents).
+ *
+ * - `paths`: files or folders (searched recursively for the format's session
+ *   files; see {@link SESSION_FILE_PATTERNS}); all of them form one run.
+ * - `opts.displayRoot`: when given, warnings' `file` and calls' `file` are
+ *   relative to it (forward slashes).
+ *
+ * Files are streamed line by line, never read whole. Calls come out sorted by
+ * (timeMs, file, line), calls with a null time last. Token counts are integers;
+ * times are UTC epoch milliseconds.
+ *
+ * @throws InputError `TRAJECTORY_UNKNOWN_FORMAT` or `TRAJECTORY_PATH_MISSING`.
+ */
+export async function readTrajectory(
+  format: TrajectoryFormat,
+  paths: string[],
+  opts: { displayRoot?: string } = {},
+): Promise<TrajectoryReading> {
+  if (!isTrajectoryFormat(format)) {
+    throw new InputError(
+      "TRAJECTORY_UNKNOWN_FORMAT",
+      `unknown trajectory format ${JSON.stringify(format)}; accepted: ${TRAJECTORY_FORMATS.join(", ")}`,
+    );
+  }
+  const listed = await listTrajectoryFiles(format, paths, opts);
+  const result = await READERS[format](listed.files);
+  const calls = [...result.calls].sort(compareCalls);
+  return { calls, warnings: [...listed.warnings, ...result.warnings] };
+}
+
+/** Order of calls: by time (null last), then file, then line. */
+export function compareCalls(a: TokenCall, b: TokenCall): number {
+  if (a.timeMs !== b.timeMs) {
+    if (a.timeMs === null) return 1;
+    if (b.timeMs === null) return -1;
+    return a.timeMs - b.timeMs;
+  }
+  return cmp(a.file, b.file) || a.line - b.line;
+}
+
+/**
+ * Cumulative token totals over a reading's calls (TRAJECTORIES.md, "The
+ * quantity": tokens(t) = the tokens of every call completed at or before t).
+ *
+ * Built once in O(n log n); `at()` answers in O(log n) from prefix sums.
+ */
+export class TokenLedger {
+  private readonly times: number[] = [];
+  /** prefix[i] = sums of the first i placed calls, parts in the order uncached, cache read, cache write, output. */
+  private readonly prefix: [number, number, number, number][] = [[0, 0, 0, 0]];
+  private readonly all: TokenTotals;
+
+  /** @param calls counted calls in any order; calls with a null time count only in {@link totals}. */
+  constructor(calls: readonly TokenCall[]) {
+    const placed = calls.filter((c) => c.timeMs !== null).sort(compareCalls);
+    let acc: [number, number, number, number] = [0, 0, 0, 0];
+    for (const c of placed) {
+      acc = [acc[0] + c.uncachedInput, acc[1] + c.cacheRead, acc[2] + c.cacheWrite, acc[3] + c.output];
+      this.times.push(c.timeMs as number);
+      this.prefix.push(acc);
+    }
+    const sum: [number, number, number, number] = [0, 0, 0, 0];
+    for (const c of calls) {
+      sum[0] += c.uncachedInput;
+      sum[1] += c.cacheRead;
+      sum[2] += c.cacheWrite;
+      sum[3] += c.output;
+    }
+    this.all = totalsOf(sum, calls.length, this.times.length > 0 ? this.times[this.times.length - 1]! : null);
+  }
+
+  /** Totals of every call, placed in time or not; `lastCallTimeMs` is the latest placed call's time. */
+  totals(): TokenTotals {
+    return { ...this.all };
+  }
+
+  /**
+   * Totals of the calls with `fromMs ≤ timeMs ≤ tMs` (epoch ms; `fromMs`
+   * defaults to −∞). Calls with no time are never included.
+   */
+  at(tMs: number, fromMs: number = Number.NEGATIVE_INFINITY): TokenTotals {
+    const hi = upperBound(this.times, tMs);
+    const lo = Math.min(hi, lowerBound(this.times, fromMs));
+    const a = this.prefix[lo]!;
+    const b = this.prefix[hi]!;
+    return totalsOf(
+      [b[0] - a[0], b[1] - a[1], b[2] - a[2], b[3] - a[3]],
+      hi - lo,
+      hi > lo ? this.times[hi - 1]! : null,
+    );
+  }
+}
+
+function totalsOf(p: [number, number, number, number], calls: number, lastCallTimeMs: number | null): TokenTotals {
+  return {
+    uncachedInput: p[0],
+    cacheRead: p[1],
+    cacheWrite: p[2],
+    output: p[3],
+    total: p[0] + p[1] + p[2] + p[3],
+    calls,
+    lastCallTimeMs,
+  };
+}
+
+/** Number of elements ≤ x in sorted `a`. */
+function upperBound(a: number[], x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Number of elements < x in sorted `a`. */
+function lowerBound(a: number[], x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,84 @@
+import { describe, expect, it, afterAll } from "vitest";
+import { Diagnostics, InputError } from "../src/diagnostics.js";
+import { readSupervisor } from "../src/extractors/supervisor.js";
+import { BudgetClock, round2 } from "../src/resolve/clock.js";
+import type { Cell } from "../src/schema.js";
+import { makeTree, removeTree, lines } from "./helpers/tree.js";
+
+const roots: string[] = [];
+afterAll(async () => Promise.all(roots.map(removeTree)));
+const cell: Cell = {
+  cell: "c1", driver: "d", effort: "e", trajectory_format: "codex", pvc_root: "/pvc/ptb/c1", janitor_tz: "UTC",
+  family_aliases: { "sft 3": "sft3" },
+};
+const T = (s: string) => Date.parse(s);
+
+async function read(text: string) {
+  const root = await makeTree({ "c1/supervisor/history.jsonl": text });
+  roots.push(root);
+  const diag = new Diagnostics();
+  return { history: await readSupervisor(root, cell, diag), warnings: diag.warnings };
+}
+
+describe("supervisor history", () => {
+  it("reads run_start, pauses, run_end, roles; ignores driver_restart and unknown events; warns on bad lines", async () => {
+    const { history, warnings } = await read(
+      lines(
+        '{"ts":"2026-10-02T08:00:00Z","event":"run_start","run_id":"a-main"}',
+        '{"ts":"2026-10-03T01:12:40Z","event":"driver_restart","reason":"oom"}',
+        '{"ts":"2026-10-04T10:00:00Z","event":"pause","reason":"cluster maintenance"}',
+        "{not json",
+        '{"ts":"2026-10-04T13:30:00Z","event":"resume"}',
+        '{"ts":"2026-10-05T00:00:00Z","event":"quota_probe","x":1}',
+        '{"ts":"2026-10-06T12:00:00Z","event":"fallback","checkpoint":"/pvc/ptb/c1/sft2/weights/step_800"}',
+        '{"ts":"2026-10-06T12:00:00Z","event":"submit","checkpoint":"/pvc/ptb/c1/sft 3/weights/step_400"}',
+        '{"ts":"2026-10-06T15:30:00Z","event":"run_end"}',
+      ),
+    );
+    expect(history.runStartMs).toBe(T("2026-10-02T08:00:00Z"));
+    expect(history.runEndMs).toBe(T("2026-10-06T15:30:00Z"));
+    expect(history.pauses).toEqual([{ startMs: T("2026-10-04T10:00:00Z"), endMs: T("2026-10-04T13:30:00Z") }]);
+    expect(history.roleEvents.map((e) => [e.detail.role, e.family, e.step, e.familyDir])).toEqual([
+      ["fallback", "sft2", 800, "sft2"],
+      ["SUBMITTED", "sft3", 400, "sft 3"],
+    ]);
+    expect(warnings.map((w) => [w.code, w.line])).toEqual([["SUPERVISOR_BAD_LINE", 4]]);
+  });
+
+  it("a missing run_start is fatal, naming the file", async () => {
+    const err = await read(lines('{"ts":"2026-10-06T15:30:00Z","event":"run_end"}')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect(err).toMatchObject({ code: "SUPERVISOR_NO_RUN_START", file: "c1/supervisor/history.jsonl" });
+  });
+
+  it("a second run_start is a warning and the first is used", async () => {
+    const { history, warnings } = await read(
+      lines('{"ts":"2026-10-02T08:00:00Z","event":"run_start"}', '{"ts":"2026-10-03T08:00:00Z","event":"run_start"}'),
+    );
+    expect(history.runStartMs).toBe(T("2026-10-02T08:00:00Z"));
+    expect(warnings.map((w) => [w.code, w.line])).toEqual([["SUPERVISOR_DUPLICATE_RUN_START", 2]]);
+  });
+});
+
+describe("budget clock", () => {
+  const clock = new BudgetClock(T("2026-10-02T08:00:00Z"), [
+    { startMs: T("2026-10-04T10:00:00Z"), endMs: T("2026-10-04T13:30:00Z") },
+    { startMs: T("2026-10-05T00:00:00Z"), endMs: T("2026-10-05T01:00:00Z") },
+  ]);
+  it("counts hours from run_start less paused time before t", () => {
+    expect(clock.hourAt(T("2026-10-02T08:00:00Z"))).toBe(0);
+    expect(clock.hourAt(T("2026-10-04T10:00:00Z"))).toBe(50);
+    expect(clock.hourAt(T("2026-10-04T12:00:00Z"))).toBe(50); // inside the pause
+    expect(clock.hourAt(T("2026-10-04T14:30:00Z"))).toBe(51);
+    expect(clock.hourAt(T("2026-10-05T02:00:00Z"))).toBe(61.5);
+  });
+  it("timeAt inverts hourAt", () => {
+    for (const h of [0, 10.25, 50, 51, 61.5, 99.99]) expect(clock.hourAt(clock.timeAt(h))).toBeCloseTo(h, 9);
+    expect(new Date(clock.timeAt(50)).toISOString()).toBe("2026-10-04T10:00:00.000Z");
+  });
+  it("round2 rounds half away from zero without binary drift", () => {
+    expect(round2(1.005)).toBe(1.01);
+    expect(round2(41.995)).toBe(42);
+    expect(round2(7.004999)).toBe(7);
+  });
+});
