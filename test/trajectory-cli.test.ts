@@ -1,0 +1,146 @@
+/**
+ * `ptb-manifest tokens` through the real CLI entry (`main()` of src/cli.ts),
+ * with stdout captured.
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { main } from "../src/cli.js";
+import { at, ms, tempDir, useTempDirs, writeJsonl } from "./trajectory-helpers.js";
+
+useTempDirs();
+
+const SAMPLES = resolve(import.meta.dirname, "../../shared/samples/trajectories");
+const present = existsSync(join(SAMPLES, "expected.json"));
+
+let out: string[] = [];
+let err: string[] = [];
+beforeEach(() => {
+  out = [];
+  err = [];
+  vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+    out.push(String(chunk));
+    return true;
+  });
+  vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+    err.push(String(chunk));
+    return true;
+  });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const run = (...args: string[]) => main(["node", "ptb-manifest", ...args]);
+
+describe.skipIf(!present)(
+  present ? "tokens --json on a real sample" : `tokens --json on a real sample: skipped, ${SAMPLES} not found`,
+  () => {
+    it("prints exactly one JSON object with the expected totals of the codex sample", async () => {
+      const file = join(SAMPLES, "codex/rollout-2026-02-23T12-41-04-019c8a4d-8f45-7010-8b5d-7fad920aa6f9.jsonl");
+      const code = await run("tokens", "--format", "codex", file, "--json");
+      expect(code).toBe(0);
+      expect(JSON.parse(out.join(""))).toEqual({
+        uncached_input: 99460,
+        cache_read: 1651968,
+        cache_write: 0,
+        output: 14600,
+        total: 1766028,
+        calls: 28,
+        last_call_time: "2026-02-23T11:46:43.614Z",
+        warnings: [],
+      });
+    });
+
+    it("with --at gives the checkpoint tokens(t) of the claude-code sample folder", async () => {
+      const folder = join(SAMPLES, "claude-code/-home-user-projects-spotter-worktrees-spotter-4te");
+      const code = await run("tokens", "--format", "claude-code", folder, "--at", "2026-02-12T14:12:38.806Z", "--json");
+      expect(code).toBe(0);
+      const report = JSON.parse(out.join(""));
+      expect(report).toMatchObject({ uncached_input: 10, cache_read: 128728, cache_write: 28455, output: 642, total: 157835, calls: 6 });
+      expect(report.warnings.map((w: { code: string }) => w.code)).toEqual(["TRAJECTORY_OUTPUT_UNDERCOUNT"]);
+    });
+  },
+);
+
+describe("tokens command on a fixture", () => {
+  const fixture = () => {
+    const d = tempDir();
+    const rec = (s: number | null, other: number, scope = "turn") => ({
+      type: "usage.record",
+      model: "m",
+      usage: { inputOther: other, output: 10, inputCacheRead: 100, inputCacheCreation: 1 },
+      usageScope: scope,
+      ...(s === null ? {} : { time: ms(s) }),
+    });
+    writeJsonl(d, "s1/agents/main/wire.jsonl", [{ type: "metadata", created_at: ms(0) }, rec(10, 5), rec(20, 6), "oops", rec(30, 7, "session")]);
+    return d;
+  };
+
+  it("--json --at: cumulative totals of the calls at or before the moment, and the warnings", async () => {
+    const d = fixture();
+    const code = await run("tokens", "--format", "kimi-code", d, "--at", at(20), "--json");
+    expect(code).toBe(0);
+    expect(out).toHaveLength(1);
+    const report = JSON.parse(out.join(""));
+    expect(report).toEqual({
+      uncached_input: 11,
+      cache_read: 200,
+      cache_write: 2,
+      output: 20,
+      total: 233,
+      calls: 2,
+      last_call_time: at(20),
+      warnings: [
+        {
+          code: "TRAJECTORY_BAD_JSON",
+          message: expect.stringContaining("not valid JSON"),
+          file: join(d, "s1/agents/main/wire.jsonl"),
+          line: 4,
+        },
+      ],
+    });
+  });
+
+  it("--at with an offset is the same instant", async () => {
+    const d = fixture();
+    const local = at(20).replace("T10:", "T11:").replace("Z", "+01:00");
+    expect(await run("tokens", "--format", "kimi-code", d, "--at", local, "--json")).toBe(0);
+    expect(JSON.parse(out.join("")).calls).toBe(2);
+  });
+
+  it("without --json prints a readable table on stdout and warnings on stderr", async () => {
+    const d = fixture();
+    expect(await run("tokens", "--format", "kimi-code", d)).toBe(0);
+    const text = out.join("");
+    expect(text).toMatch(/uncached input\s+18\n/);
+    expect(text).toMatch(/total\s+351\n/);
+    expect(text).toMatch(/calls\s+3\n/);
+    expect(text).toContain(`last call time  ${at(30)}`);
+    expect(err.join("")).toContain("TRAJECTORY_BAD_JSON");
+  });
+
+  it("an unknown format or an unparseable --at is a usage error naming the accepted values", async () => {
+    const d = fixture();
+    expect(await run("tokens", "--format", "gemini", d)).toBe(64);
+    expect(err.join("")).toContain("codex, claude-code, pi, kimi-cli, kimi-code");
+    err = [];
+    expect(await run("tokens", "--format", "kimi-code", d, "--at", "2026-03-01 10:00")).toBe(64);
+    expect(err.join("")).toMatch(/--at.*ISO 8601/);
+  });
+
+  it("a missing PATH is a clear error", async () => {
+    const d = tempDir();
+    expect(await run("tokens", "--format", "codex")).toBe(64);
+    expect(err.join("")).toContain("missing required argument 'path'");
+    err = [];
+    expect(await run("tokens", "--format", "codex", join(d, "absent"))).toBe(1);
+    expect(err.join("")).toContain("TRAJECTORY_PATH_MISSING");
+  });
+
+  it("--help explains every option", async () => {
+    expect(await run("tokens", "--help")).toBe(0);
+    const help = out.join("");
+    for (const opt of ["--format <format>", "--at <iso-time>", "--json", "<path...>"]) expect(help).toContain(opt.replace("<path...>", "path"));
+  });
+});
