@@ -69,7 +69,7 @@ describe("codex (TRAJECTORIES.md: codex)", () => {
 
   it("summing last_token_usage over repeats would overcount; the running total does not", async () => {
     const d = tempDir();
-    const lines = [meta(0, "T")];
+    const lines: object[] = [meta(0, "T")];
     for (let i = 1; i <= 3; i += 1) {
       lines.push(tc(i * 10, [1000 * i, 0, 10 * i], [1000, 0, 10]));
       lines.push(tc(i * 10 + 2, [1000 * i, 0, 10 * i], [1000, 0, 10]));
