@@ -114,7 +114,7 @@ export const CELLS: CellSpec[] = [
     incomplete: [{ dir: "dpo", step: 560, hour: 99.6 }],
     roles: {
       submits: [["dpo:11", 99.5]],
-      fallbacks: [["runs/grpo-b:9", 95.0], ["grpo-a:5", 96.0]],
+      fallbacks: [["grpo-b:9", 95.0], ["grpo-a:5", 96.0]],
     },
     events: [
       { hour: 40.0, event: { event: "driver_restart", reason: "oom" } },
@@ -163,7 +163,7 @@ export const CELLS: CellSpec[] = [
     ],
     janitor: { logStart: 0, v2From: 0, gaps: [[40.0, 48.5]], rotations: ["sft-a:10"], gzFrom: 2, errorRetry: ["sft-a:3"] },
     roles: {
-      submits: [["runs/grpo:10", 62.0], ["sft-b:16", 99.2]],
+      submits: [["grpo:10", 62.0], ["sft-b:16", 99.2]],
       fallbacks: [["sft-a:14", 99.3]],
     },
     events: [

@@ -92,9 +92,10 @@ export function registerTokens(program: Command): void {
     .command("tokens")
     .summary("count a driver trajectory's tokens (TRAJECTORIES.md)")
     .description(
-      "Counts the tokens of every model call in a driver's session logs, by the rules of TRAJECTORIES.md:\n" +
-        "uncached input + cache read + cache write + output (reasoning is part of output).\n" +
-        "All PATHs together form one run; folders are searched recursively for the format's session files.",
+      "Counts the tokens of every model call in a driver's session logs by the rules of TRAJECTORIES.md: " +
+        "uncached input + cache read + cache write + output (reasoning is part of output). " +
+        "All PATHs together form one run; folders are searched recursively for the format's session files. " +
+        "Without --at, every call counts; with --at, only the calls completed at or before that moment.",
     )
     .addOption(
       new Option("--format <format>", "the trajectory format (cells.json trajectory_format)")

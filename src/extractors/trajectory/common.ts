@@ -187,7 +187,7 @@ export function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Session root of a file under `<root>/subagents/<...>`: the part before `/subagents/`, else the file's folder. */
+/** The folder part of a `/`-separated path (`""` when there is none). */
 export function dirOf(p: string): string {
   const i = p.lastIndexOf("/");
   return i < 0 ? "" : p.slice(0, i);

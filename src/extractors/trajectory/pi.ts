@@ -55,7 +55,8 @@ export async function readPi(files: TrajectoryFile[]): Promise<FormatResult> {
       if (header) {
         header = false;
         if (value["type"] === "session") {
-          present.add(str(value, "id") ?? "");
+          const id = str(value, "id");
+          if (id) present.add(id);
           const parent = str(value, "parentSession") ?? str(value, "branchedFrom");
           if (parent) {
             branch = { file, parent, calls: 0 };
@@ -86,9 +87,8 @@ export async function readPi(files: TrajectoryFile[]): Promise<FormatResult> {
         ? `id:${id}|${partsKey(parts)}`
         : `ts:${String(value["timestamp"] ?? message?.["timestamp"] ?? `${file.display}:${lineNo}`)}|${partsKey(parts)}`;
       if (branch) branch.calls += 1;
-      const seen = byKey.get(key);
-      const mine = call(parts, timeMs, file.display, lineNo);
-      if (!seen) byKey.set(key, mine);
+      // Files are read in path order: the first sighting of a copied entry is kept.
+      if (!byKey.has(key)) byKey.set(key, call(parts, timeMs, file.display, lineNo));
     }
   }
   for (const b of branches) {

@@ -1,0 +1,100 @@
+import { describe, expect, it, beforeAll } from "vitest";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildManifest, type BuildResult } from "../src/build.js";
+import { countRows } from "../src/writers/report.js";
+import { hourPart } from "../src/resolve/ids.js";
+import { BudgetClock } from "../src/resolve/clock.js";
+import type { Row } from "../src/schema.js";
+
+/**
+ * The embedded sources/ against the true answer scripts/make-sources.ts
+ * wrote beside it (test/expected/sources-truth.json), and against the
+ * published index's tables (MANIFEST.md: Counts the published index states).
+ */
+const repo = join(import.meta.dirname, "..");
+const truthPath = join(repo, "test", "expected", "sources-truth.json");
+
+interface TruthRow extends Omit<Row, "model_id" | "hour" | "driver_tokens_at_hour" | "hour_error_h"> {
+  model_id: string | null;
+  hour: number | null;
+  driver_tokens_at_hour: number | null;
+  hour_error_h: number | null;
+  true_hour: number | null;
+  true_write_time: string | null;
+}
+interface Truth {
+  rows: TruthRow[];
+  token_curves: Record<string, [number, number][]>;
+  run: Record<string, { run_start: string; run_end: string | null; pauses: [string, string][] }>;
+  excluded: { cell: string; reason: string }[];
+  lost: { cell: string; family: string; step: number }[];
+}
+
+const keyOf = (r: { cell: string; family: string | null; step: number | null }) => `${r.cell}/${r.family ?? ""}/${r.step ?? ""}`;
+
+describe("the embedded sources/", () => {
+  let result: BuildResult;
+  let truth: Truth;
+  beforeAll(async () => {
+    result = await buildManifest({ sourcesDir: join(repo, "sources") });
+    truth = JSON.parse(readFileSync(truthPath, "utf8")) as Truth;
+  }, 300_000);
+
+  it("reproduces the published index's tables", () => {
+    const c = countRows(result.rows);
+    expect(c.per_cell).toEqual({
+      "sol-high": 57, grok: 59, "dpsk-v4-flash": 40, kimi: 38, "opus-max": 13, "sol-max": 13, "opus-high-v1": 3, "sol-max-opusnode": 9, "sol-max-v2": 36,
+    });
+    expect(c.checkpoints).toBe(268);
+    expect(c.per_hour_source).toEqual({ mtime: 222, janitor: 24, extrapolated: 7, unrecoverable: 15 });
+    expect(c.eos_ok_per_cell.grok).toBe("0/59");
+    expect(c.eos_ok_per_cell["sol-high"]).toBe("39/57");
+    expect(result.rows.some((r) => r.cell === "opus-high-v2")).toBe(false);
+    expect(result.excluded.map((e) => e.cell)).toEqual(["opus-high-v2"]);
+    const v2Submitted = result.rows.find((r) => r.cell === "sol-max-v2" && r.role === "SUBMITTED")!;
+    expect(Math.floor(v2Submitted.hour!)).toBe(7);
+  });
+
+  it("matches the true answer on every row", () => {
+    expect(result.rows.map(keyOf).sort()).toEqual(truth.rows.map(keyOf).sort());
+    const byKey = new Map(result.rows.map((r) => [keyOf(r), r]));
+    const problems: string[] = [];
+    for (const t of truth.rows) {
+      const r = byKey.get(keyOf(t));
+      if (!r) {
+        problems.push(`${keyOf(t)}: missing`);
+        continue;
+      }
+      const fields = ["cell", "driver", "effort", "hour_source", "role", "eos_ok", "eos_token_id", "source", "family", "step", "hour_upper_bound", "hour_lower_bound"] as const;
+      for (const f of fields) {
+        if (JSON.stringify(r[f]) !== JSON.stringify(t[f])) problems.push(`${keyOf(t)}: ${f} ${JSON.stringify(r[f])} != truth ${JSON.stringify(t[f])}`);
+      }
+      if (t.hour_source === "extrapolated") {
+        if (r.hour === null || r.hour_error_h === null || Math.abs(r.hour - t.true_hour!) > r.hour_error_h + 0.005) {
+          problems.push(`${keyOf(t)}: extrapolated hour ${r.hour} ± ${r.hour_error_h} misses the true hour ${t.true_hour}`);
+        }
+        if (r.model_id !== `agentic-ptb/${r.cell}.h${hourPart(r.hour)}.${r.family}.${r.step}`) problems.push(`${keyOf(t)}: id ${r.model_id}`);
+        // Tokens at the predicted moment: the tool uses the unrounded hour, so allow the rounding's half-width.
+        const run = truth.run[r.cell]!;
+        const clock = new BudgetClock(Date.parse(run.run_start), run.pauses.map(([a, b]) => ({ startMs: Date.parse(a), endMs: Date.parse(b) })));
+        const curve = truth.token_curves[r.cell] ?? [];
+        const at = (ms: number) => curve.filter(([t0]) => t0 <= ms).reduce((_, [, v]) => v, 0);
+        const lo = at(clock.timeAt(r.hour! - 0.005));
+        const hi = at(clock.timeAt(r.hour! + 0.005));
+        if (r.driver_tokens_at_hour === null || r.driver_tokens_at_hour < lo || r.driver_tokens_at_hour > hi) {
+          problems.push(`${keyOf(t)}: tokens ${r.driver_tokens_at_hour} outside the truth's [${lo}, ${hi}] at hour ${r.hour}`);
+        }
+      } else {
+        if (r.model_id !== t.model_id) problems.push(`${keyOf(t)}: model_id ${r.model_id} != truth ${t.model_id}`);
+        if (t.hour === null ? r.hour !== null : r.hour === null || Math.abs(r.hour - t.hour) > 0.01) problems.push(`${keyOf(t)}: hour ${r.hour} != truth ${t.hour}`);
+        if (r.driver_tokens_at_hour !== t.driver_tokens_at_hour) problems.push(`${keyOf(t)}: tokens ${r.driver_tokens_at_hour} != truth ${t.driver_tokens_at_hour}`);
+        if (r.hour_error_h !== t.hour_error_h) problems.push(`${keyOf(t)}: hour_error_h ${r.hour_error_h} != truth ${t.hour_error_h}`);
+      }
+      if (t.true_hour !== null && r.hour_lower_bound !== null && r.hour_lower_bound > t.true_hour + 0.01) problems.push(`${keyOf(t)}: lower bound above the true hour`);
+      if (t.true_hour !== null && r.hour_upper_bound !== null && r.hour_upper_bound < t.true_hour - 0.01) problems.push(`${keyOf(t)}: upper bound below the true hour`);
+    }
+    expect(problems).toEqual([]);
+    expect(result.lost.map((l) => `${l.cell}/${l.family}/${l.step}`).sort()).toEqual(truth.lost.map((l) => `${l.cell}/${l.family}/${l.step}`).sort());
+  });
+});
