@@ -3,6 +3,7 @@ import { readFile, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { buildManifest } from "../src/build.js";
+import type { Row } from "../src/schema.js";
 import { main } from "../src/cli.js";
 import { miniCells, makeMiniSweep } from "./helpers/mini-sweep.js";
 import { removeTree, lines } from "./helpers/tree.js";
@@ -35,12 +36,12 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
 
 const alpha = { cell: "alpha", driver: "Codex / gpt-x", effort: "high" };
 const beta = { cell: "beta", driver: "Codex / gpt-x", effort: "max" };
-const row = (o: Record<string, unknown>) => ({
+const row = (o: Partial<Row>): Row => ({
   hour_upper_bound: null, role: "intermediate", eos_ok: null, eos_token_id: null, hour_lower_bound: null, hour_error_h: null, ...o,
-});
+}) as Row;
 
 /** Every row of the mini sweep, worked out by hand from test/helpers/mini-sweep.ts. */
-const EXPECTED_ROWS = [
+const EXPECTED_ROWS: Row[] = [
   {
     model_id: "Qwen/Qwen3.5-9B-Base", cell: "BASELINE", driver: null, effort: null, hour: 0, hour_source: "baseline",
     hour_upper_bound: null, driver_tokens_at_hour: 0, role: "baseline", eos_ok: true, eos_token_id: [248044, 248046],
