@@ -1,9 +1,11 @@
 import type { Command } from "commander";
 import { registerTokens } from "./tokens.js";
 import { registerBuild } from "./build.js";
+import { registerExplain } from "./explain.js";
 
 /** Registers every subcommand on the root program. */
 export function register(program: Command): void {
   registerBuild(program);
+  registerExplain(program);
   registerTokens(program);
 }

@@ -124,7 +124,7 @@ export function fitCadence(
   });
   const anchorMaxH = anchorRows.length ? Math.max(...anchorRows.map((a) => Math.abs(a.residualH))) : null;
   let validated = true;
-  let reason = `validated: leave-one-out max ${looMaxH.toFixed(2)} h and anchor max ${anchorMaxH?.toFixed(2)} h within ${toleranceH} h`;
+  let reason = `leave-one-out max ${looMaxH.toFixed(2)} h and anchor max ${anchorMaxH?.toFixed(2)} h within ${toleranceH} h`;
   if (line.slope <= 0) {
     validated = false;
     reason = "the fitted cadence does not increase with step";

@@ -3,7 +3,7 @@ import { InputError, type Diagnostics } from "../diagnostics.js";
 import type { Observation } from "../observations.js";
 import type { SupervisorHistory } from "../extractors/supervisor.js";
 import type { HubRepo } from "../extractors/hub-files.js";
-import type { TokenTotals } from "../extractors/trajectory/types.js";
+import type { TokenCall, TokenTotals } from "../extractors/trajectory/types.js";
 import { BudgetClock, round2 } from "./clock.js";
 import { fitCadence, predictHour, DEFAULT_TOLERANCE_H, type CadenceFit } from "./cadence.js";
 import { familyNameProblem, hourPart, hubNameProblem, modelId } from "./ids.js";
@@ -11,6 +11,7 @@ import { familyNameProblem, hourPart, hubNameProblem, modelId } from "./ids.js";
 /** Cumulative tokens at a moment: the build passes the cell's token ledger. */
 export interface TokensAt {
   at(tMs: number, fromMs?: number): TokenTotals;
+  around(tMs: number, before?: number, after?: number): (TokenCall & { cumulativeTotal: number })[];
 }
 
 /** One observation as provenance shows it: what it said, and whether and why it was used. */
@@ -25,6 +26,8 @@ export interface EvidenceItem {
   budgetHour: number | null;
   timeNote: string | null;
   used: boolean;
+  /** Why a time was set aside: `copy_back`, `before_run_start`, `outside_run`, `retry`, `directory_mtime`, `lower_precedence`, or null. */
+  rejected: string | null;
   why: string;
 }
 
@@ -40,7 +43,7 @@ export interface RowEvidence {
   evidence: EvidenceItem[];
   fit: (Omit<CadenceFit, "looMaxH" | "errorH"> & { looMaxH: number | null; errorH: number | null; family: string }) | null;
   bounds: { lower: number | null; lowerFrom: number | null; upper: number | null; upperFrom: number | null } | null;
-  tokens: (TokenTotals & { at: string; lastCallTime: string | null }) | null;
+  tokens: (TokenTotals & { at: string; lastCallTime: string | null; callsAround: { time: string | null; file: string; line: number; total: number; cumulativeTotal: number; counted: boolean }[] }) | null;
   role: { role: Role; event: EvidenceItem | null };
   eos: { repo: string | null; from: string | null; chatTemplate: string | null; ids: number[] | null };
   source: string;
@@ -99,6 +102,7 @@ interface Candidate {
   upperFrom: number | null;
   used: Set<Observation>;
   why: Map<Observation, string>;
+  rejected: Map<Observation, string>;
 }
 
 const key = (family: string, step: number): string => `${family}\u0000${step}`;
@@ -138,7 +142,7 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       c = {
         family, step, obs: [], pvcDirs: new Set(), published: [], spares: [], hour: null, hourExact: null, writeMs: null,
         source: "unrecoverable", rule: "", errorH: null, lower: null, lowerFrom: null, upper: null, upperFrom: null,
-        used: new Set(), why: new Map(),
+        used: new Set(), why: new Map(), rejected: new Map(),
       };
       cands.set(k, c);
     }
@@ -204,9 +208,11 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     for (const o of stables) {
       const t = o.utcMs!;
       if (t > runEndMs) {
+        c.rejected.set(o, "copy_back");
         c.why.set(o, `copy-back: STABLE mtime ${iso(t)} is after the run's end ${iso(runEndMs)} (${runEndFrom})`);
         diag.warn("PVC_MTIME_AFTER_RUN_END", `${c.family} step ${c.step}: STABLE mtime ${iso(t)} is after the run ended (${iso(runEndMs)}); treated as a copy-back, not a write time`, o.origin.file, o.origin.line);
       } else if (t < supervisor.runStartMs) {
+        c.rejected.set(o, "before_run_start");
         c.why.set(o, `STABLE mtime ${iso(t)} is before run_start`);
         diag.warn("PVC_MTIME_BEFORE_RUN_START", `${c.family} step ${c.step}: STABLE mtime ${iso(t)} is before run_start`, o.origin.file, o.origin.line);
       } else if (!chosen) {
@@ -214,6 +220,7 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       }
     }
     for (const o of c.obs.filter((o) => o.kind === "pvc_dir")) {
+      c.rejected.set(o, "directory_mtime");
       c.why.set(o, "a directory's mtime moves when entries inside it change (e.g. shards deleted by pruning): never a write time");
     }
     const archives = c.obs.filter((o) => o.kind === "janitor_archive").sort((a, b) => a.seq - b.seq);
@@ -221,11 +228,13 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     for (const o of archives) {
       const t = o.utcMs!;
       if (t < supervisor.runStartMs || t > runEndMs) {
+        c.rejected.set(o, "outside_run");
         c.why.set(o, `janitor time ${iso(t)} is outside the run`);
         diag.warn("JANITOR_TIME_OUTSIDE_RUN", `${c.family} step ${c.step}: janitor time ${iso(t)} is outside the run`, o.origin.file, o.origin.line);
       } else if (!firstArchive) {
         firstArchive = o;
       } else {
+        c.rejected.set(o, "retry");
         c.why.set(o, `a later archive of the same checkpoint (retry); the first, ${firstArchive.origin.file}:${firstArchive.origin.line}, counts`);
       }
     }
@@ -236,6 +245,7 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       c.source = "mtime";
       c.rule = "mtime: STABLE file mtime within the run";
       if (firstArchive) {
+        c.rejected.set(firstArchive, "lower_precedence");
         c.why.set(firstArchive, "janitor evidence is lower in precedence than a trustworthy mtime");
         const diffH = Math.abs(clock.hourAt(firstArchive.utcMs!) - clock.hourAt(chosen.utcMs!));
         if (diffH > toleranceH) {
@@ -271,7 +281,6 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       m.upperFrom = upper?.step ?? null;
     }
     const untimed = members.filter((m) => m.hourExact === null);
-    if (untimed.length === 0) continue;
     const anchors = (anchorsByFamily.get(family) ?? []).map((a) => ({ step: a.step, hour: clock.hourAt(a.utcMs!) }));
     const fit = fitCadence(exact.map((e) => ({ step: e.step, hour: e.hourExact! })), anchors, toleranceH);
     fits[family] = fit;
@@ -293,13 +302,19 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
         m.hour = round2(h);
         m.writeMs = clock.timeAt(h);
         m.errorH = round2(fit.errorH);
-        m.rule = `extrapolated: cadence fit of family ${family} on ${fit.used.length} exact points, ${fit.reason}${clampNote}`;
+        m.rule = `extrapolated: cadence fit of family ${family} on ${fit.used.length} exact points, validated (${fit.reason})${clampNote}`;
       } else {
         m.source = "unrecoverable";
         m.rule = fit
           ? `unrecoverable: no mtime or janitor time survives, and the cadence fit does not validate (${fit.reason})`
           : `unrecoverable: no mtime or janitor time survives, and family ${family} has ${exact.length} exactly timed checkpoints (a fit needs 3)`;
       }
+    }
+  }
+
+  for (const [family, list] of [...anchorsByFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
+    if (!byFamily.has(family)) {
+      diag.warn("ANCHOR_UNKNOWN_FAMILY", `anchor for family "${family}", which has no checkpoint in cell "${cell.cell}"`, list[0]!.origin.file, list[0]!.origin.line);
     }
   }
 
@@ -379,7 +394,17 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
         .map((o) => item(o, clock, c)),
       fit: untimed && fit ? { ...fit, family: c.family, looMaxH: finite(fit.looMaxH), errorH: finite(fit.errorH) } : null,
       bounds: untimed ? { lower: c.lower, lowerFrom: c.lowerFrom, upper: c.upper, upperFrom: c.upperFrom } : null,
-      tokens: tokens && c.writeMs !== null ? { ...tokens, at: iso(c.writeMs)!, lastCallTime: iso(tokens.lastCallTimeMs) } : null,
+      tokens:
+        tokens && c.writeMs !== null
+          ? {
+              ...tokens, at: iso(c.writeMs)!, lastCallTime: iso(tokens.lastCallTimeMs),
+              callsAround: input.tokens.around(c.writeMs).map((call) => ({
+                time: iso(call.timeMs), file: call.file, line: call.line,
+                total: call.uncachedInput + call.cacheRead + call.cacheWrite + call.output,
+                cumulativeTotal: call.cumulativeTotal, counted: call.timeMs !== null && call.timeMs <= c.writeMs! && call.timeMs >= supervisor.runStartMs,
+              })),
+            }
+          : null,
       role: { role: role?.role ?? "intermediate", event: role ? item(role.event, clock, c) : null },
       eos: { repo: pub?.repo.id ?? null, from: pub?.repo.eos.from ?? null, chatTemplate: pub?.repo.eos.chatTemplate ?? null, ids: eosIds },
       source,
@@ -424,6 +449,7 @@ function item(o: Observation, clock: BudgetClock, c: Candidate): EvidenceItem {
     budgetHour: o.utcMs === null ? null : round2(clock.hourAt(o.utcMs)),
     timeNote: o.timeNote,
     used: c.used.has(o),
+    rejected: c.rejected.get(o) ?? null,
     why: c.why.get(o) ?? defaultWhy(o),
   };
 }
@@ -441,7 +467,7 @@ function defaultWhy(o: Observation): string {
 function repoItem(kind: "spare_repo" | "published_repo", repo: HubRepo, why: string): EvidenceItem {
   return {
     kind, extractor: "hub-files", file: `${repo.dir}/.hub.json`, line: null, offset: null, raw: repo.id, utc: null,
-    budgetHour: null, timeNote: null, used: false, why,
+    budgetHour: null, timeNote: null, used: false, rejected: null, why,
   };
 }
 

@@ -171,6 +171,7 @@ export function compareCalls(a: TokenCall, b: TokenCall): number {
  */
 export class TokenLedger {
   private readonly times: number[] = [];
+  private readonly placed: TokenCall[];
   /** prefix[i] = sums of the first i placed calls, parts in the order uncached, cache read, cache write, output. */
   private readonly prefix: [number, number, number, number][] = [[0, 0, 0, 0]];
   private readonly all: TokenTotals;
@@ -178,6 +179,7 @@ export class TokenLedger {
   /** @param calls counted calls in any order; calls with a null time count only in {@link totals}. */
   constructor(calls: readonly TokenCall[]) {
     const placed = calls.filter((c) => c.timeMs !== null).sort(compareCalls);
+    this.placed = placed;
     let acc: [number, number, number, number] = [0, 0, 0, 0];
     for (const c of placed) {
       acc = [acc[0] + c.uncachedInput, acc[1] + c.cacheRead, acc[2] + c.cacheWrite, acc[3] + c.output];
@@ -197,6 +199,21 @@ export class TokenLedger {
   /** Totals of every call, placed in time or not; `lastCallTimeMs` is the latest placed call's time. */
   totals(): TokenTotals {
     return { ...this.all };
+  }
+
+  /**
+   * The placed calls nearest to `tMs`: up to `before` completed at or before
+   * it and up to `after` completed after it, in time order, each with the
+   * cumulative total up to and including it (for `explain`).
+   */
+  around(tMs: number, before = 3, after = 2): (TokenCall & { cumulativeTotal: number })[] {
+    const hi = upperBound(this.times, tMs);
+    const out: (TokenCall & { cumulativeTotal: number })[] = [];
+    for (let i = Math.max(0, hi - before); i < Math.min(this.placed.length, hi + after); i++) {
+      const p = this.prefix[i + 1]!;
+      out.push({ ...this.placed[i]!, cumulativeTotal: p[0] + p[1] + p[2] + p[3] });
+    }
+    return out;
   }
 
   /**
