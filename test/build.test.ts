@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { buildManifest } from "../src/build.js";
 import type { Row } from "../src/schema.js";
-import { main } from "../src/cli.js";
+import { runCli } from "./helpers/cli.js";
 import { miniCells, makeMiniSweep } from "./helpers/mini-sweep.js";
 import { removeTree, lines } from "./helpers/tree.js";
 
@@ -17,22 +17,7 @@ async function sweep(overrides: Record<string, string | null> = {}): Promise<str
   return dir;
 }
 
-/** Runs the CLI, capturing stdout and stderr. */
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const w1 = process.stdout.write.bind(process.stdout);
-  const w2 = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((c: string | Uint8Array) => ((stdout += String(c)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((c: string | Uint8Array) => ((stderr += String(c)), true)) as typeof process.stderr.write;
-  try {
-    const code = await main(["node", "ptb-manifest", ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    process.stdout.write = w1;
-    process.stderr.write = w2;
-  }
-}
+const cli = runCli;
 
 const alpha = { cell: "alpha", driver: "Codex / gpt-x", effort: "high" };
 const beta = { cell: "beta", driver: "Codex / gpt-x", effort: "max" };

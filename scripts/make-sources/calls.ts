@@ -83,7 +83,8 @@ export function makeCalls(m: CellModel, avoid: number[], marginMs = 150_000): Se
         if (s.kind === "notime") c.timeless = true;
         calls.push(c);
       }
-      t += sub ? rng.int(60_000, 240_000) : rng.int(5 * 60_000, 15 * 60_000);
+      const slow = spec.format === "claude-code" || spec.format === "codex";
+      t += sub ? rng.int(60_000, 240_000) : slow ? rng.int(9 * 60_000, 22 * 60_000) : rng.int(6 * 60_000, 16 * 60_000);
     }
     out.push({ spec: s, calls });
   }

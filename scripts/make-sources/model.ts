@@ -265,7 +265,7 @@ function simulateJanitor(m: CellModel): void {
       if (c.archiveVer === undefined) throw new Error(`${spec.cell} ${key(c)}: no archive line`);
       if (c.fate === "1" && c.archiveVer !== 1) throw new Error(`${spec.cell} ${key(c)}: not v1`);
       if (c.fate === "2" && c.archiveVer !== 2) throw new Error(`${spec.cell} ${key(c)}: not v2`);
-      if (c.archiveVer === 2 && c.relDir !== c.dir) throw new Error(`${spec.cell} ${key(c)}: v2-only nested`);
+      if (c.fate === "2" && c.relDir !== c.dir) throw new Error(`${spec.cell} ${key(c)}: v2-only nested`);
       if (c.archiveLineMs! - c.trueMs > 20 * 60_000) throw new Error(`${spec.cell} ${key(c)}: janitor far behind`);
     }
     if ("XUP".includes(c.fate) && c.archiveVer !== undefined) throw new Error(`${spec.cell} ${key(c)}: untimed has a line`);

@@ -153,9 +153,13 @@ export function pvcTree(m: CellModel): Entry {
   return root;
 }
 
+function nsOf(e: Entry): number {
+  return e.ns !== 0 || e.type !== "d" ? e.ns : (e.ms * 7919 + e.name.length * 104729) % 999_983;
+}
+
 function tsFind(e: Entry): string {
   const sec = Math.floor(e.ms / 1000);
-  const frac = String(e.ms % 1000).padStart(3, "0") + String(e.ns).padStart(6, "0") + "0";
+  const frac = String(e.ms % 1000).padStart(3, "0") + String(nsOf(e)).padStart(6, "0") + "0";
   return `${sec}.${frac}`;
 }
 
@@ -184,7 +188,7 @@ export function renderFind(root: Entry, rng: Rng): string {
 function tsLs(e: Entry): string {
   const d = new Date(e.ms);
   const s = d.toISOString();
-  return `${s.slice(0, 10)} ${s.slice(11, 19)}.${String(e.ms % 1000).padStart(3, "0")}${String(e.ns).padStart(6, "0")} +0000`;
+  return `${s.slice(0, 10)} ${s.slice(11, 19)}.${String(e.ms % 1000).padStart(3, "0")}${String(nsOf(e)).padStart(6, "0")} +0000`;
 }
 
 export function renderLs(root: Entry): string {
@@ -361,13 +365,11 @@ export function renderHub(files: Files, published: PubRepo[], spares: SpareRepo[
     if (g) files.set(`${d}/generation_config.json`, g);
     files.set(`${d}/tokenizer_config.json`, tokConfig(!p.chatTemplateFile));
     if (p.chatTemplateFile) files.set(`${d}/chat_template.jinja`, CHAT_TEMPLATE + "\n");
-    const ids = eosIds(p.eos);
-    files.set(`${d}/README.md`, `---\nbase_model: ${BASELINE}\ntags: [agentic-ptb]\n---\n\n# ${p.name}\n\nCheckpoint of the AgentPTB sweep (${p.ckpt.cell}, family ${p.ckpt.fam}, step ${p.ckpt.step}). eos_token_id: ${JSON.stringify(ids)}\n`);
   }
   for (const s of spares) {
     const d = `${base}/${s.name}`;
     files.set(`${d}/.hub.json`, JSON.stringify({ id: s.name, sha: s.sha, lastModified: s.createdAt, createdAt: s.createdAt }) + "\n");
-    files.set(`${d}/config.json`, configJson(s.ckpt.eos, true));
+    if ("XU".includes(s.ckpt.fate) || s.ckpt.idx % 5 === 0) files.set(`${d}/config.json`, configJson(s.ckpt.eos, true));
   }
 }
 

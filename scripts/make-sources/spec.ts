@@ -278,7 +278,7 @@ export const CELLS: CellSpec[] = [
     events: [{ hour: 45.0, event: { event: "driver_restart", reason: "api_error" } }],
     sessions: [
       { name: "S1", from: 0.02, to: 45.0, kind: "main" },
-      { name: "S1-agent", from: 10.0, to: 10.6, kind: "subagent", parent: "S1" },
+      { name: "S1-agent", from: 10.0, to: 10.6, kind: "subagent", parent: "S1", extra: { progress: true } },
       { name: "S2", from: 45.1, to: 100.0, kind: "resume", parent: "S1" },
       { name: "S2-agent", from: 60.0, to: 60.5, kind: "subagent", parent: "S2" },
     ],

@@ -2,10 +2,14 @@ import type { Command } from "commander";
 import { registerTokens } from "./tokens.js";
 import { registerBuild } from "./build.js";
 import { registerExplain } from "./explain.js";
+import { registerValidate } from "./validate.js";
+import { registerDiff } from "./diff.js";
 
 /** Registers every subcommand on the root program. */
 export function register(program: Command): void {
   registerBuild(program);
   registerExplain(program);
+  registerValidate(program);
+  registerDiff(program);
   registerTokens(program);
 }

@@ -97,7 +97,7 @@ export function fitCadence(
   const robust = theilSen(points);
   const residuals = points.map((p) => p.hour - (robust.intercept + robust.slope * p.step));
   const mad = median(residuals.map((r) => Math.abs(r - median(residuals))));
-  const cut = Math.max(0.5, 3 * 1.4826 * mad);
+  const cut = Math.max(toleranceH, 3 * 1.4826 * mad);
   const inliers = points.filter((_, i) => Math.abs(residuals[i]!) <= cut);
   const outliers = points.filter((_, i) => Math.abs(residuals[i]!) > cut).map((p) => p.step);
   const base = {

@@ -1,0 +1,132 @@
+import { describe, expect, it, beforeAll, afterAll } from "vitest";
+import { writeFile } from "node:fs/promises";
+import { makeMiniSweep, miniCells } from "./helpers/mini-sweep.js";
+import { removeTree, lines } from "./helpers/tree.js";
+import { runCli } from "./helpers/cli.js";
+
+const roots: string[] = [];
+afterAll(async () => Promise.all(roots.map(removeTree)));
+
+describe("explain", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await makeMiniSweep();
+    roots.push(dir);
+  });
+
+  it("finds a row by its stale Hub id and shows the used and set-aside evidence (JSON)", async () => {
+    const r = await runCli("explain", "--sources", dir, "--json", "agentic-ptb/alpha.h010.sft2.300");
+    expect(r.code).toBe(0);
+    const x = JSON.parse(r.stdout);
+    expect(x.row.model_id).toBe("agentic-ptb/alpha.h017.sft2.300");
+    expect(x.provenance.evidence.map((e: any) => [e.kind, e.used, e.rejected])).toEqual([
+      ["janitor_archive", true, null],
+      ["janitor_archive", false, "retry"],
+      ["pvc_stable", false, "copy_back"],
+      ["pvc_weights", false, null],
+      ["published_repo", false, null],
+    ]);
+    expect(x.provenance.tokens.callsAround.map((c: any) => [c.time, c.counted, c.cumulativeTotal])).toEqual([
+      ["2026-10-01T04:00:00.000Z", true, 1100],
+      ["2026-10-01T13:00:00.000Z", true, 3300],
+      ["2026-10-02T07:00:00.000Z", false, 6600],
+    ]);
+  });
+
+  it("explains an extrapolated row by cell/family/step with its fit and bounds (text)", async () => {
+    const r = await runCli("explain", "--sources", dir, "alpha/grpo/5");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("agentic-ptb/alpha.h038.grpo.5\n  (asked as alpha/grpo/5)");
+    expect(r.stdout).toContain("Cadence fit of family grpo: 120.000 min/step, hour(step 0) 28.00");
+    expect(r.stdout).toContain("anchor step 5: anchor h 38.50, predicted h 38.00, residual -0.50 h");
+    expect(r.stdout).toContain("lower 36.00 (step 4, the latest exactly timed lower step)");
+  });
+
+  it("explains an hNA row and the baseline; a lost checkpoint is a clear error", async () => {
+    expect((await runCli("explain", "--sources", dir, "agentic-ptb/alpha.hNA.sft3.20")).stdout).toContain("upper 28.00 (step 30, the earliest exactly timed higher step)");
+    expect((await runCli("explain", "--sources", dir, "Qwen/Qwen3.5-9B-Base")).stdout).toContain("eos read from Qwen/Qwen3.5-9B-Base: generation_config.json");
+    const lost = await runCli("explain", "--sources", dir, "alpha/sft2/400");
+    expect(lost.code).toBe(1);
+    expect(lost.stderr).toContain("error EXPLAIN_NOT_FOUND: no row for \"alpha/sft2/400\" (lost: seen in janitor_other");
+  });
+});
+
+describe("validate", () => {
+  it("passes on the mini sweep with the exact report (JSON)", async () => {
+    const dir = await makeMiniSweep();
+    roots.push(dir);
+    const r = await runCli("validate", "--sources", dir, "--json");
+    expect(r.code).toBe(0);
+    const v = JSON.parse(r.stdout);
+    expect(v.ok).toBe(true);
+    expect(v.families.map((f: any) => [f.cell, f.family, f.points, f.fit?.slope_min_per_step ?? null, f.fit?.validated ?? null])).toEqual([
+      ["alpha", "grpo", 4, 120, true],
+      ["alpha", "sft2", 3, expect.any(Number), false],
+      ["alpha", "sft3", 2, null, null],
+      ["beta", "a", 2, null, null],
+    ]);
+    expect(v.anchors).toEqual([
+      { cell: "alpha", family: "grpo", step: 5, anchor_hour: 38.5, row_hour: 38, hour_source: "extrapolated", residual_h: -0.5, miss: false, file: "alpha/anchors.tsv", line: 2 },
+    ]);
+    expect(v.conflicts).toEqual([]);
+    expect(v.step_order).toEqual([]);
+  });
+
+  it("fails (exit 1) on an anchor miss, a source conflict and a step-order contradiction", async () => {
+    const dir = await makeMiniSweep({
+      "alpha/anchors.tsv": lines("family\tstep\ttime\tkind\tnote", "sft2\t100\t2026-10-01T09:00:00+00:00\tlocal-copy\tx"),
+    });
+    roots.push(dir);
+    // sft2 step 200 archived with a src_mtime inside the pause (budget h 10, 2 h before its STABLE mtime); grpo step 4 written before step 3.
+    const log = lines(
+      `2026-10-01T15:00:00.000+00:00 level=info action=archive family=sft2 step=200 src_mtime=${Date.parse("2026-10-01T11:00:00Z") / 1000} dest=msr-spare/alpha.sft2.step_200`,
+      "2026-10-01 19:10:00 archived /pvc/ptb/alpha/sft2/weights/step_300 -> msr-spare/alpha.sft2.step_300",
+    );
+    await writeFile(`${dir}/alpha/janitor/ckpt-janitor.log`, log);
+    const listing = (await import("node:fs/promises")).readFile(`${dir}/alpha/pvc/listing.tsv`, "utf8");
+    await writeFile(`${dir}/alpha/pvc/listing.tsv`, (await listing).replace(`${Date.parse("2026-10-02T16:00:00Z") / 1000}`, `${Date.parse("2026-10-02T11:00:00Z") / 1000}`));
+    const r = await runCli("validate", "--sources", dir, "--json");
+    expect(r.code).toBe(1);
+    const v = JSON.parse(r.stdout);
+    expect(v.ok).toBe(false);
+    expect(v.anchors.map((a: any) => [a.family, a.step, a.residual_h, a.miss])).toEqual([["sft2", 100, -4, true]]);
+    expect(v.conflicts.map((c: any) => [c.model_id, c.kind, c.diff_h])).toEqual([["agentic-ptb/alpha.h012.sft2.200", "janitor_archive", -2]]);
+    expect(v.step_order).toEqual([{ cell: "alpha", family: "grpo", lower_step: 3, lower_hour: 34, higher_step: 4, higher_hour: 31 }]);
+  });
+});
+
+describe("diff", () => {
+  it("lists added, removed, changed and the rename plan from the Hub snapshot to a build, in order (JSON)", async () => {
+    const dir = await makeMiniSweep();
+    roots.push(dir, `${dir}-out`);
+    expect((await runCli("build", "--sources", dir, "--out", `${dir}-out`, "--quiet")).code).toBe(0);
+    const r = await runCli("diff", dir, `${dir}-out/manifest.json`, "--json");
+    expect(r.code).toBe(0);
+    const d = JSON.parse(r.stdout);
+    expect(d.renames).toEqual([{ from: "agentic-ptb/alpha.h010.sft2.300", to: "agentic-ptb/alpha.h017.sft2.300" }]);
+    expect(d.removed).toEqual(["agentic-ptb/gamma.h001.x.1"]);
+    expect(d.added).toEqual([
+      "agentic-ptb/alpha.h022.sft3.10", "agentic-ptb/alpha.h028.sft3.30", "agentic-ptb/alpha.h030.grpo.1", "agentic-ptb/alpha.h032.grpo.2",
+      "agentic-ptb/alpha.h034.grpo.3", "agentic-ptb/alpha.h036.grpo.4", "agentic-ptb/alpha.h038.grpo.5", "agentic-ptb/beta.h020.a.1", "agentic-ptb/beta.h021.a.2",
+    ]);
+  });
+
+  it("compares two manifests field by field (CSV against JSON agree; an edited row shows its fields)", async () => {
+    const dir = await makeMiniSweep();
+    roots.push(dir, `${dir}-out`);
+    await runCli("build", "--sources", dir, "--out", `${dir}-out`, "--quiet");
+    const same = JSON.parse((await runCli("diff", `${dir}-out/manifest.csv`, `${dir}-out/manifest.csv`, "--json")).stdout);
+    expect([same.added, same.removed, same.changed, same.renames]).toEqual([[], [], [], []]);
+    const fs = await import("node:fs/promises");
+    const rows = JSON.parse(await fs.readFile(`${dir}-out/manifest.json`, "utf8"));
+    rows[1].hour = 6.5;
+    rows[1].model_id = "agentic-ptb/alpha.h006.sft2.100";
+    await fs.writeFile(`${dir}-out/edited.json`, JSON.stringify(rows));
+    const d = JSON.parse((await runCli("diff", `${dir}-out/manifest.json`, `${dir}-out/edited.json`, "--json")).stdout);
+    expect(d.changed).toEqual([
+      { key: "alpha/sft2/100", model_id: "agentic-ptb/alpha.h006.sft2.100", fields: { model_id: { old: "agentic-ptb/alpha.h005.sft2.100", new: "agentic-ptb/alpha.h006.sft2.100" }, hour: { old: 5, new: 6.5 } } },
+    ]);
+    expect(d.renames).toEqual([{ from: "agentic-ptb/alpha.h005.sft2.100", to: "agentic-ptb/alpha.h006.sft2.100" }]);
+    void miniCells;
+  });
+});
