@@ -84,14 +84,14 @@ describe("validate", () => {
     );
     await writeFile(`${dir}/alpha/janitor/ckpt-janitor.log`, log);
     const listing = (await import("node:fs/promises")).readFile(`${dir}/alpha/pvc/listing.tsv`, "utf8");
-    await writeFile(`${dir}/alpha/pvc/listing.tsv`, (await listing).replace(`${Date.parse("2026-10-02T16:00:00Z") / 1000}`, `${Date.parse("2026-10-02T11:00:00Z") / 1000}`));
+    await writeFile(`${dir}/alpha/pvc/listing.tsv`, (await listing).replace(`${Date.parse("2026-10-02T14:00:00Z") / 1000}`, `${Date.parse("2026-10-02T11:00:00Z") / 1000}`));
     const r = await runCli("validate", "--sources", dir, "--json");
     expect(r.code).toBe(1);
     const v = JSON.parse(r.stdout);
     expect(v.ok).toBe(false);
     expect(v.anchors.map((a: any) => [a.family, a.step, a.residual_h, a.miss])).toEqual([["sft2", 100, -4, true]]);
     expect(v.conflicts.map((c: any) => [c.model_id, c.kind, c.diff_h])).toEqual([["agentic-ptb/alpha.h012.sft2.200", "janitor_archive", -2]]);
-    expect(v.step_order).toEqual([{ cell: "alpha", family: "grpo", lower_step: 3, lower_hour: 34, higher_step: 4, higher_hour: 31 }]);
+    expect(v.step_order).toEqual([{ cell: "alpha", family: "grpo", lower_step: 3, lower_hour: 34, higher_step: 4, higher_hour: 33 }]);
   });
 });
 
