@@ -69,7 +69,7 @@ describe("build on a hand-checked mini sweep", () => {
     const result = await buildManifest({ sourcesDir: dir });
     expect(result.warnings.map((w) => [w.code, w.file, w.line])).toEqual([
       ["PVC_CUT_LINE", "alpha/pvc/listing.tsv", 23],
-      ["JANITOR_UNPARSED_LINE", "alpha/janitor/ckpt-janitor.log", 6],
+      ["JANITOR_UNPARSED_LINE", "alpha/janitor/ckpt-janitor.log", 7],
       ["CHECKPOINT_LOST", null, null],
       ["PVC_MTIME_AFTER_RUN_END", "alpha/pvc/listing.tsv", 8],
       ["TRAJECTORY_NO_FILES", "beta/trajectory", null],

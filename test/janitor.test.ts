@@ -85,7 +85,7 @@ describe("janitor log", () => {
     ]);
   });
 
-  it("skips traceback lines after an error silently but warns on junk lines with file and line", async () => {
+  it("skips tracebacks and free-form startup lines silently; warns on junk and on unparsed checkpoint lines with file and line", async () => {
     const { warnings } = await read(cellUtc, {
       "ckpt-janitor.log": lines(
         "2026-10-03T14:22:07.481+00:00 level=error action=error family=a step=3 msg=boom",
@@ -94,11 +94,15 @@ describe("janitor log", () => {
         "OSError: [Errno 28] No space left on device",
         "\u0000\u0001 binary junk",
         "2026-10-03T14:22:07.481+00:00 level=info action=archive family=a step=x src_mtime=1",
+        "Terminated",
+        "ckpt-janitor 2.0.1 starting: root=/pvc/ptb/c1 interval=600",
+        "archived /pvc/ptb/c1/a/weights/step_4 (no time on this line)",
       ),
     });
     expect(warnings.map((w) => [w.code, w.file, w.line])).toEqual([
-      ["JANITOR_UNPARSED_LINE", "c1/janitor/ckpt-janitor.log", 5],
+      ["JANITOR_JUNK_LINE", "c1/janitor/ckpt-janitor.log", 5],
       ["JANITOR_BAD_FIELD", "c1/janitor/ckpt-janitor.log", 6],
+      ["JANITOR_UNPARSED_LINE", "c1/janitor/ckpt-janitor.log", 9],
     ]);
   });
 

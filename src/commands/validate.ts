@@ -34,7 +34,8 @@ export interface ValidationReport {
  * Checks a build against its independent evidence (issue: validate): the
  * cadence fit of every family, the residual of every anchor against its
  * row's hour, every time evidence of a row that disagrees with the chosen
- * hour by more than `toleranceH` (rejected copy-backs, retries and directory
+ * hour by more than `toleranceH` (a janitor v1 action time only when it is
+ * earlier than the hour, since the janitor acts after the write; rejected copy-backs, retries and directory
  * mtimes are not evidence), and every pair of exactly timed checkpoints of a
  * family whose hours contradict their step order.
  */
@@ -70,7 +71,9 @@ export function validateBuild(result: BuildResult, toleranceH = DEFAULT_TOLERANC
         });
       } else if ((e.kind === "pvc_stable" || e.kind === "janitor_archive") && !e.used && row.hour !== null) {
         const diff = round2(e.budgetHour - row.hour);
-        if (Math.abs(diff) > toleranceH) conflicts.push({ model_id: row.model_id, hour: row.hour, kind: e.kind, evidence_hour: e.budgetHour, diff_h: diff, file: e.file, line: e.line });
+        // A janitor v1 time is an action after the write: only an earlier one contradicts.
+        const contradicts = e.timeIs === "after_write" ? diff < -toleranceH : Math.abs(diff) > toleranceH;
+        if (contradicts) conflicts.push({ model_id: row.model_id, hour: row.hour, kind: e.kind, evidence_hour: e.budgetHour, diff_h: diff, file: e.file, line: e.line });
       }
     }
   });

@@ -39,6 +39,8 @@ export async function janitorParts(dir: string): Promise<string[]> {
 
 interface JanitorState {
   lastUtcMs: number | null;
+  /** Free-form lines without a time, skipped silently. */
+  freeForm: number;
   inTraceback: boolean;
   seq: number;
 }
@@ -58,7 +60,10 @@ interface JanitorState {
  * - Traceback lines after an `error` line, and time-stamped lines without an
  *   action (startup messages), are skipped silently.
  *
- * Warnings: `JANITOR_UNPARSED_LINE`, `JANITOR_BAD_FIELD`,
+ * Free-form lines without a time (startup banners, `Terminated`) are skipped
+ * silently. Warnings: `JANITOR_JUNK_LINE` (binary garbage),
+ * `JANITOR_UNPARSED_LINE` (a line naming a checkpoint or an action that fits
+ * neither format), `JANITOR_BAD_FIELD`,
  * `JANITOR_NONEXISTENT_LOCAL_TIME` (a time in the skipped hour of a DST
  * start), `JANITOR_OUTSIDE_ROOT`, `JANITOR_UNREADABLE` (a corrupt `.gz`
  * part: the lines read before the fault are kept).
@@ -72,7 +77,7 @@ export async function readJanitorLog(
   const dir = join(sourcesDir, cell.cell, "janitor");
   const parts = await janitorParts(dir);
   const out: Observation[] = [];
-  const state: JanitorState = { lastUtcMs: null, inTraceback: false, seq: 0 };
+  const state: JanitorState = { lastUtcMs: null, freeForm: 0, inTraceback: false, seq: 0 };
   let carry: { text: string; origin: Origin } | null = null;
   for (const name of parts) {
     const file = `${relDir}/${name}`;
@@ -143,7 +148,16 @@ function handleLine(
   if (state.inTraceback && (/^\s/.test(text) || /^Traceback \(most recent call last\):/.test(trimmed) || /^[\w.]+(Error|Exception)\b/.test(trimmed))) {
     return;
   }
-  diag.warn("JANITOR_UNPARSED_LINE", `not a janitor line: ${clip(trimmed)}`, origin.file, origin.line);
+  // Free-form lines without a time (startup banners, "Terminated", library warnings) carry no
+  // evidence (SOURCES.md: janitor). Warn only where something may be lost: garbage, or a line
+  // that names a checkpoint or an action but fits neither format.
+  if (/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text)) {
+    diag.warn("JANITOR_JUNK_LINE", `binary or garbled line skipped: ${clip(JSON.stringify(trimmed))}`, origin.file, origin.line);
+  } else if (/weights\/step_|action=|\barchived?\b|\bstep=/.test(trimmed)) {
+    diag.warn("JANITOR_UNPARSED_LINE", `names a checkpoint or action but fits neither janitor format: ${clip(trimmed)}`, origin.file, origin.line);
+  } else {
+    state.freeForm += 1;
+  }
 }
 
 function handleV2(

@@ -39,6 +39,10 @@ export function observePvcEntry(
 ): Observation | null {
   const root = cell.pvc_root.replace(/\/+$/, "");
   const { path } = entry;
+  if (root.startsWith(path) && path !== root) {
+    diag.warn("PVC_CUT_LINE", `path ${JSON.stringify(path)} is cut short (a prefix of pvc_root); skipped`, entry.origin.file, entry.origin.line);
+    return null;
+  }
   if (path !== root && !path.startsWith(root + "/")) {
     diag.warn("PVC_OUTSIDE_ROOT", `path ${JSON.stringify(path)} is not under pvc_root ${root}`, entry.origin.file, entry.origin.line);
     return null;

@@ -26,6 +26,8 @@ export interface EvidenceItem {
   budgetHour: number | null;
   timeNote: string | null;
   used: boolean;
+  /** `write`: the time is the write time; `after_write`: an action after the write (janitor v1), so only an upper bound; null: no time. */
+  timeIs: "write" | "after_write" | null;
   /** Why a time was set aside: `copy_back`, `before_run_start`, `outside_run`, `retry`, `directory_mtime`, `lower_precedence`, or null. */
   rejected: string | null;
   why: string;
@@ -247,9 +249,11 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       if (firstArchive) {
         c.rejected.set(firstArchive, "lower_precedence");
         c.why.set(firstArchive, "janitor evidence is lower in precedence than a trustworthy mtime");
-        const diffH = Math.abs(clock.hourAt(firstArchive.utcMs!) - clock.hourAt(chosen.utcMs!));
-        if (diffH > toleranceH) {
-          diag.warn("HOUR_CONFLICT", `${c.family} step ${c.step}: STABLE mtime and janitor time differ by ${diffH.toFixed(2)} h`, firstArchive.origin.file, firstArchive.origin.line);
+        // A v1 time is when the janitor acted, so it may only be later than the write (SOURCES.md: janitor).
+        const diffH = clock.hourAt(firstArchive.utcMs!) - clock.hourAt(chosen.utcMs!);
+        const actionOnly = firstArchive.detail.version === "v1";
+        if (actionOnly ? diffH < -toleranceH : Math.abs(diffH) > toleranceH) {
+          diag.warn("HOUR_CONFLICT", `${c.family} step ${c.step}: STABLE mtime and janitor ${actionOnly ? "action time (before the write!)" : "src_mtime"} differ by ${diffH.toFixed(2)} h`, firstArchive.origin.file, firstArchive.origin.line);
         }
       }
     } else if (firstArchive) {
@@ -448,6 +452,7 @@ function item(o: Observation, clock: BudgetClock, c: Candidate): EvidenceItem {
     utc: iso(o.utcMs),
     budgetHour: o.utcMs === null ? null : round2(clock.hourAt(o.utcMs)),
     timeNote: o.timeNote,
+    timeIs: o.utcMs === null || o.kind === "pvc_dir" || o.kind === "pvc_weights" || o.kind === "supervisor_role" ? null : o.kind === "janitor_archive" && o.detail.version === "v1" ? "after_write" : "write",
     used: c.used.has(o),
     rejected: c.rejected.get(o) ?? null,
     why: c.why.get(o) ?? defaultWhy(o),
@@ -467,7 +472,7 @@ function defaultWhy(o: Observation): string {
 function repoItem(kind: "spare_repo" | "published_repo", repo: HubRepo, why: string): EvidenceItem {
   return {
     kind, extractor: "hub-files", file: `${repo.dir}/.hub.json`, line: null, offset: null, raw: repo.id, utc: null,
-    budgetHour: null, timeNote: null, used: false, rejected: null, why,
+    budgetHour: null, timeNote: null, timeIs: null, used: false, rejected: null, why,
   };
 }
 
