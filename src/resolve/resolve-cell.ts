@@ -181,7 +181,10 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     const weightsOnPvc = stable && c.obs.some((o) => o.kind === "pvc_weights");
     const survives = weightsOnPvc || c.spares.length > 0 || c.published.length > 0;
     if (!survives) {
-      const seen = [...new Set(c.obs.map((o) => o.kind))].filter((k) => k !== "pvc_dir" && k !== "pvc_weights");
+      // Evidence that a *complete* checkpoint existed: a janitor `skip` (e.g. "no STABLE yet") is not.
+      const seen = [...new Set(c.obs.filter((o) => !(o.kind === "janitor_other" && /^skip/.test(String(o.detail.action)))).map((o) => o.kind))].filter(
+        (k) => k !== "pvc_dir" && k !== "pvc_weights",
+      );
       if (seen.length > 0) {
         lost.push({ cell: cell.cell, family: c.family, step: c.step, seen_in: seen.sort() });
         diag.warn("CHECKPOINT_LOST", `${cell.cell} ${c.family} step ${c.step}: seen in ${seen.join(", ")} but its weights survive nowhere (no row)`, null, null);
