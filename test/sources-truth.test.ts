@@ -98,3 +98,37 @@ describe("the embedded sources/", () => {
     expect(result.lost.map((l) => `${l.cell}/${l.family}/${l.step}`).sort()).toEqual(truth.lost.map((l) => `${l.cell}/${l.family}/${l.step}`).sort());
   });
 });
+
+describe("audit commands on the embedded sources/", () => {
+  it("validate passes; diff of the Hub snapshot against the build lists exactly the renames the true answer implies", async () => {
+    const { validateBuild } = await import("../src/commands/validate.js");
+    const { diffSides, loadSide } = await import("../src/commands/diff.js");
+    const { explainRow } = await import("../src/commands/explain.js");
+    const result = await buildManifest({ sourcesDir: join(repo, "sources") });
+    const v = validateBuild(result);
+    expect(v.ok).toBe(true);
+    expect(v.anchors.length).toBeGreaterThan(0);
+    for (const row of result.rows) expect(explainRow(result, row.model_id).row).toBe(row);
+
+    const truth = JSON.parse(readFileSync(truthPath, "utf8")) as Truth;
+    const newId = new Map(result.rows.map((r) => [keyOf(r), r.model_id]));
+    const expectedRenames: { from: string; to: string }[] = [];
+    for (const owner of ["agentic-ptb"]) {
+      const { readdirSync } = await import("node:fs");
+      for (const name of readdirSync(join(repo, "sources", "hub", owner))) {
+        const m = /^(.+?)\.h(\d{3}|NA)\.(.+)\.(\d+)$/.exec(name);
+        if (!m) continue;
+        const t = truth.rows.find((r) => r.cell === m[1] && r.family === m[3] && r.step === Number(m[4]));
+        if (!t) continue; // an excluded cell's repo
+        const to = t.model_id ?? newId.get(keyOf(t))!;
+        if (`${owner}/${name}` !== to) expectedRenames.push({ from: `${owner}/${name}`, to });
+      }
+    }
+    expectedRenames.sort((a, b) => (a.from < b.from ? -1 : 1));
+    const rows = new Map<string, Record<string, unknown>[]>();
+    for (const r of result.rows) rows.set(r.family === null ? r.model_id : keyOf(r), [r]);
+    const d = diffSides(await loadSide(join(repo, "sources")), rows, "hub", "build");
+    expect(d.renames).toEqual(expectedRenames);
+    expect(d.renames.length).toBeGreaterThan(10);
+  }, 300_000);
+});

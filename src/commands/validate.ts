@@ -47,7 +47,7 @@ export function validateBuild(result: BuildResult, toleranceH = DEFAULT_TOLERANC
       families.push({
         cell, family, points,
         fit: fit && {
-          slope_min_per_step: round2(fit.slopeHPerStep * 60 * 1000) / 1000,
+          slope_min_per_step: Math.round(fit.slopeHPerStep * 60 * 1e4) / 1e4,
           used: fit.used, outliers: fit.outliers,
           loo_max_h: Number.isFinite(fit.looMaxH) ? round2(fit.looMaxH) : null,
           loo_p95_h: Number.isFinite(fit.looP95H) ? round2(fit.looP95H) : null,

@@ -11,7 +11,7 @@ import { familyNameProblem, hourPart, hubNameProblem, modelId } from "./ids.js";
 /** Cumulative tokens at a moment: the build passes the cell's token ledger. */
 export interface TokensAt {
   at(tMs: number, fromMs?: number): TokenTotals;
-  around(tMs: number, before?: number, after?: number): (TokenCall & { cumulativeTotal: number })[];
+  around(tMs: number, before?: number, after?: number): TokenCall[];
 }
 
 /** One observation as provenance shows it: what it said, and whether and why it was used. */
@@ -408,7 +408,8 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
               callsAround: input.tokens.around(c.writeMs).map((call) => ({
                 time: iso(call.timeMs), file: call.file, line: call.line,
                 total: call.uncachedInput + call.cacheRead + call.cacheWrite + call.output,
-                cumulativeTotal: call.cumulativeTotal, counted: call.timeMs !== null && call.timeMs <= c.writeMs! && call.timeMs >= supervisor.runStartMs,
+                cumulativeTotal: call.timeMs === null || call.timeMs < supervisor.runStartMs ? 0 : input.tokens.at(call.timeMs, supervisor.runStartMs).total,
+                counted: call.timeMs !== null && call.timeMs <= c.writeMs! && call.timeMs >= supervisor.runStartMs,
               })),
             }
           : null,

@@ -203,17 +203,11 @@ export class TokenLedger {
 
   /**
    * The placed calls nearest to `tMs`: up to `before` completed at or before
-   * it and up to `after` completed after it, in time order, each with the
-   * cumulative total up to and including it (for `explain`).
+   * it and up to `after` completed after it, in time order (for `explain`).
    */
-  around(tMs: number, before = 3, after = 2): (TokenCall & { cumulativeTotal: number })[] {
+  around(tMs: number, before = 3, after = 2): TokenCall[] {
     const hi = upperBound(this.times, tMs);
-    const out: (TokenCall & { cumulativeTotal: number })[] = [];
-    for (let i = Math.max(0, hi - before); i < Math.min(this.placed.length, hi + after); i++) {
-      const p = this.prefix[i + 1]!;
-      out.push({ ...this.placed[i]!, cumulativeTotal: p[0] + p[1] + p[2] + p[3] });
-    }
-    return out;
+    return this.placed.slice(Math.max(0, hi - before), Math.min(this.placed.length, hi + after));
   }
 
   /**
