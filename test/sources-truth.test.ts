@@ -132,3 +132,26 @@ describe("audit commands on the embedded sources/", () => {
     expect(d.renames.length).toBeGreaterThan(10);
   }, 300_000);
 });
+
+describe("scripts/make-sources.ts", () => {
+  it("regenerates sources/ and its true answer byte for byte", async () => {
+    const { mkdtemp, rm } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const { execFileSync } = await import("node:child_process");
+    const { createHash } = await import("node:crypto");
+    const fg = (await import("fast-glob")).default;
+    const tmp = await mkdtemp(join(tmpdir(), "ptb-regen-"));
+    try {
+      execFileSync(process.execPath, [join(repo, "node_modules", "tsx", "dist", "cli.mjs"), join(repo, "scripts", "make-sources.ts"), "--out", join(tmp, "sources"), "--truth", join(tmp, "truth.json")], { stdio: "pipe" });
+      const digest = (root: string) => {
+        const h = createHash("sha256");
+        for (const f of fg.sync("**/*", { cwd: root, dot: true }).sort()) h.update(f).update(readFileSync(join(root, f)));
+        return h.digest("hex");
+      };
+      expect(digest(join(tmp, "sources"))).toBe(digest(join(repo, "sources")));
+      expect(readFileSync(join(tmp, "truth.json"), "utf8")).toBe(readFileSync(truthPath, "utf8"));
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
