@@ -13,6 +13,8 @@ import { parsePublishedName, parseSpareName, readHubSnapshot, type HubRepo } fro
 import { readTrajectory, TokenLedger } from "./extractors/trajectory/index.js";
 import { resolveCell, cmpStr, type CellResolution, type LostCheckpoint, type RowEvidence } from "./resolve/resolve-cell.js";
 import type { CadenceFit } from "./resolve/cadence.js";
+import { BudgetClock, round2 } from "./resolve/clock.js";
+import type { TokenCall } from "./extractors/trajectory/types.js";
 
 /** Options of {@link buildManifest}. */
 export interface BuildOptions {
@@ -35,6 +37,8 @@ export interface BuildResult {
   lost: LostCheckpoint[];
   fits: Record<string, Record<string, CadenceFit | null>>;
   runs: Record<string, { run_start: string; run_end: string; run_end_from: string; trajectory_calls: number }>;
+  /** Per cell, the cumulative driver tokens on the budget-hour axis: `[hour, tokens]` points (at most ~500). */
+  tokenCurves: Record<string, [number, number][]>;
 }
 
 /** The baseline row's provenance. */
@@ -99,6 +103,7 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
   const lost: LostCheckpoint[] = [];
   const fits: BuildResult["fits"] = {};
   const runs: BuildResult["runs"] = {};
+  const tokenCurves: BuildResult["tokenCurves"] = {};
   for (const cell of registry.cells) {
     if (cell.excluded) {
       excluded.push({ cell: cell.cell, reason: cell.excluded });
@@ -124,6 +129,7 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     const reading = await readTrajectory(cell.trajectory_format, [trajectoryDir], { displayRoot: sourcesDir });
     diag.warnings.push(...reading.warnings);
     const ledger = new TokenLedger(reading.calls);
+    tokenCurves[cell.cell] = tokenCurve(reading.calls, new BudgetClock(supervisor.runStartMs, supervisor.pauses), supervisor.runStartMs);
     const resolved: CellResolution = resolveCell(
       {
         registry, cell, supervisor, observations,
@@ -157,7 +163,7 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     },
     ...provenance,
   ];
-  return { registry, rows: allRows, provenance: allProvenance, warnings: diag.warnings, excluded, lost, fits, runs };
+  return { registry, rows: allRows, provenance: allProvenance, warnings: diag.warnings, excluded, lost, fits, runs, tokenCurves };
 }
 
 /** Sort order within a cell (MANIFEST.md: Rows and order): hour as written (nulls last), family, step. */
@@ -200,4 +206,22 @@ async function pvcEntries(
   if (hasTsv) return { stream: readListingTsv(tsv, `${cell}/pvc/listing.tsv`, diag), extractor: "pvc-listing.tsv" };
   if (hasLs) return { stream: readLsLR(ls, `${cell}/pvc/ls-lR.txt`, diag), extractor: "pvc-ls-lR" };
   throw new InputError("PVC_LISTING_MISSING", `cell "${cell}" has neither pvc/listing.tsv nor pvc/ls-lR.txt`, `${cell}/pvc`);
+}
+
+/**
+ * The cumulative driver-token curve of a run on the budget-hour axis
+ * (TRAJECTORIES.md: tokens(t)), for the report: one point per counted call
+ * from `run_start` on, thinned to at most ~500 points (always keeping the
+ * last), hours rounded to 2 decimals.
+ */
+export function tokenCurve(calls: TokenCall[], clock: BudgetClock, runStartMs: number): [number, number][] {
+  const placed = calls.filter((c) => c.timeMs !== null && c.timeMs >= runStartMs).sort((a, b) => a.timeMs! - b.timeMs!);
+  const points: [number, number][] = [[0, 0]];
+  let total = 0;
+  const every = Math.max(1, Math.ceil(placed.length / 500));
+  placed.forEach((c, i) => {
+    total += c.uncachedInput + c.cacheRead + c.cacheWrite + c.output;
+    if (i % every === every - 1 || i === placed.length - 1) points.push([round2(clock.hourAt(c.timeMs!)), total]);
+  });
+  return points;
 }

@@ -5,6 +5,7 @@ import { ExitCodeError, EXIT } from "../cli.js";
 import { manifestCsv, manifestJson, modelIdsTxt, provenanceJsonl } from "../writers/manifest.js";
 import { buildReportJson, countRows, hashInputs } from "../writers/report.js";
 import { writeFilesAtomically } from "../util/atomic.js";
+import { reportHtml } from "../writers/report-html.js";
 import { DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
 
 /** Options of the `build` command. */
@@ -19,7 +20,7 @@ export interface BuildCommandOptions {
 /**
  * Builds and writes the manifest (MANIFEST.md: Files written to the output
  * folder): `manifest.json`, `manifest.csv`, `model-ids.txt`,
- * `provenance.jsonl`, `build-report.json`, all atomically.
+ * `provenance.jsonl`, `build-report.json`, and `report.html`, all atomically.
  *
  * @returns the build result and the summary text printed.
  * @throws InputError (fatal input: nothing written), ExitCodeError with
@@ -43,6 +44,7 @@ export async function runBuild(opts: BuildCommandOptions): Promise<{ result: Bui
     ["model-ids.txt", modelIdsTxt(result.rows)],
     ["provenance.jsonl", provenanceJsonl(result.provenance)],
     ["build-report.json", buildReportJson(result, args, await hashInputs(sourcesDir))],
+    ["report.html", await reportHtml(result)],
   ]);
   await writeFilesAtomically(resolve(opts.out), files);
   return { result, summary: summarise(result, opts.out) };
@@ -51,7 +53,7 @@ export async function runBuild(opts: BuildCommandOptions): Promise<{ result: Bui
 /** The short summary printed on success: rows per cell, per hour_source, warnings. */
 export function summarise(result: BuildResult, out: string): string {
   const c = countRows(result.rows);
-  const lines = [`wrote ${out}/manifest.json, manifest.csv, model-ids.txt, provenance.jsonl, build-report.json`];
+  const lines = [`wrote ${out}/manifest.json, manifest.csv, model-ids.txt, provenance.jsonl, build-report.json, report.html`];
   lines.push(`${c.rows} rows: ${c.checkpoints} checkpoints + 1 baseline`);
   lines.push("", "| cell | driver | effort | checkpoints | eos_ok |", "|---|---|---|---|---|");
   for (const cell of result.registry.cells) {
