@@ -4,6 +4,7 @@ import { registerBuild } from "./build.js";
 import { registerExplain } from "./explain.js";
 import { registerValidate } from "./validate.js";
 import { registerDiff } from "./diff.js";
+import { registerCost } from "./cost.js";
 
 /** Registers every subcommand on the root program. */
 export function register(program: Command): void {
@@ -11,5 +12,6 @@ export function register(program: Command): void {
   registerExplain(program);
   registerValidate(program);
   registerDiff(program);
+  registerCost(program);
   registerTokens(program);
 }

@@ -1,0 +1,261 @@
+import { readFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import type { Command } from "commander";
+import { parse } from "csv-parse/sync";
+import { stringify } from "csv-stringify/sync";
+import type { TopLevelSpec } from "vega-lite";
+import { InputError } from "../diagnostics.js";
+import { RowSchema, type Row } from "../schema.js";
+import { parsePublishedName } from "../extractors/hub-files.js";
+import { cmpStr } from "../resolve/resolve-cell.js";
+import { writeFilesAtomically } from "../util/atomic.js";
+import { escapeHtml, renderSvg } from "../writers/report-html.js";
+
+/** One eval result: a model's score on a suite. */
+export interface Score {
+  model_id: string;
+  suite: string;
+  score: number;
+  /** Where it was read, `file:line`. */
+  at: string;
+}
+
+/** One checkpoint's cost figure on one suite (index-card.md: Cost per point of gain). */
+export interface CostRow {
+  model_id: string;
+  /** The id the scores file used, when it differs (a stale or hNA Hub id). */
+  scored_as: string | null;
+  cell: string;
+  role: string;
+  hour: number | null;
+  suite: string;
+  score: number;
+  baseline_score: number;
+  gain: number;
+  driver_tokens_at_hour: number | null;
+  /** `driver_tokens_at_hour / gain`; null when the gain is not positive or the tokens are unknown. */
+  cost_per_point: number | null;
+  eos_ok: boolean | null;
+  /** Why `cost_per_point` is null, or why the row is only listed. */
+  note: string | null;
+}
+
+/** The whole `cost` result, as `--json` prints it. */
+export interface CostReport {
+  suites: { suite: string; baseline_score: number }[];
+  rows: CostRow[];
+  /** Rows left out of the figures because their packaging is broken (eos_ok false or null). */
+  excluded: (CostRow & { reason: string })[];
+  /** Scores whose model id matches no row. */
+  unmatched: { model_id: string; suite: string; at: string }[];
+}
+
+/**
+ * Reads a scores file: CSV with a header (`model_id,suite,score`) or JSONL
+ * (`{"model_id","suite","score"}` a line).
+ *
+ * @throws InputError `COST_BAD_SCORES` naming the file and line (a missing
+ *   column, a score that is not a finite number, a line that is not JSON),
+ *   `COST_DUPLICATE_SCORE` (one model scored twice on one suite).
+ */
+export async function readScores(path: string): Promise<Score[]> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch {
+    throw new InputError("COST_BAD_SCORES", `cannot read the scores file ${path}`, path);
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const records: { rec: Record<string, unknown>; line: number }[] = [];
+  if (path.endsWith(".jsonl") || path.endsWith(".ndjson") || text.trimStart().startsWith("{")) {
+    text.split(/\r?\n/).forEach((l, i) => {
+      if (l.trim() === "") return;
+      try {
+        records.push({ rec: JSON.parse(l) as Record<string, unknown>, line: i + 1 });
+      } catch {
+        throw new InputError("COST_BAD_SCORES", `line ${i + 1} is not JSON`, path, i + 1);
+      }
+    });
+  } else {
+    const rows = parse(text, { columns: true, skip_empty_lines: true, info: true }) as { record: Record<string, string>; info: { lines: number } }[];
+    for (const r of rows) records.push({ rec: r.record, line: r.info.lines });
+  }
+  const seen = new Map<string, number>();
+  return records.map(({ rec, line }) => {
+    const score = typeof rec.score === "number" ? rec.score : typeof rec.score === "string" && rec.score.trim() !== "" ? Number(rec.score) : NaN;
+    if (typeof rec.model_id !== "string" || rec.model_id === "" || typeof rec.suite !== "string" || rec.suite === "" || !Number.isFinite(score)) {
+      throw new InputError("COST_BAD_SCORES", `expected model_id, suite and a numeric score: ${JSON.stringify(rec)}`, path, line);
+    }
+    const key = `${rec.model_id}\u0000${rec.suite}`;
+    if (seen.has(key)) throw new InputError("COST_DUPLICATE_SCORE", `${rec.model_id} is scored twice on suite ${rec.suite} (lines ${seen.get(key)} and ${line})`, path, line);
+    seen.set(key, line);
+    return { model_id: rec.model_id, suite: rec.suite, score, at: `${path}:${line}` };
+  });
+}
+
+/**
+ * Joins scores to the manifest and computes the cost per point of gain
+ * (index-card.md: Cost per point of gain):
+ * `cost_per_point = driver_tokens_at_hour / (score − baseline_score)`,
+ * baseline from the manifest's baseline row on the same suite. Stale or
+ * `hNA` Hub ids are mapped to their row by cell, family and step (the rename
+ * plan a rebuild implies). Rows with `eos_ok` false or null are left out of
+ * the figures and listed with the reason, unless `includeEosBroken` (then
+ * kept, with a note). A gain of zero or less gives no cost.
+ *
+ * @throws InputError `COST_NO_BASELINE` naming a suite without a baseline score.
+ */
+export function computeCost(manifest: Row[], scores: Score[], opts: { suite?: string; includeEosBroken?: boolean } = {}): CostReport {
+  const baseline = manifest.find((r) => r.cell === "BASELINE");
+  const cells = [...new Set(manifest.filter((r) => r.cell !== "BASELINE").map((r) => r.cell))];
+  const byId = new Map(manifest.map((r) => [r.model_id, r]));
+  const byKey = new Map(manifest.filter((r) => r.family !== null).map((r) => [`${r.cell}/${r.family}/${r.step}`, r]));
+  const org = manifest.find((r) => r.cell !== "BASELINE")?.model_id.split("/")[0];
+  const lookup = (id: string): Row | undefined => {
+    const direct = byId.get(id);
+    if (direct) return direct;
+    const [owner, name] = id.split("/");
+    if (owner !== org || !name) return undefined;
+    const p = parsePublishedName(name, cells);
+    return p ? byKey.get(`${p.cell}/${p.family}/${p.step}`) : undefined;
+  };
+  const wanted = scores.filter((s) => opts.suite === undefined || s.suite === opts.suite);
+  const suites = [...new Set(wanted.map((s) => s.suite))].sort(cmpStr);
+  const baselineScore = new Map<string, number>();
+  for (const s of wanted) if (baseline && lookup(s.model_id) === baseline) baselineScore.set(s.suite, s.score);
+  for (const suite of suites) {
+    if (!baselineScore.has(suite)) {
+      throw new InputError("COST_NO_BASELINE", `suite "${suite}" has no score for the baseline ${baseline?.model_id ?? "(no baseline row)"}: a gain needs its zero point`, null);
+    }
+  }
+  const report: CostReport = { suites: suites.map((suite) => ({ suite, baseline_score: baselineScore.get(suite)! })), rows: [], excluded: [], unmatched: [] };
+  for (const s of wanted) {
+    const row = lookup(s.model_id);
+    if (!row) {
+      report.unmatched.push({ model_id: s.model_id, suite: s.suite, at: s.at });
+      continue;
+    }
+    if (row === baseline) continue;
+    const base = baselineScore.get(s.suite)!;
+    const gain = s.score - base;
+    const tokens = row.driver_tokens_at_hour;
+    let note: string | null = null;
+    let cost: number | null = null;
+    if (gain <= 0) note = "no gain over the baseline: no cost";
+    else if (tokens === null) note = "hour unrecoverable: no token count";
+    else cost = tokens / gain;
+    const item: CostRow = {
+      model_id: row.model_id, scored_as: s.model_id === row.model_id ? null : s.model_id, cell: row.cell, role: row.role, hour: row.hour,
+      suite: s.suite, score: s.score, baseline_score: base, gain, driver_tokens_at_hour: tokens, cost_per_point: cost, eos_ok: row.eos_ok, note,
+    };
+    if (row.eos_ok !== true) {
+      const reason = row.eos_ok === false ? "eos_ok false: stops without <|im_end|>, so its score is a floor (packaging, not capability)" : "eos_ok null: no published repo yet, packaging unknown";
+      if (opts.includeEosBroken) report.rows.push({ ...item, note: [reason, note].filter(Boolean).join("; ") });
+      else report.excluded.push({ ...item, reason });
+      continue;
+    }
+    report.rows.push(item);
+  }
+  const order = (a: CostRow, b: CostRow) => cmpStr(a.suite, b.suite) || cmpStr(a.cell, b.cell) || (a.hour ?? Infinity) - (b.hour ?? Infinity) || cmpStr(a.model_id, b.model_id);
+  report.rows.sort(order);
+  report.excluded.sort(order);
+  report.unmatched.sort((a, b) => cmpStr(a.suite, b.suite) || cmpStr(a.model_id, b.model_id));
+  return report;
+}
+
+const COLUMNS = ["model_id", "scored_as", "cell", "role", "hour", "suite", "score", "baseline_score", "gain", "driver_tokens_at_hour", "cost_per_point", "eos_ok", "note"] as const;
+
+/** The figures as CSV (null as an empty field). */
+export function costCsv(report: CostReport): string {
+  return stringify(report.rows.map((r) => COLUMNS.map((k) => (r[k] === null ? "" : String(r[k])))), { header: true, columns: [...COLUMNS], record_delimiter: "\n" });
+}
+
+/** The figures as text. */
+export function renderCost(report: CostReport): string {
+  const out: string[] = [];
+  for (const { suite, baseline_score } of report.suites) {
+    out.push(`suite ${suite} (baseline ${baseline_score})`);
+    for (const r of report.rows.filter((x) => x.suite === suite)) {
+      const cost = r.cost_per_point === null ? `no cost (${r.note})` : `${Math.round(r.cost_per_point).toLocaleString("en-US")} tokens/point`;
+      out.push(`  ${r.model_id}  h ${r.hour ?? "NA"}  ${r.role}  score ${r.score}  gain ${+r.gain.toFixed(6)}  ${cost}${r.scored_as ? `  (scored as ${r.scored_as})` : ""}`);
+    }
+  }
+  if (report.excluded.length) {
+    out.push(`left out (${report.excluded.length}; --include-eos-broken keeps them):`);
+    for (const r of report.excluded) out.push(`  ${r.model_id} on ${r.suite}: ${r.reason}`);
+  }
+  if (report.unmatched.length) {
+    out.push(`scores whose model id has no row (${report.unmatched.length}):`);
+    for (const u of report.unmatched) out.push(`  ${u.model_id} on ${u.suite} (${u.at})`);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+/**
+ * `cost.html`: per suite, score against hour and against driver tokens, one
+ * line per cell (the two curves of the sweep's figures), with the baseline
+ * as a rule; Vega-Lite rendered to SVG, self-contained.
+ */
+export async function costHtml(report: CostReport): Promise<string> {
+  const parts: string[] = [];
+  for (const { suite, baseline_score } of report.suites) {
+    const values = report.rows.filter((r) => r.suite === suite && r.hour !== null);
+    const chart = (x: "hour" | "driver_tokens_at_hour", title: string): TopLevelSpec => ({
+      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+      width: 420,
+      height: 260,
+      title,
+      layer: [
+        {
+          data: { values },
+          mark: { type: "line", point: true },
+          encoding: {
+            x: { field: x, type: "quantitative", title: x === "hour" ? "budget hour" : "driver tokens", axis: x === "hour" ? {} : { format: "~s" } },
+            y: { field: "score", type: "quantitative", scale: { zero: false } },
+            color: { field: "cell", type: "nominal" },
+            tooltip: [{ field: "model_id" }, { field: "score" }, { field: "cost_per_point" }],
+          },
+        },
+        { data: { values: [{ baseline_score }] }, mark: { type: "rule", strokeDash: [4, 4], color: "#888" }, encoding: { y: { field: "baseline_score", type: "quantitative" } } },
+      ],
+    });
+    parts.push(`<section data-suite="${escapeHtml(suite)}"><h2>${escapeHtml(suite)} <small>baseline ${baseline_score}</small></h2>
+${await renderSvg(chart("hour", "score against hour"))}
+${await renderSvg(chart("driver_tokens_at_hour", "score against driver tokens"))}
+</section>`);
+  }
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>AgentPTB: cost per point of gain</title>
+<style>body{font-family:sans-serif;margin:24px auto;max-width:980px}small{color:#666;font-weight:normal}section svg{margin-right:12px}</style></head>
+<body><h1>Cost per point of gain</h1>
+<p>cost_per_point = driver_tokens_at_hour / (score − baseline_score), eos_ok rows only${report.excluded.length ? ` (${report.excluded.length} scores left out for broken packaging)` : ""}. The dashed line is the baseline.</p>
+${parts.join("\n")}
+</body></html>
+`;
+}
+
+/** Registers `ptb-manifest cost`. */
+export function registerCost(program: Command): void {
+  program
+    .command("cost")
+    .description("Join eval scores to the manifest: gain over the baseline and driver tokens per point of gain (eos_ok rows only), plus cost.html.")
+    .requiredOption("--scores <file>", "eval results: CSV (model_id,suite,score) or JSONL; stale and hNA Hub ids are mapped to their rows")
+    .option("--manifest <file>", "the manifest to join", "out/manifest.json")
+    .option("--suite <name>", "only this suite")
+    .option("--json", "print the report as one JSON object", false)
+    .option("--csv", "print the figures as CSV", false)
+    .option("--include-eos-broken", "keep rows with eos_ok false or null in the figures, marked in their note", false)
+    .option("--html <file>", "where to write cost.html (default: beside the manifest)")
+    .action(async (o: { scores: string; manifest: string; suite?: string; json: boolean; csv: boolean; includeEosBroken: boolean; html?: string }) => {
+      let rows: Row[];
+      try {
+        rows = (JSON.parse(await readFile(o.manifest, "utf8")) as unknown[]).map((r) => RowSchema.parse(r));
+      } catch (err) {
+        throw new InputError("COST_BAD_MANIFEST", `cannot read a manifest from ${o.manifest} (run ptb-manifest build first): ${(err as Error).message.split("\n")[0]}`, o.manifest);
+      }
+      const report = computeCost(rows, await readScores(o.scores), { suite: o.suite, includeEosBroken: o.includeEosBroken });
+      const html = resolve(o.html ?? join(dirname(o.manifest), "cost.html"));
+      await writeFilesAtomically(dirname(html), new Map([[html.slice(dirname(html).length + 1), await costHtml(report)]]));
+      process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : o.csv ? costCsv(report) : renderCost(report));
+    });
+}

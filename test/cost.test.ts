@@ -1,0 +1,89 @@
+import { describe, expect, it, beforeAll, afterAll } from "vitest";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { makeMiniSweep } from "./helpers/mini-sweep.js";
+import { removeTree, lines } from "./helpers/tree.js";
+import { runCli } from "./helpers/cli.js";
+
+describe("cost per point of gain", () => {
+  let dir: string;
+  let out: string;
+  beforeAll(async () => {
+    dir = await makeMiniSweep();
+    out = `${dir}-out`;
+    expect((await runCli("build", "--sources", dir, "--out", out, "--quiet")).code).toBe(0);
+    await writeFile(
+      join(out, "scores.csv"),
+      lines(
+        "model_id,suite,score",
+        "Qwen/Qwen3.5-9B-Base,mmlu,40",
+        "agentic-ptb/alpha.h005.sft2.100,mmlu,42.5",
+        "agentic-ptb/alpha.h010.sft2.300,mmlu,51",
+        "agentic-ptb/alpha.h012.sft2.200,mmlu,45",
+        "agentic-ptb/alpha.hNA.sft3.20,mmlu,44",
+        "agentic-ptb/alpha.h022.sft3.10,mmlu,39",
+        "agentic-ptb/nobody.h001.x.1,mmlu,50",
+        "Qwen/Qwen3.5-9B-Base,gsm,20",
+        "agentic-ptb/alpha.h005.sft2.100,gsm,19",
+      ),
+    );
+  });
+  afterAll(async () => {
+    await removeTree(dir);
+    await removeTree(out);
+  });
+
+  it("computes every figure exactly, maps a stale Hub id, leaves eos-broken rows out with the reason", async () => {
+    const r = await runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), "--json");
+    expect(r.code).toBe(0);
+    const x = JSON.parse(r.stdout);
+    expect(x.suites).toEqual([{ suite: "gsm", baseline_score: 20 }, { suite: "mmlu", baseline_score: 40 }]);
+    expect(x.rows.map((c: any) => [c.suite, c.model_id, c.scored_as, c.gain, c.driver_tokens_at_hour, c.cost_per_point, c.note])).toEqual([
+      ["gsm", "agentic-ptb/alpha.h005.sft2.100", null, -1, 1100, null, "no gain over the baseline: no cost"],
+      ["mmlu", "agentic-ptb/alpha.h005.sft2.100", null, 2.5, 1100, 440, null],
+      ["mmlu", "agentic-ptb/alpha.h017.sft2.300", "agentic-ptb/alpha.h010.sft2.300", 11, 3300, 300, null],
+      ["mmlu", "agentic-ptb/alpha.hNA.sft3.20", null, 4, null, null, "hour unrecoverable: no token count"],
+    ]);
+    expect(x.excluded.map((c: any) => [c.model_id, c.eos_ok, c.reason.split(":")[0]])).toEqual([
+      ["agentic-ptb/alpha.h012.sft2.200", false, "eos_ok false"],
+      ["agentic-ptb/alpha.h022.sft3.10", null, "eos_ok null"],
+    ]);
+    expect(x.unmatched).toEqual([{ model_id: "agentic-ptb/nobody.h001.x.1", suite: "mmlu", at: `${join(out, "scores.csv")}:8` }]);
+    const html = await readFile(join(out, "cost.html"), "utf8");
+    expect(html.match(/<section data-suite=/g)).toHaveLength(2);
+    expect(html.match(/<svg /g)).toHaveLength(4);
+  });
+
+  it("--include-eos-broken keeps them, marked; --suite restricts; --csv prints the figures", async () => {
+    const r = await runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), "--json", "--include-eos-broken", "--suite", "mmlu");
+    const x = JSON.parse(r.stdout);
+    expect(x.excluded).toEqual([]);
+    expect(x.rows.map((c: any) => [c.model_id, c.cost_per_point])).toEqual([
+      ["agentic-ptb/alpha.h005.sft2.100", 440],
+      ["agentic-ptb/alpha.h012.sft2.200", 660],
+      ["agentic-ptb/alpha.h017.sft2.300", 300],
+      ["agentic-ptb/alpha.h022.sft3.10", null],
+      ["agentic-ptb/alpha.hNA.sft3.20", null],
+    ]);
+    expect(x.rows[1].note).toMatch(/^eos_ok false/);
+    const csv = await runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), "--csv", "--suite", "mmlu");
+    expect(csv.stdout.split("\n").slice(0, 2)).toEqual([
+      "model_id,scored_as,cell,role,hour,suite,score,baseline_score,gain,driver_tokens_at_hour,cost_per_point,eos_ok,note",
+      "agentic-ptb/alpha.h005.sft2.100,,alpha,fallback,5,mmlu,42.5,40,2.5,1100,440,true,",
+    ]);
+  });
+
+  it("errors: a suite without a baseline score, a bad score, a duplicate, a missing manifest (JSONL input)", async () => {
+    await writeFile(join(out, "nobase.jsonl"), lines('{"model_id":"agentic-ptb/alpha.h005.sft2.100","suite":"arc","score":3}'));
+    const a = await runCli("cost", "--scores", join(out, "nobase.jsonl"), "--manifest", join(out, "manifest.json"));
+    expect([a.code, a.stderr]).toEqual([1, expect.stringContaining('error COST_NO_BASELINE: suite "arc" has no score for the baseline Qwen/Qwen3.5-9B-Base')]);
+    await writeFile(join(out, "bad.csv"), lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,n/a"));
+    const b = await runCli("cost", "--scores", join(out, "bad.csv"), "--manifest", join(out, "manifest.json"));
+    expect([b.code, b.stderr]).toEqual([1, expect.stringContaining(`error COST_BAD_SCORES at ${join(out, "bad.csv")}:2`)]);
+    await writeFile(join(out, "dup.jsonl"), lines('{"model_id":"Qwen/Qwen3.5-9B-Base","suite":"m","score":1}', '{"model_id":"Qwen/Qwen3.5-9B-Base","suite":"m","score":2}'));
+    const c = await runCli("cost", "--scores", join(out, "dup.jsonl"), "--manifest", join(out, "manifest.json"));
+    expect([c.code, c.stderr]).toEqual([1, expect.stringContaining("error COST_DUPLICATE_SCORE")]);
+    const d = await runCli("cost", "--scores", join(out, "dup.jsonl"), "--manifest", join(out, "nope.json"));
+    expect([d.code, d.stderr]).toEqual([1, expect.stringContaining("error COST_BAD_MANIFEST")]);
+  });
+});
