@@ -76,7 +76,7 @@ describe("build on a hand-checked mini sweep", () => {
     ]);
   });
 
-  it("writes the six files; JSON and CSV agree; a second build is byte-identical", async () => {
+  it("writes the nine files; JSON and CSV agree; a second build is byte-identical", async () => {
     const out1 = join(dir, "..", `${dir.split("/").pop()}-out1`);
     const out2 = join(dir, "..", `${dir.split("/").pop()}-out2`);
     roots.push(out1, out2);
@@ -85,7 +85,7 @@ describe("build on a hand-checked mini sweep", () => {
     expect(r1.stdout).toContain("| `alpha` | Codex / gpt-x | high | 11 | 3/11 |");
     expect(r1.stdout).toContain("| `extrapolated` | 1 |");
     expect(r1.stdout).toContain("warnings: 5");
-    expect((await readdir(out1)).sort()).toEqual(["build-report.json", "manifest.csv", "manifest.json", "model-ids.txt", "provenance.jsonl", "report.html"]);
+    expect((await readdir(out1)).sort()).toEqual(["README.md", "build-report.json", "datapackage.json", "manifest.csv", "manifest.json", "manifest.schema.json", "model-ids.txt", "provenance.jsonl", "report.html"]);
     const json = JSON.parse(await readFile(join(out1, "manifest.json"), "utf8"));
     expect(json).toEqual(EXPECTED_ROWS);
     expect(Object.keys(json[1])).toEqual([
@@ -127,7 +127,7 @@ describe("build on a hand-checked mini sweep", () => {
 
     const r2 = await cli("build", "--sources", dir, "--out", out2, "--quiet");
     expect(r2.code).toBe(0);
-    for (const f of ["manifest.json", "manifest.csv", "model-ids.txt", "provenance.jsonl", "report.html"]) {
+    for (const f of ["manifest.json", "manifest.csv", "model-ids.txt", "provenance.jsonl", "report.html", "README.md", "datapackage.json", "manifest.schema.json"]) {
       expect(await readFile(join(out2, f), "utf8")).toBe(await readFile(join(out1, f), "utf8"));
     }
     const rep2 = JSON.parse(await readFile(join(out2, "build-report.json"), "utf8"));

@@ -6,6 +6,8 @@ import { manifestCsv, manifestJson, modelIdsTxt, provenanceJsonl } from "../writ
 import { buildReportJson, countRows, hashInputs } from "../writers/report.js";
 import { writeFilesAtomically } from "../util/atomic.js";
 import { reportHtml } from "../writers/report-html.js";
+import { indexCard } from "../writers/card.js";
+import { dataPackage, manifestJsonSchema } from "../writers/datapackage.js";
 import { DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
 
 /** Options of the `build` command. */
@@ -20,7 +22,9 @@ export interface BuildCommandOptions {
 /**
  * Builds and writes the manifest (MANIFEST.md: Files written to the output
  * folder): `manifest.json`, `manifest.csv`, `model-ids.txt`,
- * `provenance.jsonl`, `build-report.json`, and `report.html`, all atomically.
+ * `provenance.jsonl`, `build-report.json`, `report.html`, and the index
+ * dataset's `README.md`, `datapackage.json` and `manifest.schema.json`, all
+ * atomically.
  *
  * @returns the build result and the summary text printed.
  * @throws InputError (fatal input: nothing written), ExitCodeError with
@@ -46,6 +50,10 @@ export async function runBuild(opts: BuildCommandOptions): Promise<{ result: Bui
     ["build-report.json", buildReportJson(result, args, await hashInputs(sourcesDir))],
     ["report.html", await reportHtml(result)],
   ]);
+  const csv = files.get("manifest.csv")!;
+  files.set("README.md", indexCard(result));
+  files.set("datapackage.json", dataPackage(csv, { name: `${result.registry.org}-index`, title: "AgentPTB checkpoint index" }));
+  files.set("manifest.schema.json", manifestJsonSchema());
   await writeFilesAtomically(resolve(opts.out), files);
   return { result, summary: summarise(result, opts.out) };
 }
@@ -53,7 +61,7 @@ export async function runBuild(opts: BuildCommandOptions): Promise<{ result: Bui
 /** The short summary printed on success: rows per cell, per hour_source, warnings. */
 export function summarise(result: BuildResult, out: string): string {
   const c = countRows(result.rows);
-  const lines = [`wrote ${out}/manifest.json, manifest.csv, model-ids.txt, provenance.jsonl, build-report.json, report.html`];
+  const lines = [`wrote ${out}/: manifest.json, manifest.csv, model-ids.txt, provenance.jsonl, build-report.json, report.html, README.md, datapackage.json, manifest.schema.json`];
   lines.push(`${c.rows} rows: ${c.checkpoints} checkpoints + 1 baseline`);
   lines.push("", "| cell | driver | effort | checkpoints | eos_ok |", "|---|---|---|---|---|");
   for (const cell of result.registry.cells) {
