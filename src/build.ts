@@ -6,7 +6,8 @@ import { Diagnostics, InputError, type Warning } from "./diagnostics.js";
 import { loadCells } from "./sources/cells.js";
 import type { Observation } from "./observations.js";
 import { observePvcEntry, readListingTsv, readLsLR, type PvcEntry } from "./extractors/pvc-listing.js";
-import { readJanitorLog } from "./extractors/janitor-log.js";
+import { readPvcTree } from "./extractors/pvc-live.js";
+import { janitorParts, readJanitorLog } from "./extractors/janitor-log.js";
 import { readSupervisor } from "./extractors/supervisor.js";
 import { readAnchors } from "./extractors/anchors.js";
 import { parsePublishedName, parseSpareName, readHubSnapshot, type HubRepo } from "./extractors/hub-files.js";
@@ -15,6 +16,8 @@ import { resolveCell, cmpStr, type CellResolution, type LostCheckpoint, type Row
 import type { CadenceFit } from "./resolve/cadence.js";
 import { BudgetClock, round2 } from "./resolve/clock.js";
 import type { TokenCall } from "./extractors/trajectory/types.js";
+import type { FileCache } from "./cache/file-cache.js";
+import { cachedObservations } from "./cache/build-cache.js";
 
 /** Options of {@link buildManifest}. */
 export interface BuildOptions {
@@ -24,6 +27,23 @@ export interface BuildOptions {
   toleranceH?: number;
   /** Progress messages (to stderr in the CLI); silent by default. */
   log?: (message: string) => void;
+  /**
+   * Per-file results of the trajectory, listing and janitor extractors are
+   * read from and written to this cache (issue 7: warm rebuilds); none by default.
+   */
+  cache?: FileCache;
+  /** Bytes of the large inputs read so far (trajectories, listings, janitor logs), for a progress bar. */
+  onBytes?: (bytes: number) => void;
+  /**
+   * Live PVC trees (issue 4): cell → a local directory holding that cell's
+   * `pvc_root`, read with `readPvcTree` instead of `<cell>/pvc/listing.tsv`.
+   */
+  pvcDirs?: Record<string, string>;
+  /**
+   * Reads the Hub repos instead of the `hub/` folder (issue 4: `readLiveHub`);
+   * must give what `readHubSnapshot` gives for the same repos.
+   */
+  readHub?: (registry: CellsFile, diag: Diagnostics) => Promise<HubRepo[]>;
 }
 
 /** A whole build, in memory, before any file is written. */
@@ -58,7 +78,9 @@ export interface BaselineEvidence {
  *
  * @throws InputError for a fatal input error (see `loadCells`,
  *   `readSupervisor`, `resolveCell`), e.g. `PVC_LISTING_MISSING`,
- *   `BASELINE_MISSING`, `TRAJECTORY_MISSING`.
+ *   `BASELINE_MISSING`, `TRAJECTORY_MISSING`; with live sources also
+ *   `PVC_UNKNOWN_CELL` (a `pvcDirs` key that is no cell, or an excluded
+ *   one), `PVC_DIR_MISSING` (`readPvcTree`) and the `HUB_*` errors of `readHub`.
  */
 export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
   const { sourcesDir } = opts;
@@ -66,8 +88,14 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
   const diag = new Diagnostics();
   const registry = await loadCells(sourcesDir);
   const cellNames = registry.cells.map((c) => c.cell);
-  log(`reading hub/ (${sourcesDir})`);
-  const hub = await readHubSnapshot(sourcesDir, diag);
+  for (const [cell, dir] of Object.entries(opts.pvcDirs ?? {})) {
+    const c = registry.cells.find((x) => x.cell === cell);
+    if (!c || c.excluded) {
+      throw new InputError("PVC_UNKNOWN_CELL", `--pvc ${cell}=${dir}: ${c ? "the cell is excluded, its PVC is never read" : "no such cell in cells.json"}`, "cells.json");
+    }
+  }
+  log(opts.readHub ? "reading the Hub" : `reading hub/ (${sourcesDir})`);
+  const hub = opts.readHub ? await opts.readHub(registry, diag) : await readHubSnapshot(sourcesDir, diag);
   const published = new Map<string, { repo: HubRepo; family: string; step: number; hourPart: string }[]>();
   const spares = new Map<string, { repo: HubRepo; family: string; step: number }[]>();
   let baselineRepo: HubRepo | undefined;
@@ -114,19 +142,41 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     const supervisor = await readSupervisor(sourcesDir, cell, diag);
     const observations: Observation[] = [];
     let seq = 0;
-    const entries = await pvcEntries(sourcesDir, cell.cell, diag);
-    for await (const entry of entries.stream) {
-      const o = observePvcEntry(cell, entry, seq++, diag, entries.extractor);
-      if (o) observations.push(o);
+    const pvcDir = opts.pvcDirs?.[cell.cell];
+    if (pvcDir !== undefined) log(`${cell.cell}: walking the PVC tree ${pvcDir}`);
+    const entries =
+      pvcDir !== undefined
+        ? { stream: readPvcTree(pvcDir, { pvcRoot: cell.pvc_root, diag }), extractor: "pvc-live" }
+        : await pvcEntries(sourcesDir, cell.cell, diag);
+    if ("path" in entries && entries.path !== undefined) {
+      const { path, open, extractor } = entries;
+      const compute = async (d: Diagnostics): Promise<Observation[]> => {
+        const out: Observation[] = [];
+        for await (const entry of open(d)) {
+          const o = observePvcEntry(cell, entry, seq++, d, extractor);
+          if (o) out.push(o);
+        }
+        return out;
+      };
+      observations.push(...(await cachedObservations(opts.cache, "pvc", [path], JSON.stringify([cell, extractor]), diag, compute, opts.onBytes)));
+    } else {
+      for await (const entry of entries.stream) {
+        const o = observePvcEntry(cell, entry, seq++, diag, entries.extractor);
+        if (o) observations.push(o);
+      }
     }
-    observations.push(...(await readJanitorLog(sourcesDir, cell, diag)));
+    const janitorDir = join(sourcesDir, cell.cell, "janitor");
+    const janitorPaths = (await janitorParts(janitorDir)).map((name) => join(janitorDir, name));
+    observations.push(
+      ...(await cachedObservations(opts.cache, "janitor", janitorPaths, JSON.stringify(cell), diag, (d) => readJanitorLog(sourcesDir, cell, d), opts.onBytes)),
+    );
     observations.push(...(await readAnchors(sourcesDir, cell, diag)));
     const trajectoryDir = join(sourcesDir, cell.cell, "trajectory");
     if (!(await isDir(trajectoryDir))) {
       throw new InputError("TRAJECTORY_MISSING", `cell "${cell.cell}" has no trajectory/ folder: driver tokens cannot be counted`, `${cell.cell}/trajectory`);
     }
     log(`${cell.cell}: counting driver tokens (${cell.trajectory_format})`);
-    const reading = await readTrajectory(cell.trajectory_format, [trajectoryDir], { displayRoot: sourcesDir });
+    const reading = await readTrajectory(cell.trajectory_format, [trajectoryDir], { displayRoot: sourcesDir, cache: opts.cache, onBytes: opts.onBytes });
     diag.warnings.push(...reading.warnings);
     const ledger = new TokenLedger(reading.calls);
     tokenCurves[cell.cell] = tokenCurve(reading.calls, new BudgetClock(supervisor.runStartMs, supervisor.pauses), supervisor.runStartMs);
@@ -197,14 +247,21 @@ async function pvcEntries(
   sourcesDir: string,
   cell: string,
   diag: Diagnostics,
-): Promise<{ stream: AsyncGenerator<PvcEntry>; extractor: string }> {
+): Promise<{ stream: AsyncGenerator<PvcEntry>; extractor: string; path?: string; open: (d: Diagnostics) => AsyncGenerator<PvcEntry> }> {
   const tsv = join(sourcesDir, cell, "pvc", "listing.tsv");
   const ls = join(sourcesDir, cell, "pvc", "ls-lR.txt");
   const hasTsv = await isFile(tsv);
   const hasLs = await isFile(ls);
   if (hasTsv && hasLs) diag.warn("PVC_TWO_LISTINGS", "both listing.tsv and ls-lR.txt are present; listing.tsv is used", `${cell}/pvc`, null);
-  if (hasTsv) return { stream: readListingTsv(tsv, `${cell}/pvc/listing.tsv`, diag), extractor: "pvc-listing.tsv" };
-  if (hasLs) return { stream: readLsLR(ls, `${cell}/pvc/ls-lR.txt`, diag), extractor: "pvc-ls-lR" };
+  // `open` gives the stream with another Diagnostics (the build cache runs it with its own).
+  if (hasTsv) {
+    const open = (d: Diagnostics): AsyncGenerator<PvcEntry> => readListingTsv(tsv, `${cell}/pvc/listing.tsv`, d);
+    return { stream: open(diag), extractor: "pvc-listing.tsv", path: tsv, open };
+  }
+  if (hasLs) {
+    const open = (d: Diagnostics): AsyncGenerator<PvcEntry> => readLsLR(ls, `${cell}/pvc/ls-lR.txt`, d);
+    return { stream: open(diag), extractor: "pvc-ls-lR", path: ls, open };
+  }
   throw new InputError("PVC_LISTING_MISSING", `cell "${cell}" has neither pvc/listing.tsv nor pvc/ls-lR.txt`, `${cell}/pvc`);
 }
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { TRAJECTORY_FORMATS } from "./extractors/trajectory/types.js";
+import { hubNameProblem } from "./resolve/ids.js";
 
 /**
  * The zod schemas: the one definition of a cell registry and of a manifest
@@ -10,7 +11,11 @@ import { TRAJECTORY_FORMATS } from "./extractors/trajectory/types.js";
 /** One cell of `cells.json` (SOURCES.md: cells.json). */
 export const CellSchema = z
   .object({
-    cell: z.string().min(1),
+    // The cell names a folder of the sources and starts every model id: a Hub name part, so never `..` or `/`.
+    cell: z.string().superRefine((name, ctx) => {
+      const problem = hubNameProblem(name) ?? (/^[A-Za-z0-9]/.test(name) ? null : "does not start with a letter or digit");
+      if (problem) ctx.addIssue({ code: "custom", message: `cell name ${JSON.stringify(name)} ${problem}: it names a sources folder and starts every model id, so it must be a Hub repo name part` });
+    }),
     driver: z.string().min(1),
     effort: z.string().min(1),
     trajectory_format: z.enum(TRAJECTORY_FORMATS),

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from "commander";
+import { parseHours } from "./validate.js";
 import { resolve } from "node:path";
 import { buildManifest, type BuildResult } from "../build.js";
 import { ExitCodeError, EXIT } from "../cli.js";
@@ -9,6 +10,16 @@ import { reportHtml } from "../writers/report-html.js";
 import { indexCard } from "../writers/card.js";
 import { dataPackage, manifestJsonSchema } from "../writers/datapackage.js";
 import { DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
+import { hubOptionsFrom, readLiveHub } from "../hub/live-hub.js";
+import { redactUrl, type RetryPolicy } from "../hub/fetch.js";
+import type { HubRepo } from "../extractors/hub-files.js";
+import type { CellsFile } from "../schema.js";
+import type { Diagnostics } from "../diagnostics.js";
+import { parseCount } from "./snapshot.js";
+import { defaultCacheDir, FileCache } from "../cache/file-cache.js";
+import { cachedSha256 } from "../cache/build-cache.js";
+import { byteProgress } from "../util/progress.js";
+import { inputBytes } from "../util/input-bytes.js";
 
 /** Options of the `build` command. */
 export interface BuildCommandOptions {
@@ -17,6 +28,22 @@ export interface BuildCommandOptions {
   strict?: boolean;
   toleranceH?: number;
   quiet?: boolean;
+  /** Live PVC trees, cell → local directory (`--pvc CELL=DIR`; issue 4). */
+  pvc?: Record<string, string>;
+  /** Read the Hub itself instead of `hub/` (`--hub`; issue 4). */
+  hub?: boolean;
+  /** `--hub-url` (else `HF_ENDPOINT`, else the public Hub). */
+  hubUrl?: string;
+  /** `--cache-dir` (else `$XDG_CACHE_HOME/ptb-manifest`): the Hub cache and the build cache (issue 7). */
+  cacheDir?: string;
+  /** `--no-cache`: neither read nor write the build cache (per-file extractor results and input hashes). */
+  noCache?: boolean;
+  /** `--concurrency`: Hub repos fetched at once (default 8). */
+  concurrency?: number;
+  /** Retry policy of the Hub client (tests shorten the waits; the CLI uses the defaults). */
+  hubRetry?: Partial<RetryPolicy>;
+  /** Environment for `HF_TOKEN`, `HF_ENDPOINT`, `XDG_CACHE_HOME` (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -32,8 +59,30 @@ export interface BuildCommandOptions {
  */
 export async function runBuild(opts: BuildCommandOptions): Promise<{ result: BuildResult; summary: string }> {
   const sourcesDir = resolve(opts.sources);
-  const log = opts.quiet ? undefined : (m: string) => process.stderr.write(`${m}\n`);
-  const result = await buildManifest({ sourcesDir, toleranceH: opts.toleranceH, log });
+  const progress = byteProgress({ quiet: opts.quiet });
+  try {
+    return await buildAndWrite(opts, sourcesDir, progress);
+  } finally {
+    progress.stop();
+  }
+}
+
+async function buildAndWrite(
+  opts: BuildCommandOptions,
+  sourcesDir: string,
+  progress: ReturnType<typeof byteProgress>,
+): Promise<{ result: BuildResult; summary: string }> {
+  const log = opts.quiet ? undefined : (m: string) => progress.log(m);
+  const cache = opts.noCache ? undefined : new FileCache(opts.cacheDir !== undefined ? resolve(opts.cacheDir) : defaultCacheDir(opts.env));
+  const onBytes = progress.active ? (n: number) => progress.add(n) : undefined;
+  if (progress.active) progress.stage("reading", (await inputBytes(sourcesDir)).extracted);
+  const hubOpts = opts.hub ? hubOptionsFrom({ hubUrl: opts.hubUrl, cacheDir: opts.cacheDir, concurrency: opts.concurrency }, opts.env) : null;
+  let liveRepos: HubRepo[] = [];
+  const readHub = hubOpts
+    ? async (registry: CellsFile, diag: Diagnostics): Promise<HubRepo[]> =>
+        (liveRepos = await readLiveHub(registry, { ...hubOpts, retry: opts.hubRetry, log }, diag))
+    : undefined;
+  const result = await buildManifest({ sourcesDir, toleranceH: opts.toleranceH, log, pvcDirs: opts.pvc, readHub, cache, onBytes });
   if (opts.strict && result.warnings.length > 0) {
     const lines = result.warnings.slice(0, 20).map((w) => `  ${w.code} ${w.file ?? ""}${w.line ? `:${w.line}` : ""} ${w.message}`);
     throw new ExitCodeError(
@@ -41,13 +90,17 @@ export async function runBuild(opts: BuildCommandOptions): Promise<{ result: Bui
       `--strict: ${result.warnings.length} warning(s); nothing written\n${lines.join("\n")}${result.warnings.length > 20 ? "\n  ..." : ""}`,
     );
   }
-  const args = { sources: opts.sources, out: opts.out, strict: Boolean(opts.strict), tolerance_h: opts.toleranceH ?? DEFAULT_TOLERANCE_H };
+  const args = {
+    sources: opts.sources, out: opts.out, strict: Boolean(opts.strict), tolerance_h: opts.toleranceH ?? DEFAULT_TOLERANCE_H,
+    ...(opts.pvc && Object.keys(opts.pvc).length > 0 ? { pvc: opts.pvc } : {}),
+    ...(hubOpts ? { hub: redactUrl(hubOpts.hubUrl) } : {}),
+  };
   const files = new Map<string, string>([
     ["manifest.json", manifestJson(result.rows)],
     ["manifest.csv", manifestCsv(result.rows)],
     ["model-ids.txt", modelIdsTxt(result.rows)],
     ["provenance.jsonl", provenanceJsonl(result.provenance)],
-    ["build-report.json", buildReportJson(result, args, await hashInputs(sourcesDir))],
+    ["build-report.json", buildReportJson(result, args, liveInputs(await hashAll(sourcesDir, cache, progress), opts.pvc, hubOpts ? liveRepos : null))],
     ["report.html", await reportHtml(result)],
   ]);
   const csv = files.get("manifest.csv")!;
@@ -56,6 +109,12 @@ export async function runBuild(opts: BuildCommandOptions): Promise<{ result: Bui
   files.set("manifest.schema.json", manifestJsonSchema());
   await writeFilesAtomically(resolve(opts.out), files);
   return { result, summary: summarise(result, opts.out) };
+}
+
+/** `hashInputs` through the build cache, with a "hashing" stage on the progress bar. */
+async function hashAll(sourcesDir: string, cache: FileCache | undefined, progress: ReturnType<typeof byteProgress>): Promise<Record<string, string>> {
+  if (progress.active) progress.stage("hashing", (await inputBytes(sourcesDir)).all);
+  return hashInputs(sourcesDir, cachedSha256(cache, progress.active ? (n) => progress.add(n) : undefined));
 }
 
 /** The short summary printed on success: rows per cell, per hour_source, warnings. */
@@ -84,17 +143,46 @@ export function registerBuild(program: Command): void {
     .option("--sources <dir>", "the sources folder to read", "sources")
     .option("--out <dir>", "the folder to write the manifest files into", "out")
     .option("--strict", "treat every warning as a failure: exit 2 and write nothing (the release gate)", false)
-    .option("--tolerance-h <hours>", "largest leave-one-out error and anchor residual for an extrapolated hour", parsePositive, DEFAULT_TOLERANCE_H)
-    .option("-q, --quiet", "no progress messages on stderr", false)
+    .option("--tolerance-h <hours>", "largest leave-one-out error and anchor residual for an extrapolated hour", parseHours, DEFAULT_TOLERANCE_H)
+    .option("-q, --quiet", "no progress messages nor progress bar on stderr", false)
+    .option("--pvc <cell=dir>", "read CELL's checkpoint tree from the mounted directory DIR instead of its pvc/ listing (repeatable)", collectPvc)
+    .option("--hub", "read the published repos, spare repos and baseline from the Hub instead of hub/ (HF_TOKEN, HF_ENDPOINT)", false)
+    .option("--hub-url <url>", "with --hub: the Hub's URL (default: HF_ENDPOINT, else https://huggingface.co)")
+    .option("--cache-dir <dir>", "cache of per-file extractor results and input hashes (warm rebuilds), and with --hub of the Hub's small files (default: $XDG_CACHE_HOME/ptb-manifest)")
+    .option("--no-cache", "neither read nor write the build cache (every input is read again)")
+    .option("--concurrency <n>", "with --hub: repos fetched at once (default 8)", parseCount)
     .addHelpText("after", "\nExit codes: 0 written; 1 fatal input error (nothing written); 2 --strict with warnings (nothing written); 64 usage error.")
-    .action(async (o: { sources: string; out: string; strict: boolean; toleranceH: number; quiet: boolean }) => {
-      const { summary } = await runBuild({ sources: o.sources, out: o.out, strict: o.strict, toleranceH: o.toleranceH, quiet: o.quiet });
+    .action(async (o: { sources: string; out: string; strict: boolean; toleranceH: number; quiet: boolean; pvc?: Record<string, string>; hub: boolean; hubUrl?: string; cacheDir?: string; cache: boolean; concurrency?: number }, command: Command) => {
+      if (!o.hub && (o.hubUrl !== undefined || o.concurrency !== undefined)) {
+        command.error("error: --hub-url and --concurrency need --hub", { exitCode: EXIT.usage, code: "ptb.hubOptionWithoutHub" });
+      }
+      const { summary } = await runBuild({
+        sources: o.sources, out: o.out, strict: o.strict, toleranceH: o.toleranceH, quiet: o.quiet,
+        pvc: o.pvc, hub: o.hub, hubUrl: o.hubUrl, cacheDir: o.cacheDir, concurrency: o.concurrency, noCache: !o.cache,
+      });
       process.stdout.write(`${summary}\n`);
     });
 }
 
-function parsePositive(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`expected a positive number of hours, got "${value}"`);
-  return n;
+/**
+ * The report's `inputs` of a build with live sources: the snapshot files a
+ * live source replaces are not inputs (`hub/` with `--hub`, `<cell>/pvc/`
+ * with `--pvc`); each Hub repo read is listed as `hub/<owner>/<name>/` →
+ * `commit <sha>` instead. Keys stay sorted.
+ */
+function liveInputs(inputs: Record<string, string>, pvc: Record<string, string> | undefined, hubRepos: HubRepo[] | null): Record<string, string> {
+  if (!hubRepos && !(pvc && Object.keys(pvc).length > 0)) return inputs;
+  const skip = [...(hubRepos ? ["hub/"] : []), ...Object.keys(pvc ?? {}).map((c) => `${c}/pvc/`)];
+  const out: [string, string][] = Object.entries(inputs).filter(([k]) => !skip.some((p) => k.startsWith(p)));
+  for (const r of hubRepos ?? []) out.push([`${r.dir}/`, `commit ${r.sha ?? "unknown"}`]);
+  return Object.fromEntries(out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** Collects repeated `--pvc CELL=DIR` options. */
+function collectPvc(value: string, previous: Record<string, string> | undefined): Record<string, string> {
+  const i = value.indexOf("=");
+  if (i <= 0 || i === value.length - 1) throw new InvalidArgumentError(`expected CELL=DIR, got "${value}"`);
+  const cell = value.slice(0, i);
+  if (previous && cell in previous) throw new InvalidArgumentError(`--pvc ${cell}= given twice`);
+  return { ...previous, [cell]: value.slice(i + 1) };
 }

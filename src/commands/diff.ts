@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { parse } from "csv-parse/sync";
+import { unescapeCsvText } from "../writers/manifest.js";
 import { InputError } from "../diagnostics.js";
 import { ROW_KEYS } from "../schema.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
@@ -84,7 +85,10 @@ export async function loadSide(path: string): Promise<Side> {
     if (!Array.isArray(rows)) throw new InputError("DIFF_INPUT", "a manifest.json is a JSON array of rows", path);
     for (const r of rows as Record<string, unknown>[]) add(side, keyOfRecord(r), r);
   } else if (path.endsWith(".csv")) {
-    for (const r of parse(text, { columns: true }) as Record<string, string>[]) add(side, keyOfRecord(r), r);
+    for (const r of parse(text, { columns: true }) as Record<string, string>[]) {
+      const rec = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, unescapeCsvText(v)])); // undo the formula escape
+      add(side, keyOfRecord(rec), rec);
+    }
   } else {
     for (const id of text.split("\n").map((l) => l.trim()).filter(Boolean)) add(side, keyOfId(id, null), { model_id: id });
   }

@@ -5,6 +5,8 @@ import { registerExplain } from "./explain.js";
 import { registerValidate } from "./validate.js";
 import { registerDiff } from "./diff.js";
 import { registerCost } from "./cost.js";
+import { registerPublish } from "./publish.js";
+import { registerSnapshot } from "./snapshot.js";
 
 /** Registers every subcommand on the root program. */
 export function register(program: Command): void {
@@ -13,5 +15,7 @@ export function register(program: Command): void {
   registerValidate(program);
   registerDiff(program);
   registerCost(program);
+  registerPublish(program);
   registerTokens(program);
+  registerSnapshot(program);
 }

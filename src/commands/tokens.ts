@@ -4,9 +4,11 @@
  */
 import { Command, Option } from "commander";
 import { where, type Warning } from "../diagnostics.js";
+import { byteProgress } from "../util/progress.js";
 import {
   readTrajectory,
   TokenLedger,
+  trajectoryBytes,
   TRAJECTORY_FORMATS,
   type TokenTotals,
   type TrajectoryFormat,
@@ -75,7 +77,7 @@ function human(report: TokensReport, format: TrajectoryFormat, atIso: string | n
 }
 
 /**
- * Registers `tokens --format FMT PATH... [--at ISO_TIME] [--json]` on `program`.
+ * Registers `tokens --format FMT PATH... [--at ISO_TIME] [--json] [--quiet]` on `program`.
  *
  * Prints the four parts (uncached input, cache read, cache write, output), their
  * total, the number of calls and the time of the last counted call, for every
@@ -108,13 +110,14 @@ export function registerTokens(program: Command): void {
       "cumulative totals of the calls completed at or before this moment: ISO 8601 with Z or an offset, e.g. 2026-02-23T11:43:08.301Z",
     )
     .option("--json", "print exactly one JSON object: uncached_input, cache_read, cache_write, output, total, calls, last_call_time, warnings")
+    .option("-q, --quiet", "no progress bar on stderr (there is none when stdout or stderr is not a terminal)")
     .addHelpText(
       "after",
       `\nFormats: ${TRAJECTORY_FORMATS.join(", ")}.\n` +
         "Times are UTC. Calls that cannot be placed in time count in the totals but not with --at.\n\n" +
         "Example:\n  ptb-manifest tokens --format codex trajectory/ --at 2026-02-23T11:43:08.301Z --json\n",
     )
-    .action(async (paths: string[], opts: { format: TrajectoryFormat; at?: string; json?: boolean }, command: Command) => {
+    .action(async (paths: string[], opts: { format: TrajectoryFormat; at?: string; json?: boolean; quiet?: boolean }, command: Command) => {
       let atMs: number | null = null;
       if (opts.at !== undefined) {
         atMs = parseAtTime(opts.at);
@@ -126,7 +129,14 @@ export function registerTokens(program: Command): void {
           );
         }
       }
-      const reading = await readTrajectory(opts.format, paths);
+      const progress = byteProgress({ quiet: opts.quiet });
+      let reading;
+      try {
+        if (progress.active) progress.stage("reading", await trajectoryBytes(opts.format, paths));
+        reading = await readTrajectory(opts.format, paths, { onBytes: progress.active ? (n) => progress.add(n) : undefined });
+      } finally {
+        progress.stop();
+      }
       const ledger = new TokenLedger(reading.calls);
       const totals = atMs === null ? ledger.totals() : ledger.at(atMs);
       const report = tokensReport(totals, reading.warnings);

@@ -150,7 +150,7 @@ export function parsePublishedName(name: string, cellNames: string[]): Published
   for (const cell of sorted) {
     if (!name.startsWith(`${cell}.h`)) continue;
     const m = /^h(\d{3,}|NA)\.(.+)\.(\d+)$/.exec(name.slice(cell.length + 1));
-    if (m) return { cell, hourPart: m[1]!, family: m[2]!, step: Number(m[3]) };
+    if (m && Number.isSafeInteger(Number(m[3]))) return { cell, hourPart: m[1]!, family: m[2]!, step: Number(m[3]) };
   }
   return null;
 }
@@ -161,7 +161,7 @@ export function parseSpareName(name: string, cellNames: string[]): { cell: strin
   for (const cell of sorted) {
     if (!name.startsWith(`${cell}.`)) continue;
     const m = /^(.+)\.step_(\d+)$/.exec(name.slice(cell.length + 1));
-    if (m) return { cell, family: m[1]!, step: Number(m[2]) };
+    if (m && Number.isSafeInteger(Number(m[2]))) return { cell, family: m[1]!, step: Number(m[2]) };
   }
   return null;
 }

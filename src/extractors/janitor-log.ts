@@ -7,6 +7,7 @@ import { familyIdOf } from "../sources/cells.js";
 import { readLines } from "../util/lines.js";
 import { localToUtcCandidates, pickMonotonic } from "../resolve/local-time.js";
 import { clip } from "./pvc-listing.js";
+import { isTimeMs, parseStep } from "../util/values.js";
 
 const LOG = "ckpt-janitor.log";
 const V2_RE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}))\s+(.*)$/;
@@ -31,7 +32,7 @@ export async function janitorParts(dir: string): Promise<string[]> {
     const m = /^ckpt-janitor\.log\.(\d+)(\.gz)?$/.exec(name);
     if (m) rotated.push({ n: Number(m[1]), name });
   }
-  rotated.sort((a, b) => b.n - a.n || a.name.localeCompare(b.name));
+  rotated.sort((a, b) => b.n - a.n || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const parts = rotated.map((r) => r.name);
   if (names.includes(LOG)) parts.push(LOG);
   return parts;
@@ -43,6 +44,8 @@ interface JanitorState {
   freeForm: number;
   inTraceback: boolean;
   seq: number;
+  /** Whether any non-blank line was read (JANITOR_MISSING when none). */
+  anyLine: boolean;
 }
 
 /**
@@ -66,7 +69,9 @@ interface JanitorState {
  * neither format), `JANITOR_BAD_FIELD`,
  * `JANITOR_NONEXISTENT_LOCAL_TIME` (a time in the skipped hour of a DST
  * start), `JANITOR_OUTSIDE_ROOT`, `JANITOR_UNREADABLE` (a corrupt `.gz`
- * part: the lines read before the fault are kept).
+ * part: the lines read before the fault are kept), `JANITOR_MISSING` (no
+ * `ckpt-janitor.log` nor any rotated part, or only empty ones: the janitor
+ * writes a line at least every 10 minutes, so that is lost evidence).
  */
 export async function readJanitorLog(
   sourcesDir: string,
@@ -77,7 +82,7 @@ export async function readJanitorLog(
   const dir = join(sourcesDir, cell.cell, "janitor");
   const parts = await janitorParts(dir);
   const out: Observation[] = [];
-  const state: JanitorState = { lastUtcMs: null, freeForm: 0, inTraceback: false, seq: 0 };
+  const state: JanitorState = { lastUtcMs: null, freeForm: 0, inTraceback: false, seq: 0, anyLine: false };
   let carry: { text: string; origin: Origin } | null = null;
   for (const name of parts) {
     const file = `${relDir}/${name}`;
@@ -101,6 +106,10 @@ export async function readJanitorLog(
     }
   }
   if (carry) handleLine(carry.text, carry.origin, cell, state, diag, out);
+  if (!state.anyLine) {
+    const what = parts.length === 0 ? `no ${LOG} (nor a rotated part)` : `an empty janitor log (${parts.join(", ")})`;
+    diag.warn("JANITOR_MISSING", `cell "${cell.cell}" has ${what}: no janitor evidence`, `${relDir}/${parts.length === 0 ? LOG : parts[parts.length - 1]}`, null);
+  }
   return out;
 }
 
@@ -114,6 +123,7 @@ function handleLine(
 ): void {
   const trimmed = text.trim();
   if (trimmed === "") return;
+  state.anyLine = true;
   const v2 = V2_RE.exec(trimmed);
   if (v2) {
     state.inTraceback = false;
@@ -169,7 +179,7 @@ function handleV2(
   diag: Diagnostics,
   out: Observation[],
 ): void {
-  const kv: Record<string, string> = {};
+  const kv: Record<string, string> = Object.create(null); // keys come from the line
   for (const m of body.matchAll(KV_RE)) {
     let v = m[2]!;
     if (v.startsWith('"')) v = JSON.parse(v) as string;
@@ -178,15 +188,19 @@ function handleV2(
   const action = kv.action;
   if (action === "error") state.inTraceback = true;
   if (!action || !kv.family || kv.step === undefined) return; // startup or summary lines
-  if (!/^\d+$/.test(kv.step)) {
-    diag.warn("JANITOR_BAD_FIELD", `step=${kv.step} is not a number`, origin.file, origin.line);
+  const step = parseStep(kv.step);
+  if (step === null) {
+    diag.warn("JANITOR_BAD_FIELD", `step=${kv.step} is not a step number`, origin.file, origin.line);
     return;
   }
-  const step = Number(kv.step);
   const familyDir = kv.family;
+  if (familyDir.startsWith("/") || familyDir.split("/").some((p) => p === "" || p === "." || p === "..")) {
+    diag.warn("JANITOR_BAD_FIELD", `family=${JSON.stringify(familyDir)} is not a directory name under pvc_root`, origin.file, origin.line);
+    return;
+  }
   const family = familyIdOf(cell, familyDir.split("/").pop()!);
   if (action === "archive") {
-    if (kv.src_mtime === undefined || !/^\d+(\.\d+)?$/.test(kv.src_mtime)) {
+    if (kv.src_mtime === undefined || !/^\d+(\.\d+)?$/.test(kv.src_mtime) || !isTimeMs(Number(kv.src_mtime) * 1000)) {
       diag.warn("JANITOR_BAD_FIELD", `archive line without a usable src_mtime (${kv.src_mtime ?? "missing"})`, origin.file, origin.line);
       return;
     }
@@ -219,7 +233,12 @@ function handleV1(
   const m = /^(\w+)\s+(\/.*?\/weights\/step_\d+)\/?(?:\s+->\s+(\S+))?(?:\s+.*)?$/.exec(body);
   const verb = m?.[1] ?? body.split(/\s+/)[0] ?? "";
   if (/^(error|ERROR)/.test(verb)) state.inTraceback = true;
-  if (!m) return; // startup or free-form message with a time
+  if (!m) {
+    // A checkpoint path whose step is not a number would otherwise vanish without a word.
+    const bad = [...body.matchAll(/\/weights\/step_([^\s/:,;]*)/g)].find((x) => parseStep(x[1]!) === null);
+    if (bad) diag.warn("JANITOR_BAD_FIELD", `step_${bad[1]} is not a step number: ${clip(body)}`, origin.file, origin.line);
+    return; // startup or free-form message with a time
+  }
   const path = m[2]!;
   const root = cell.pvc_root.replace(/\/+$/, "");
   if (!path.startsWith(root + "/")) {
@@ -228,12 +247,16 @@ function handleV1(
   }
   const rel = path.slice(root.length + 1);
   const sm = STEP_PATH_RE.exec(rel);
-  if (!sm || sm[1]!.split("/").includes("..")) {
+  if (!sm || sm[1]!.split("/").some((p) => p === "" || p === "." || p === "..")) {
     diag.warn("JANITOR_BAD_FIELD", `path ${path} is not <family>/weights/step_<N>`, origin.file, origin.line);
     return;
   }
   const familyDir = sm[1]!;
-  const step = Number(sm[2]);
+  const step = parseStep(sm[2]!);
+  if (step === null) {
+    diag.warn("JANITOR_BAD_FIELD", `step_${sm[2]} in ${path} is not a step number`, origin.file, origin.line);
+    return;
+  }
   const family = familyIdOf(cell, familyDir.split("/").pop()!);
   const archived = verb === "archived" || verb === "archive";
   out.push({

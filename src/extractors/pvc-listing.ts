@@ -4,6 +4,7 @@ import type { Diagnostics } from "../diagnostics.js";
 import type { Observation, Origin } from "../observations.js";
 import { familyIdOf } from "../sources/cells.js";
 import { readLines } from "../util/lines.js";
+import { isTimeMs, parseStep } from "../util/values.js";
 
 /** One entry of a PVC listing, whatever its format. */
 export interface PvcEntry {
@@ -17,7 +18,7 @@ export interface PvcEntry {
   origin: Origin;
 }
 
-const WEIGHTS_RE = /^(.+)\/weights\/step_(\d+)(?:\/([^/]+))?$/;
+const WEIGHTS_RE = /^(.+)\/weights\/step_([^/]*)(?:\/([^/]+))?$/;
 
 /**
  * Turns PVC entries into observations (SOURCES.md: pvc/). Only
@@ -28,7 +29,9 @@ const WEIGHTS_RE = /^(.+)\/weights\/step_(\d+)(?:\/([^/]+))?$/;
  * included), mapped through `family_aliases`. Everything under `checkpoints/`,
  * `rollouts/` and `logs/` is ignored.
  *
- * Warnings: `PVC_OUTSIDE_ROOT` (a path not under `pvc_root`, or with `..`).
+ * Warnings: `PVC_OUTSIDE_ROOT` (a path not under `pvc_root`, or with `..`),
+ * `PVC_BAD_STEP` (a `weights/step_<N>/STABLE` whose `<N>` is not a step
+ * number: the checkpoint cannot be keyed, so it is skipped).
  */
 export function observePvcEntry(
   cell: Cell,
@@ -57,8 +60,12 @@ export function observePvcEntry(
   const familyDir = m[1]!;
   const dirParts = familyDir.split("/");
   if (dirParts.some((p) => p === "checkpoints" || p === "rollouts" || p === "logs" || p === "weights")) return null;
-  const step = Number(m[2]);
+  const step = parseStep(m[2]!);
   const child = m[3];
+  if (step === null) {
+    if (child === "STABLE") diag.warn("PVC_BAD_STEP", `step_${m[2]} in ${JSON.stringify(path)} is not a step number; skipped`, entry.origin.file, entry.origin.line);
+    return null;
+  }
   let kind: Observation["kind"];
   if (child === undefined) {
     if (entry.type !== "d") return null;
@@ -95,11 +102,14 @@ const TSV_EPOCH_RE = /^\d+(?:\.\d+)?$/;
  *
  * Warnings: `PVC_BAD_LINE` (too few fields, a bad epoch, type or size) and
  * `PVC_CUT_LINE` (a last line with no line end: the capture was
- * interrupted, so even a well-formed prefix is not trusted).
+ * interrupted, so even a well-formed prefix is not trusted),
+ * `PVC_LISTING_EMPTY` (no line at all).
  */
 export async function* readListingTsv(absPath: string, file: string, diag: Diagnostics): AsyncGenerator<PvcEntry> {
+  let seen = false;
   for await (const line of readLines(absPath)) {
     if (line.text === "") continue;
+    seen = true;
     const origin: Origin = { file, line: line.lineNo, offset: line.offset, raw: line.text };
     if (line.unterminated) {
       diag.warn("PVC_CUT_LINE", `last line has no line end (capture interrupted); skipped: ${clip(line.text)}`, file, line.lineNo);
@@ -112,12 +122,13 @@ export async function* readListingTsv(absPath: string, file: string, diag: Diagn
     }
     const [epoch, type, size] = parts as [string, string, string];
     const path = parts.slice(3).join("\t");
-    if (!TSV_EPOCH_RE.test(epoch) || !/^[fdlpscbD]$/.test(type) || !/^\d+$/.test(size) || !path.startsWith("/")) {
+    if (!TSV_EPOCH_RE.test(epoch) || !/^[fdlpscbD]$/.test(type) || !/^\d+$/.test(size) || !path.startsWith("/") || !isTimeMs(epochToMs(epoch))) {
       diag.warn("PVC_BAD_LINE", `unreadable fields: ${clip(line.text)}`, file, line.lineNo);
       continue;
     }
     yield { mtimeMs: epochToMs(epoch), type, sizeBytes: Number(size), path, origin };
   }
+  if (!seen) diag.warn("PVC_LISTING_EMPTY", "the listing has no entries: no checkpoint on the PVC can be seen", file, null);
 }
 
 /** Epoch seconds with a fraction (`1790003123.4567891230`) to epoch ms, keeping sub-ms digits. */
@@ -135,12 +146,14 @@ const LS_ENTRY_RE =
  * line; links show as `name -> target`. Types are mapped to `find`'s letters.
  *
  * Warnings: `PVC_BAD_LINE` (an entry line that does not parse, or an entry
- * before any `<dir>:` header) and `PVC_CUT_LINE`.
+ * before any `<dir>:` header), `PVC_CUT_LINE` and `PVC_LISTING_EMPTY`.
  */
 export async function* readLsLR(absPath: string, file: string, diag: Diagnostics): AsyncGenerator<PvcEntry> {
   let dir: string | null = null;
+  let seen = false;
   for await (const line of readLines(absPath)) {
     const text = line.text;
+    if (text !== "") seen = true;
     if (text === "" || /^total \d+$/.test(text)) continue;
     const origin: Origin = { file, line: line.lineNo, offset: line.offset, raw: text };
     if (line.unterminated) {
@@ -165,6 +178,7 @@ export async function* readLsLR(absPath: string, file: string, diag: Diagnostics
     const mtimeMs = wallMs - offMin * 60_000 + Number(`0.${frac || "0"}`) * 1000;
     yield { mtimeMs, type, sizeBytes: Number(size), path: `${dir}/${name}`, origin };
   }
+  if (!seen) diag.warn("PVC_LISTING_EMPTY", "the listing has no entries: no checkpoint on the PVC can be seen", file, null);
 }
 
 /** Shortens a raw line for a message. */

@@ -5,6 +5,8 @@ import type { Observation, Origin } from "../observations.js";
 import { familyIdOf } from "../sources/cells.js";
 import { readLines } from "../util/lines.js";
 import { clip } from "./pvc-listing.js";
+import { parseStep } from "../util/values.js";
+import { BudgetClock } from "../resolve/clock.js";
 
 /** A pause of the budget clock, UTC epoch ms; `endMs` null when never resumed. */
 export interface Pause {
@@ -36,14 +38,23 @@ const STEP_PATH_RE = /^(.+)\/weights\/step_(\d+)\/?$/;
  * Warnings: `SUPERVISOR_BAD_LINE` (not JSON, or no valid `ts`),
  * `SUPERVISOR_DUPLICATE_RUN_START` (the first one is used),
  * `SUPERVISOR_UNPAIRED_PAUSE`, `SUPERVISOR_BAD_CHECKPOINT` (a role event whose
- * path is not `<pvc_root>/<family>/weights/step_<N>`).
+ * path is not `<pvc_root>/<family>/weights/step_<N>`),
+ * `SUPERVISOR_OUT_OF_ORDER` (an event earlier than one above it: the harness
+ * writes in time order, so "the last submit" and pause pairs are in doubt),
+ * `SUPERVISOR_DUPLICATE_RUN_END` (the first one is used),
+ * `SUPERVISOR_BAD_RUN_END` (a `run_end` before `run_start`: ignored, the run
+ * ends at 100 budget hours), `SUPERVISOR_RUN_END_LATE` (a `run_end` more than
+ * {@link RUN_END_LATE_H} budget hours after `run_start`: kept, but a copy-back
+ * mtime before it would pass as a write time).
  */
 export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagnostics): Promise<SupervisorHistory> {
   const file = `${cell.cell}/supervisor/history.jsonl`;
   const abs = join(sourcesDir, cell.cell, "supervisor", "history.jsonl");
   let runStart: { ms: number; origin: Origin } | null = null;
-  let runEndMs: number | null = null;
+  let runEnd: { ms: number; line: number } | null = null;
+  let latest: { ms: number; line: number } | null = null;
   const pauses: Pause[] = [];
+  const pauseLines: number[] = [];
   const roleEvents: Observation[] = [];
   let eventCount = 0;
   let seq = 0;
@@ -66,6 +77,10 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
         continue;
       }
       eventCount += 1;
+      if (latest && ms < latest.ms) {
+        diag.warn("SUPERVISOR_OUT_OF_ORDER", `event at ${ev.ts as string} is earlier than the event on line ${latest.line} (${new Date(latest.ms).toISOString()}); the history is written in time order`, file, line.lineNo);
+      }
+      if (!latest || ms >= latest.ms) latest = { ms, line: line.lineNo };
       switch (ev.event) {
         case "run_start":
           if (runStart) {
@@ -75,7 +90,11 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
           }
           break;
         case "run_end":
-          runEndMs = ms;
+          if (runEnd) {
+            diag.warn("SUPERVISOR_DUPLICATE_RUN_END", `second run_end at ${ev.ts as string}; the first (line ${runEnd.line}) is used`, file, line.lineNo);
+          } else {
+            runEnd = { ms, line: line.lineNo };
+          }
           break;
         case "pause": {
           const open = pauses[pauses.length - 1];
@@ -83,6 +102,7 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
             diag.warn("SUPERVISOR_UNPAIRED_PAUSE", "pause while already paused; ignored", file, line.lineNo);
           } else {
             pauses.push({ startMs: ms, endMs: null });
+            pauseLines.push(line.lineNo);
           }
           break;
         }
@@ -100,7 +120,7 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
           const path = typeof ev.checkpoint === "string" ? ev.checkpoint : "";
           const root = cell.pvc_root.replace(/\/+$/, "");
           const m = path.startsWith(root + "/") ? STEP_PATH_RE.exec(path.slice(root.length + 1)) : null;
-          if (!m || m[1]!.split("/").includes("..")) {
+          if (!m || m[1]!.split("/").some((p) => p === "" || p === "." || p === "..") || parseStep(m[2]!) === null) {
             diag.warn("SUPERVISOR_BAD_CHECKPOINT", `${String(ev.event)} names ${JSON.stringify(ev.checkpoint)}, not <pvc_root>/<family>/weights/step_<N>`, file, line.lineNo);
             break;
           }
@@ -125,8 +145,25 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
   if (!runStart) {
     throw new InputError("SUPERVISOR_NO_RUN_START", `cell "${cell.cell}" has no run_start event: its hours cannot be computed`, file);
   }
-  for (const p of pauses) {
-    if (p.startMs < runStart.ms) diag.warn("SUPERVISOR_UNPAIRED_PAUSE", `pause at ${new Date(p.startMs).toISOString()} is before run_start`, file, null);
+  pauses.forEach((p, i) => {
+    if (p.startMs < runStart!.ms) diag.warn("SUPERVISOR_UNPAIRED_PAUSE", `pause at ${new Date(p.startMs).toISOString()} is before run_start`, file, pauseLines[i]!);
+  });
+  const last = pauses[pauses.length - 1];
+  if (last && last.endMs === null && (!runEnd || runEnd.ms < last.startMs)) {
+    diag.warn("SUPERVISOR_UNPAIRED_PAUSE", `pause at ${new Date(last.startMs).toISOString()} is never resumed and no run_end follows: the budget clock stops there, and so does the run`, file, pauseLines[pauses.length - 1]!);
+  }
+  let runEndMs: number | null = runEnd?.ms ?? null;
+  if (runEnd && runEnd.ms < runStart.ms) {
+    diag.warn("SUPERVISOR_BAD_RUN_END", `run_end at ${new Date(runEnd.ms).toISOString()} is before run_start (line ${runStart.origin.line}); ignored: the run ends at 100 budget hours`, file, runEnd.line);
+    runEndMs = null;
+  } else if (runEnd) {
+    const h = new BudgetClock(runStart.ms, pauses).hourAt(runEnd.ms);
+    if (h > RUN_END_LATE_H) {
+      diag.warn("SUPERVISOR_RUN_END_LATE", `run_end at ${new Date(runEnd.ms).toISOString()} is ${h.toFixed(2)} budget hours after run_start (a run lasts 100): copy-back mtimes before it would pass as write times`, file, runEnd.line);
+    }
   }
   return { runStartMs: runStart.ms, runStartOrigin: runStart.origin, runEndMs, pauses, roleEvents, eventCount };
 }
+
+/** A `run_end` later than this many budget hours after `run_start` is warned about (a run lasts 100 h; the harness ends it within minutes). */
+export const RUN_END_LATE_H = 101;

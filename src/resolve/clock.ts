@@ -9,12 +9,23 @@ const HOUR_MS = 3_600_000;
 export class BudgetClock {
   private readonly pauses: { startMs: number; endMs: number }[];
 
-  /** @param runStartMs UTC epoch ms of `run_start`; pauses in time order (an open pause lasts forever). */
+  /**
+   * @param runStartMs UTC epoch ms of `run_start`; pauses in any order (an
+   *   open pause lasts forever). Time before `run_start` is not paused time;
+   *   overlapping pauses are merged, so paused time is never counted twice.
+   */
   constructor(readonly runStartMs: number, pauses: Pause[]) {
-    this.pauses = pauses
+    const sorted = pauses
       .map((p) => ({ startMs: Math.max(p.startMs, runStartMs), endMs: p.endMs ?? Number.POSITIVE_INFINITY }))
       .filter((p) => p.endMs > p.startMs)
       .sort((a, b) => a.startMs - b.startMs);
+    const merged: { startMs: number; endMs: number }[] = [];
+    for (const p of sorted) {
+      const last = merged[merged.length - 1];
+      if (last && p.startMs <= last.endMs) last.endMs = Math.max(last.endMs, p.endMs);
+      else merged.push({ ...p });
+    }
+    this.pauses = merged;
   }
 
   /**
@@ -31,7 +42,17 @@ export class BudgetClock {
     return (tMs - this.runStartMs - paused) / HOUR_MS;
   }
 
-  /** The UTC epoch ms at which the budget clock reads `hour` (the first such moment). */
+  /** When a pause that never ended stopped the clock for good (UTC epoch ms), or null. */
+  stoppedAtMs(): number | null {
+    const last = this.pauses[this.pauses.length - 1];
+    return last && last.endMs === Number.POSITIVE_INFINITY ? last.startMs : null;
+  }
+
+  /**
+   * The UTC epoch ms at which the budget clock reads `hour` (the first such
+   * moment); +Infinity when it never does (stopped for good by a pause that
+   * never ended, see {@link stoppedAtMs}).
+   */
   timeAt(hour: number): number {
     let t = this.runStartMs + hour * HOUR_MS;
     for (const p of this.pauses) {

@@ -7,6 +7,7 @@ import type { TokenCall, TokenTotals } from "../extractors/trajectory/types.js";
 import { BudgetClock, round2 } from "./clock.js";
 import { fitCadence, predictHour, DEFAULT_TOLERANCE_H, type CadenceFit } from "./cadence.js";
 import { familyNameProblem, hourPart, hubNameProblem, modelId } from "./ids.js";
+import { isTimeMs } from "../util/values.js";
 
 /** Cumulative tokens at a moment: the build passes the cell's token ledger. */
 export interface TokensAt {
@@ -67,7 +68,7 @@ export interface CellResolution {
   fits: Record<string, CadenceFit | null>;
   runStart: string;
   runEnd: string;
-  runEndFrom: "run_end" | "100 budget hours";
+  runEndFrom: "run_end" | "100 budget hours" | "a pause never resumed";
 }
 
 /** Inputs of {@link resolveCell}. */
@@ -108,7 +109,8 @@ interface Candidate {
 }
 
 const key = (family: string, step: number): string => `${family}\u0000${step}`;
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+// A time no Date can hold (a trajectory's far-future epoch) shows as null rather than crash the build.
+const iso = (ms: number | null): string | null => (ms === null || !isTimeMs(ms) ? null : new Date(ms).toISOString());
 
 /**
  * Resolves every checkpoint of one cell into rows (MANIFEST.md: Fields;
@@ -126,14 +128,16 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
  * Warnings: `PVC_MTIME_AFTER_RUN_END` (copy-back), `PVC_MTIME_BEFORE_RUN_START`,
  *   `JANITOR_TIME_OUTSIDE_RUN`, `HOUR_CONFLICT` (mtime and janitor differ by
  *   more than the tolerance), `SUPERVISOR_UNKNOWN_CHECKPOINT`,
- *   `EXTRAPOLATION_CLAMPED`, `CHECKPOINT_LOST`.
+ *   `EXTRAPOLATION_CLAMPED`, `CHECKPOINT_LOST` (at the first evidence of it),
+ *   `PVC_DUPLICATE_ENTRY` (one STABLE listed twice with different mtimes).
  */
 export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolution {
   const { registry, cell, supervisor } = input;
   const toleranceH = input.toleranceH ?? DEFAULT_TOLERANCE_H;
   const clock = new BudgetClock(supervisor.runStartMs, supervisor.pauses);
-  const runEndMs = supervisor.runEndMs ?? clock.timeAt(100);
-  const runEndFrom = supervisor.runEndMs !== null ? "run_end" : "100 budget hours";
+  // Without run_end, the run ends at 100 budget hours, or where a pause that never ended stopped the clock.
+  const runEndMs = supervisor.runEndMs ?? Math.min(clock.timeAt(100), clock.stoppedAtMs() ?? Number.POSITIVE_INFINITY);
+  const runEndFrom = supervisor.runEndMs !== null ? "run_end" : runEndMs === clock.timeAt(100) ? "100 budget hours" : "a pause never resumed";
 
   // 1. Group every piece of evidence by checkpoint.
   const cands = new Map<string, Candidate>();
@@ -187,7 +191,8 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       );
       if (seen.length > 0) {
         lost.push({ cell: cell.cell, family: c.family, step: c.step, seen_in: seen.sort() });
-        diag.warn("CHECKPOINT_LOST", `${cell.cell} ${c.family} step ${c.step}: seen in ${seen.join(", ")} but its weights survive nowhere (no row)`, null, null);
+        const first = c.obs.find((o) => (seen as string[]).includes(o.kind));
+        diag.warn("CHECKPOINT_LOST", `${cell.cell} ${c.family} step ${c.step}: seen in ${seen.join(", ")} but its weights survive nowhere (no row)`, first?.origin.file ?? null, first?.origin.line ?? null);
       }
       for (const o of c.obs.filter((o) => o.kind === "supervisor_role")) {
         diag.warn("SUPERVISOR_UNKNOWN_CHECKPOINT", `${o.detail.role} names ${o.detail.path}, which has no row`, o.origin.file, o.origin.line);
@@ -209,6 +214,12 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   // 3. Exact hours: STABLE mtime within the run, else the first janitor archive.
   for (const c of rowsCands) {
     const stables = c.obs.filter((o) => o.kind === "pvc_stable").sort((a, b) => a.seq - b.seq);
+    // One directory holds one STABLE file: a second entry for it with another mtime is a listing fault.
+    for (const o of stables.slice(1)) {
+      if (o.utcMs !== stables[0]!.utcMs) {
+        diag.warn("PVC_DUPLICATE_ENTRY", `${c.family} step ${c.step}: STABLE listed again with mtime ${iso(o.utcMs)} (line ${stables[0]!.origin.line} says ${iso(stables[0]!.utcMs)}); the first one within the run is used`, o.origin.file, o.origin.line);
+      }
+    }
     let chosen: Observation | null = null;
     for (const o of stables) {
       const t = o.utcMs!;
@@ -275,7 +286,7 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   // 4. Families: cadence fits for untimed checkpoints, then bounds.
   const byFamily = new Map<string, Candidate[]>();
   for (const c of rowsCands) byFamily.set(c.family, [...(byFamily.get(c.family) ?? []), c]);
-  const fits: Record<string, CadenceFit | null> = {};
+  const fits: Record<string, CadenceFit | null> = Object.create(null); // keyed by family: "__proto__" is a valid one
   const fitByFamily = new Map<string, CadenceFit | null>();
   for (const [family, members] of [...byFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
     const exact = members.filter((m) => m.hourExact !== null);
@@ -307,7 +318,8 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
         m.source = "extrapolated";
         m.hourExact = h;
         m.hour = round2(h);
-        m.writeMs = clock.timeAt(h);
+        const t = clock.timeAt(h);
+        m.writeMs = Number.isFinite(t) ? t : runEndMs; // a clock stopped for good never reads a later hour
         m.errorH = round2(fit.errorH);
         m.rule = `extrapolated: cadence fit of family ${family} on ${fit.used.length} exact points, validated (${fit.reason})${clampNote}`;
       } else {

@@ -2,9 +2,15 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CellsFileSchema, type Cell, type CellsFile } from "../schema.js";
 import { InputError } from "../diagnostics.js";
+import { assertConfined } from "./confine.js";
 
-/** True when `zone` is an IANA time zone this Node.js knows. */
+/**
+ * True when `zone` is an IANA time zone name this Node.js knows. Offsets
+ * (`+08:00`), which newer Node.js versions also accept, are not zone names:
+ * they know no daylight saving time, so they are refused on every version.
+ */
 export function isValidTimeZone(zone: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(zone)) return false;
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: zone });
     return true;
@@ -15,14 +21,18 @@ export function isValidTimeZone(zone: string): boolean {
 
 /**
  * Reads and validates `<sources>/cells.json` (SOURCES.md: cells.json).
+ * First checks that nothing in the sources folder leads out of it
+ * ({@link assertConfined}): every later read starts from here.
  *
  * @returns the parsed registry, cells in file order.
  * @throws InputError `CELLS_MISSING` (no file), `CELLS_BAD_JSON`,
  *   `CELLS_UNKNOWN_KEY` (a key the layout does not name, e.g. a typo),
  *   `CELLS_INVALID` (a wrong type or a missing required key, naming the key path),
- *   `CELLS_DUPLICATE_CELL`, `CELLS_BAD_TIME_ZONE` (janitor_tz not an IANA zone).
+ *   `CELLS_DUPLICATE_CELL`, `CELLS_BAD_TIME_ZONE` (janitor_tz not an IANA zone),
+ *   `SOURCES_LINK_OUTSIDE`, `SOURCES_SPECIAL_FILE`.
  */
 export async function loadCells(sourcesDir: string): Promise<CellsFile> {
+  await assertConfined(sourcesDir);
   const file = "cells.json";
   let text: string;
   try {
@@ -35,11 +45,13 @@ export async function loadCells(sourcesDir: string): Promise<CellsFile> {
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new InputError("CELLS_BAD_JSON", `cells.json is not valid JSON: ${(err as Error).message}`, file);
+    const message = (err as Error).message;
+    throw new InputError("CELLS_BAD_JSON", `cells.json is not valid JSON: ${message}`, file, jsonErrorLine(text, message));
   }
   const parsed = CellsFileSchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    // A misspelled key is both unknown and a missing required key: name the typo first.
+    const issue = parsed.error.issues.find((i) => i.code === "unrecognized_keys") ?? parsed.error.issues[0]!;
     const at = describePath(json, issue.path);
     if (issue.code === "unrecognized_keys") {
       const keys = issue.keys.map((k) => `"${k}"`).join(", ");
@@ -65,6 +77,13 @@ export async function loadCells(sourcesDir: string): Promise<CellsFile> {
   return registry;
 }
 
+/** The 1-based line of a `JSON.parse` error that gives a position (`... at position 123`), or null. */
+function jsonErrorLine(text: string, message: string): number | null {
+  const m = /at position (\d+)/.exec(message);
+  if (!m) return text.trim() === "" ? null : text.split("\n").length;
+  return text.slice(0, Number(m[1])).split("\n").length;
+}
+
 /** Names a zod issue path readably: `cells[2] ("sol-high").janitor_tz`. */
 function describePath(json: unknown, path: PropertyKey[]): string {
   if (path.length === 0) return "the top level";
@@ -85,5 +104,7 @@ function describePath(json: unknown, path: PropertyKey[]): string {
 
 /** Maps a PVC directory name to its family id (SOURCES.md: cells.json `family_aliases`). */
 export function familyIdOf(cell: Cell, directoryName: string): string {
-  return cell.family_aliases?.[directoryName] ?? directoryName;
+  const aliases = cell.family_aliases;
+  // Own keys only: a directory named "constructor" or "__proto__" is not an alias of anything.
+  return aliases && Object.hasOwn(aliases, directoryName) ? aliases[directoryName]! : directoryName;
 }

@@ -1,5 +1,5 @@
-import { rmSync } from "node:fs";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { renameSync, rmSync } from "node:fs";
+import { mkdir, open, readdir, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 
@@ -23,12 +23,69 @@ function hookSignals(): void {
   process.once("SIGTERM", cleanup);
 }
 
+/** `.<name>.<pid>.<8 hex>.tmp`: the temporary file of `name` written by process `pid`. */
+const TEMP_RE = /^\.(.+)\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+/** True when process `pid` is running (or cannot be signalled by us, which also means it exists). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Removes the temporary files of `names` in `dir` left by a build that was killed outright (SIGKILL, power loss). */
+async function removeStaleTemps(dir: string, names: Set<string>): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    const m = TEMP_RE.exec(e);
+    if (!m || !names.has(m[1]!)) continue;
+    const pid = Number(m[2]);
+    if (pid !== process.pid && !alive(pid)) await rm(join(dir, e), { force: true });
+  }
+}
+
 /**
- * Writes a set of files atomically as a set, as far as a file system allows
- * (MANIFEST.md: "Writes are atomic"): every file is first written to a
- * temporary name beside its target, and only when all are written are they
- * renamed into place. A crash before the renames leaves the previous files
- * whole; temporary files are removed on failure and on SIGINT/SIGTERM.
+ * Test-only hook (`PTB_MANIFEST_TEST_HOLD_AFTER=N`): after the N-th temporary
+ * file is written and synced, say so on stderr and wait until killed, so that
+ * a test can interrupt a real build at that exact point (test/fault-tolerance.test.ts).
+ */
+async function testHold(written: number): Promise<void> {
+  const n = Number(process.env.PTB_MANIFEST_TEST_HOLD_AFTER);
+  if (!Number.isInteger(n) || n !== written) return;
+  process.stderr.write(`ptb-manifest: test hold after ${written} temporary file(s)\n`);
+  await new Promise<void>(() => {
+    setInterval(() => {}, 1 << 30);
+  });
+}
+
+/**
+ * Writes a set of files (MANIFEST.md: "Writes are atomic: a crash leaves the
+ * previous files whole"):
+ *
+ * 1. every file is written in full to a new temporary file beside its target
+ *    (`.<name>.<pid>.<random>.tmp`, created exclusively, so a planted file or
+ *    link of that name is never written through) and synced to disk;
+ * 2. only then are all of them renamed over their targets, one `rename(2)`
+ *    each, back to back and synchronously, so that no signal handler can run
+ *    between two renames; then the folder is synced.
+ *
+ * So an interruption (Ctrl-C, SIGTERM, an error, a crash) before step 2
+ * leaves every previous file untouched; Ctrl-C and SIGTERM during step 2 wait
+ * for it to finish. Each file is replaced whole (a rename replaces a link at
+ * the target, never writes through it). Only a kill that cannot be caught
+ * (SIGKILL, power loss) landing inside step 2's few system calls could leave
+ * some files new and the rest old, each of them whole.
+ *
+ * Temporary files are removed on failure and on SIGINT/SIGTERM; those left by
+ * a build killed outright are removed by the next write to the same folder.
  *
  * @param outDir the output folder (created if missing).
  * @param files file name → content.
@@ -36,6 +93,12 @@ function hookSignals(): void {
 export async function writeFilesAtomically(outDir: string, files: Map<string, string | Buffer>): Promise<void> {
   hookSignals();
   await mkdir(outDir, { recursive: true });
+  const byDir = new Map<string, Set<string>>();
+  for (const name of files.keys()) {
+    const dir = dirname(join(outDir, name));
+    byDir.set(dir, (byDir.get(dir) ?? new Set()).add(basename(name)));
+  }
+  for (const [dir, names] of byDir) await removeStaleTemps(dir, names);
   const temps: [string, string][] = [];
   try {
     for (const [name, content] of files) {
@@ -44,12 +107,20 @@ export async function writeFilesAtomically(outDir: string, files: Map<string, st
       const tmp = join(dirname(target), `.${basename(name)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
       liveTemps.add(tmp);
       temps.push([tmp, target]);
-      await writeFile(tmp, content);
+      const handle = await open(tmp, "wx");
+      try {
+        await handle.writeFile(content);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await testHold(temps.length);
     }
     for (const [tmp, target] of temps) {
-      await rename(tmp, target);
+      renameSync(tmp, target);
       liveTemps.delete(tmp);
     }
+    for (const dir of byDir.keys()) await syncDir(dir);
   } finally {
     for (const [tmp] of temps) {
       if (liveTemps.has(tmp)) {
@@ -57,5 +128,19 @@ export async function writeFilesAtomically(outDir: string, files: Map<string, st
         liveTemps.delete(tmp);
       }
     }
+  }
+}
+
+/** Syncs a folder's entries (the renames) to disk; best effort (not every platform allows it). */
+async function syncDir(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    /* best effort */
   }
 }

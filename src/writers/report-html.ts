@@ -67,7 +67,8 @@ export function cellChartSpec(cell: string, rows: Row[], curve: [number, number]
     title: "hour_source",
     scale: { domain: Object.keys(HOUR_SOURCE_COLOURS), range: Object.values(HOUR_SOURCE_COLOURS) },
   };
-  const y = { field: "family", type: "nominal" as const, title: "family", sort: families };
+  // Sorted by code point as `families` is; an explicit list of values breaks Vega on a family named "constructor".
+  const y = { field: "family", type: "nominal" as const, title: "family", sort: "ascending" as const };
   const spec: TopLevelSpec = {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     title: { text: cell, anchor: "start" },

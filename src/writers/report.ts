@@ -5,16 +5,26 @@ import type { BuildResult } from "../build.js";
 import type { Row } from "../schema.js";
 import { VERSION } from "../version.js";
 
-/** sha256 of every file under the sources folder, by path (relative, `/`), sorted. */
-export async function hashInputs(sourcesDir: string): Promise<Record<string, string>> {
+/**
+ * sha256 of every file under the sources folder, by path (relative, `/`), sorted.
+ * `hashFile` (absolute path → hex sha256) replaces the plain streaming hash,
+ * e.g. with the build cache's (`src/cache/build-cache.ts`).
+ */
+export async function hashInputs(
+  sourcesDir: string,
+  hashFile: (absPath: string) => Promise<string> = sha256File,
+): Promise<Record<string, string>> {
   const files = (await fg("**/*", { cwd: sourcesDir, dot: true, onlyFiles: true, followSymbolicLinks: false })).sort();
-  const out: Record<string, string> = {};
-  for (const f of files) {
-    const hash = createHash("sha256");
-    for await (const chunk of createReadStream(`${sourcesDir}/${f}`)) hash.update(chunk as Buffer);
-    out[f] = hash.digest("hex");
-  }
+  const out: Record<string, string> = Object.create(null); // keys come from file names
+  for (const f of files) out[f] = await hashFile(`${sourcesDir}/${f}`);
   return out;
+}
+
+/** The hex sha256 of a file, streamed. */
+export async function sha256File(absPath: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(absPath, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash.digest("hex");
 }
 
 /** The counts the index card states (MANIFEST.md: Counts the published index states). */
@@ -26,10 +36,11 @@ export function countRows(rows: Row[]): {
   eos_ok_per_cell: Record<string, string>;
   roles: Record<string, number>;
 } {
-  const perCell: Record<string, number> = {};
+  // Keyed by cell names and roles: no inherited keys ("constructor", "toString", ...).
+  const perCell: Record<string, number> = Object.create(null);
   const perSource: Record<string, number> = { mtime: 0, janitor: 0, extrapolated: 0, unrecoverable: 0 };
-  const eosOk: Record<string, [number, number]> = {};
-  const roles: Record<string, number> = {};
+  const eosOk: Record<string, [number, number]> = Object.create(null);
+  const roles: Record<string, number> = Object.create(null);
   for (const r of rows) {
     if (r.cell === "BASELINE") continue;
     perCell[r.cell] = (perCell[r.cell] ?? 0) + 1;

@@ -9,16 +9,23 @@
  */
 import {
   call,
+  classifyBy,
   cmp,
   counts,
   isObject,
   isoMs,
   jsonLines,
+  needles,
   obj,
+  readWith,
+  scanWarnings,
   str,
   warnUnplaced,
   WarningSink,
+  type FileScan,
+  type FormatCounter,
   type FormatResult,
+  type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
 import type { TokenParts } from "./types.js";
@@ -43,19 +50,32 @@ interface Group {
   seq: number;
 }
 
+/** One usage line of a file: its response key, parts and time. */
+export interface ClaudeUsageLine {
+  key: string;
+  parts: TokenParts;
+  timeMs: number | null;
+  line: number;
+}
+
+/** Fast path: only a line with a `usage` key can carry usage. */
+const CLAUDE_NEEDLES = needles('"usage"');
+const CLAUDE_CLASSIFY = classifyBy(["type"], ([type]) =>
+  type === undefined ? undefined : type === "assistant" ? "take" : "skip",
+);
+
 /**
- * Reads Claude Code transcripts of one run (TRAJECTORIES.md, "claude-code").
+ * The claude-code counter (TRAJECTORIES.md, "claude-code"): `scan` reads the
+ * usage lines of one transcript; `merge` groups them into responses across
+ * every file of the run (by `message.id` + `requestId`), keeping the largest
+ * value of each part and the time of the response's last line.
  * A response's time is the timestamp of its last line (the latest of its lines).
- *
- * @returns calls (unsorted) and warnings, including one `TRAJECTORY_OUTPUT_UNDERCOUNT`
- *   per run when responses kept a streaming-size output. Never throws for bad content.
  */
-export async function readClaudeCode(files: TrajectoryFile[]): Promise<FormatResult> {
-  const sink = new WarningSink();
-  const groups = new Map<string, Group>();
-  let seq = 0;
-  for (const file of files) {
-    for await (const { value, lineNo } of jsonLines(file, sink)) {
+export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
+  async scan(file: TrajectoryFile, io: ScanIO = {}): Promise<FileScan<ClaudeUsageLine[]>> {
+    const sink = new WarningSink();
+    const data: ClaudeUsageLine[] = [];
+    for await (const { value, lineNo } of jsonLines(file, sink, { needles: CLAUDE_NEEDLES, classify: CLAUDE_CLASSIFY, onBytes: io.onBytes })) {
       if (!isObject(value) || value["type"] !== "assistant") continue;
       const message = obj(value, "message");
       const usage = obj(message, "usage");
@@ -78,39 +98,60 @@ export async function readClaudeCode(files: TrajectoryFile[]): Promise<FormatRes
         cacheWrite: c.cache_creation_input_tokens,
         output: c.output_tokens,
       };
-      const timeMs = isoMs(value["timestamp"]);
-      const g = groups.get(key);
-      if (!g) {
-        groups.set(key, { parts, timeMs, file: file.display, line: lineNo, seq: seq++ });
-        continue;
-      }
-      g.parts = {
-        uncachedInput: Math.max(g.parts.uncachedInput, parts.uncachedInput),
-        cacheRead: Math.max(g.parts.cacheRead, parts.cacheRead),
-        cacheWrite: Math.max(g.parts.cacheWrite, parts.cacheWrite),
-        output: Math.max(g.parts.output, parts.output),
-      };
-      if (timeMs !== null && (g.timeMs === null || timeMs > g.timeMs)) {
-        g.timeMs = timeMs;
-        g.file = file.display;
-        g.line = lineNo;
-      }
+      data.push({ key, parts, timeMs: isoMs(value["timestamp"]), line: lineNo });
     }
-  }
-  const list = [...groups.values()].sort((a, b) => a.seq - b.seq);
-  const calls = list.map((g) => call(g.parts, g.timeMs, g.file, g.line));
-  const streaming = list.filter((g) => g.parts.output <= CLAUDE_STREAMING_OUTPUT_MAX);
-  if (streaming.length > 0) {
-    const firstFile = [...new Set(streaming.map((g) => g.file))].sort(cmp);
-    sink.warn(
-      "TRAJECTORY_OUTPUT_UNDERCOUNT",
-      `${streaming.length} of ${list.length} responses kept a streaming-size output_tokens ` +
-        `(≤ ${CLAUDE_STREAMING_OUTPUT_MAX}; the final count was never written): output is under-recorded ` +
-        `and counted as logged (files: ${firstFile.join(", ")})`,
-      null,
-      null,
-    );
-  }
-  warnUnplaced(calls, sink, "no valid timestamp on any line of the response");
-  return { calls, warnings: sink.warnings };
+    return { data, warnings: sink.warnings };
+  },
+  merge(files: TrajectoryFile[], scans: FileScan<ClaudeUsageLine[]>[]): FormatResult {
+    const sink = new WarningSink();
+    sink.warnings.push(...scanWarnings(scans));
+    const groups = new Map<string, Group>();
+    let seq = 0;
+    files.forEach((file, i) => {
+      for (const { key, parts, timeMs, line: lineNo } of scans[i]?.data ?? []) {
+        const g = groups.get(key);
+        if (!g) {
+          groups.set(key, { parts, timeMs, file: file.display, line: lineNo, seq: seq++ });
+          continue;
+        }
+        g.parts = {
+          uncachedInput: Math.max(g.parts.uncachedInput, parts.uncachedInput),
+          cacheRead: Math.max(g.parts.cacheRead, parts.cacheRead),
+          cacheWrite: Math.max(g.parts.cacheWrite, parts.cacheWrite),
+          output: Math.max(g.parts.output, parts.output),
+        };
+        if (timeMs !== null && (g.timeMs === null || timeMs > g.timeMs)) {
+          g.timeMs = timeMs;
+          g.file = file.display;
+          g.line = lineNo;
+        }
+      }
+    });
+    const list = [...groups.values()].sort((a, b) => a.seq - b.seq);
+    const calls = list.map((g) => call(g.parts, g.timeMs, g.file, g.line));
+    const streaming = list.filter((g) => g.parts.output <= CLAUDE_STREAMING_OUTPUT_MAX);
+    if (streaming.length > 0) {
+      const firstFile = [...new Set(streaming.map((g) => g.file))].sort(cmp);
+      sink.warn(
+        "TRAJECTORY_OUTPUT_UNDERCOUNT",
+        `${streaming.length} of ${list.length} responses kept a streaming-size output_tokens ` +
+          `(≤ ${CLAUDE_STREAMING_OUTPUT_MAX}; the final count was never written): output is under-recorded ` +
+          `and counted as logged (files: ${firstFile.join(", ")})`,
+        null,
+        null,
+      );
+    }
+    warnUnplaced(calls, sink, "no valid timestamp on any line of the response");
+    return { calls, warnings: sink.warnings };
+  },
+};
+
+/**
+ * Reads Claude Code transcripts of one run (TRAJECTORIES.md, "claude-code").
+ *
+ * @returns calls (unsorted) and warnings, including one `TRAJECTORY_OUTPUT_UNDERCOUNT`
+ *   per run when responses kept a streaming-size output. Never throws for bad content.
+ */
+export async function readClaudeCode(files: TrajectoryFile[]): Promise<FormatResult> {
+  return readWith(claudeCodeCounter, files);
 }

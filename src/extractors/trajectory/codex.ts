@@ -9,16 +9,23 @@
  */
 import {
   call,
+  classifyBy,
   cmp,
   count,
   isObject,
   isoMs,
   jsonLines,
+  needles,
   obj,
+  readWith,
+  scanWarnings,
   str,
   warnUnplaced,
   WarningSink,
+  type FileScan,
+  type FormatCounter,
   type FormatResult,
+  type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
 import type { TokenCall, TokenParts } from "./types.js";
@@ -57,7 +64,8 @@ interface UsageRecord {
   inBurst: boolean;
 }
 
-interface CodexScan {
+/** What one rollout file gives (plain JSON, cacheable). */
+export interface CodexScan {
   file: TrajectoryFile;
   ownId: string | null;
   parentId: string | null;
@@ -99,7 +107,21 @@ function ordinalOf(value: unknown): number | null {
   return typeof value === "number" && Number.isInteger(value) ? value : null;
 }
 
-async function scanFile(file: TrajectoryFile, sink: WarningSink): Promise<CodexScan> {
+/**
+ * Fast path: a line matters only when it holds `token_count` or
+ * `token_usage_record`; every line is read until the first `session_meta`,
+ * and in a forked or sub-agent file (whose replayed burst is told by the
+ * times of all its lines).
+ */
+const CODEX_NEEDLES = needles("token_count", "token_usage_record");
+const CODEX_CLASSIFY = classifyBy(["type", "payload.type"], ([type, inner]) => {
+  if (type === undefined) return undefined;
+  if (type === "session_meta" || type === "token_usage_record") return "take";
+  if (type !== "event_msg") return "skip";
+  return inner === undefined ? undefined : inner === "token_count" ? "take" : "skip";
+});
+
+async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}): Promise<CodexScan> {
   const scan: CodexScan = {
     file,
     ownId: null,
@@ -112,7 +134,8 @@ async function scanFile(file: TrajectoryFile, sink: WarningSink): Promise<CodexS
   let bornMs: number | null = null;
   let chainMs: number | null = null;
   let burstOpen = false;
-  for await (const { value, lineNo } of jsonLines(file, sink)) {
+  const wantAll = (): boolean => !sawMeta || scan.parentId !== null;
+  for await (const { value, lineNo } of jsonLines(file, sink, { needles: CODEX_NEEDLES, classify: CODEX_CLASSIFY, wantAll, onBytes: io.onBytes })) {
     if (!isObject(value)) continue;
     const type = str(value, "type");
     const payload = obj(value, "payload");
@@ -290,36 +313,53 @@ function resolveFile(
 }
 
 /**
+ * The codex counter (TRAJECTORIES.md, "codex"): `scan` reads one rollout file
+ * (its thread, parent, running totals and usage records); `merge` drops
+ * replayed prefixes of forks and sub-agents, turns growths of the running
+ * totals into calls and keeps one sighting of each call across files.
+ */
+export const codexCounter: FormatCounter<CodexScan> = {
+  async scan(file: TrajectoryFile, io?: ScanIO): Promise<FileScan<CodexScan>> {
+    const sink = new WarningSink();
+    const data = await scanFile(file, sink, io);
+    return { data, warnings: sink.warnings };
+  },
+  merge(_files: TrajectoryFile[], fileScans: FileScan<CodexScan>[]): FormatResult {
+    const sink = new WarningSink();
+    sink.warnings.push(...scanWarnings(fileScans));
+    const scans = fileScans.map((s) => s.data);
+    const totalsByThread = new Map<string, Set<string>>();
+    for (const s of scans) {
+      if (s.ownId === null) continue;
+      const set = totalsByThread.get(s.ownId) ?? new Set<string>();
+      for (const o of s.observations) set.add(vecKey(o.total));
+      totalsByThread.set(s.ownId, set);
+    }
+    const candidates: Candidate[] = [];
+    for (const s of scans) {
+      const parentTotals = s.parentId !== null ? totalsByThread.get(s.parentId) : undefined;
+      resolveFile(s, parentTotals, sink, candidates);
+    }
+    // The same growth of the same thread seen in two files (a copy, a resume that
+    // replays its history into a new file) is one call: keep its earliest sighting.
+    const byKey = new Map<string, TokenCall>();
+    for (const c of candidates) {
+      const seen = byKey.get(c.key);
+      if (seen === undefined || earlier(c.call, seen)) byKey.set(c.key, c.call);
+    }
+    const calls = [...byKey.values()];
+    warnUnplaced(calls, sink, "the token_count line has no valid timestamp");
+    return { calls, warnings: sink.warnings };
+  },
+};
+
+/**
  * Reads Codex rollout files of one run (TRAJECTORIES.md, "codex").
  *
  * @returns calls (unsorted) and warnings. Never throws for bad content.
  */
 export async function readCodex(files: TrajectoryFile[]): Promise<FormatResult> {
-  const sink = new WarningSink();
-  const scans: CodexScan[] = [];
-  for (const f of files) scans.push(await scanFile(f, sink));
-  const totalsByThread = new Map<string, Set<string>>();
-  for (const s of scans) {
-    if (s.ownId === null) continue;
-    const set = totalsByThread.get(s.ownId) ?? new Set<string>();
-    for (const o of s.observations) set.add(vecKey(o.total));
-    totalsByThread.set(s.ownId, set);
-  }
-  const candidates: Candidate[] = [];
-  for (const s of scans) {
-    const parentTotals = s.parentId !== null ? totalsByThread.get(s.parentId) : undefined;
-    resolveFile(s, parentTotals, sink, candidates);
-  }
-  // The same growth of the same thread seen in two files (a copy, a resume that
-  // replays its history into a new file) is one call: keep its earliest sighting.
-  const byKey = new Map<string, TokenCall>();
-  for (const c of candidates) {
-    const seen = byKey.get(c.key);
-    if (seen === undefined || earlier(c.call, seen)) byKey.set(c.key, c.call);
-  }
-  const calls = [...byKey.values()];
-  warnUnplaced(calls, sink, "the token_count line has no valid timestamp");
-  return { calls, warnings: sink.warnings };
+  return readWith(codexCounter, files);
 }
 
 function earlier(a: TokenCall, b: TokenCall): boolean {

@@ -4,7 +4,8 @@
  * record every reader produces.
  */
 import type { Warning } from "../../diagnostics.js";
-import { readLines } from "../../util/lines.js";
+import { LINE_SKIP, LINE_TAKE, LINE_UNKNOWN, readLines, type LineClass, type ReadLinesOptions } from "../../util/lines.js";
+import { LeadingScalarReader } from "../../util/json-prefix.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
 /** One session file to read: its real path and the name used in warnings and calls. */
@@ -24,6 +25,48 @@ export interface FormatResult {
 /** A format reader: reads every file of one run (TRAJECTORIES.md, one section per format). */
 export type FormatReader = (files: TrajectoryFile[]) => Promise<FormatResult>;
 
+/**
+ * What one session file gives on its own, before the files of a run are put
+ * together: the format's per-file data (plain JSON: it is what the build cache
+ * stores) and the warnings found while reading the file, in line order.
+ */
+export interface FileScan<T> {
+  data: T;
+  warnings: Warning[];
+}
+
+/** Hooks for reading one file: progress. */
+export interface ScanIO {
+  /** Raw bytes read so far (compressed bytes for `.gz`). */
+  onBytes?: (bytes: number) => void;
+}
+
+/**
+ * A format's counter, split in two so that a file's reading can be cached:
+ * `scan` reads one file (streamed; the result depends on nothing but the file,
+ * its path and its display name), `merge` applies the cross-file rules of
+ * TRAJECTORIES.md (forks, resumes, sub-agents) to the scans of a run, in file
+ * order. `merge` returns the scans' warnings (in file order) followed by its own.
+ */
+export interface FormatCounter<T> {
+  scan(file: TrajectoryFile, io?: ScanIO): Promise<FileScan<T>>;
+  merge(files: TrajectoryFile[], scans: FileScan<T>[]): FormatResult;
+}
+
+/** Runs `counter` over `files` in order, without a cache (the plain reader of a format). */
+export async function readWith<T>(counter: FormatCounter<T>, files: TrajectoryFile[]): Promise<FormatResult> {
+  const scans: FileScan<T>[] = [];
+  for (const f of files) scans.push(await counter.scan(f));
+  return counter.merge(files, scans);
+}
+
+/** The warnings of `scans`, in file order. */
+export function scanWarnings(scans: readonly FileScan<unknown>[]): Warning[] {
+  const out: Warning[] = [];
+  for (const s of scans) out.push(...s.warnings);
+  return out;
+}
+
 /** Collects warnings in order. */
 export class WarningSink {
   readonly warnings: Warning[] = [];
@@ -38,16 +81,51 @@ export interface JsonLine {
   lineNo: number;
 }
 
+/** What a reader wants of {@link jsonLines}: the fast-path filter and progress (see `ReadLinesOptions`). */
+export interface JsonLinesOptions {
+  /** Byte strings one of which every line that can matter holds; other well-shaped `{…}` lines are skipped unparsed. */
+  needles?: readonly Buffer[];
+  /** A first look at a line from its leading members (see {@link classifyBy}); undecided lines go to the needles. */
+  classify?: ReadLinesOptions["classify"];
+  /** While it returns true, every line is parsed (e.g. until a header line has been read). */
+  wantAll?: () => boolean;
+  /** Raw bytes read so far, for progress bars. */
+  onBytes?: (bytes: number) => void;
+}
+
+let fastPath = true;
+
+/**
+ * Turns the fast path of {@link jsonLines} on or off (on by default). Off,
+ * every line is decoded and parsed: the tests compare both ways on every
+ * sample, and a user who suspects the fast path can compare too.
+ */
+export function setTrajectoryFastPath(on: boolean): void {
+  fastPath = on;
+}
+
 /**
  * Streams the JSON lines of `file`. Blank lines are ignored; a line that is not
  * valid JSON gives a `TRAJECTORY_BAD_JSON` warning (file + line) and is skipped;
  * a read error (e.g. a corrupt `.gz`) gives `TRAJECTORY_READ_ERROR` and ends the
  * file after the lines already read (TRAJECTORIES.md: "The quantity").
+ *
+ * With `opts.needles` (the fast path), a well-shaped line (`{` … `}`) holding
+ * none of the needles is skipped without being decoded or parsed: it cannot
+ * carry usage, so no count changes. Every other line is parsed as before, so a
+ * cut-off line or a stray log message is still reported; only a line that
+ * looks like an object, is broken inside and holds no needle goes unreported.
  */
-export async function* jsonLines(file: TrajectoryFile, sink: WarningSink): AsyncGenerator<JsonLine> {
+export async function* jsonLines(
+  file: TrajectoryFile,
+  sink: WarningSink,
+  opts: JsonLinesOptions = {},
+): AsyncGenerator<JsonLine> {
   let lastLine = 0;
+  const stats = { lines: 0 };
   try {
-    for await (const line of readLines(file.path)) {
+    const readOpts = fastPath ? { ...opts, stats } : { onBytes: opts.onBytes, stats };
+    for await (const line of readLines(file.path, readOpts)) {
       lastLine = line.lineNo;
       const text = line.text.trim();
       if (text === "") continue;
@@ -67,6 +145,7 @@ export async function* jsonLines(file: TrajectoryFile, sink: WarningSink): Async
       yield { value, lineNo: line.lineNo };
     }
   } catch (err) {
+    lastLine = Math.max(lastLine, stats.lines);
     sink.warn(
       "TRAJECTORY_READ_ERROR",
       `could not read past line ${lastLine}: ${(err as Error).message}`,
@@ -74,6 +153,30 @@ export async function* jsonLines(file: TrajectoryFile, sink: WarningSink): Async
       lastLine === 0 ? null : lastLine,
     );
   }
+}
+
+/**
+ * A line classifier for the fast path from a rule on a few leading scalar
+ * members of the line (`LeadingScalarReader`): the rule gets their values, in
+ * the order of `paths`, and returns "skip" (the line cannot carry what the
+ * reader wants), "take" (parse it) or undefined (let the needles decide). A
+ * line whose start cannot be read that way is left to the needles too.
+ */
+export function classifyBy(
+  paths: readonly string[],
+  rule: (values: readonly (string | undefined)[]) => "skip" | "take" | undefined,
+): (buf: Buffer, start: number, end: number) => LineClass {
+  const reader = new LeadingScalarReader(paths);
+  return (buf, start, end) => {
+    if (!reader.read(buf, start, end)) return LINE_UNKNOWN;
+    const r = rule(reader.values);
+    return r === "skip" ? LINE_SKIP : r === "take" ? LINE_TAKE : LINE_UNKNOWN;
+  };
+}
+
+/** The needles of the fast path, as Buffers. */
+export function needles(...texts: string[]): Buffer[] {
+  return texts.map((t) => Buffer.from(t, "utf8"));
 }
 
 function preview(text: string): string {

@@ -22,12 +22,13 @@ import { stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
 import fg from "fast-glob";
 import { InputError, type Warning } from "../../diagnostics.js";
-import { readClaudeCode } from "./claude-code.js";
-import { readCodex } from "./codex.js";
-import { cmp, type FormatReader, type TrajectoryFile } from "./common.js";
-import { readKimiCli } from "./kimi-cli.js";
-import { readKimiCode } from "./kimi-code.js";
-import { readPi } from "./pi.js";
+import type { FileCache } from "../../cache/file-cache.js";
+import { claudeCodeCounter } from "./claude-code.js";
+import { codexCounter } from "./codex.js";
+import { cmp, type FileScan, type FormatCounter, type TrajectoryFile } from "./common.js";
+import { kimiCliCounter } from "./kimi-cli.js";
+import { kimiCodeCounter } from "./kimi-code.js";
+import { piCounter } from "./pi.js";
 import {
   TRAJECTORY_FORMATS,
   type TokenCall,
@@ -39,13 +40,23 @@ import {
 export { TRAJECTORY_FORMATS };
 export type { TokenCall, TokenParts, TokenTotals, TrajectoryFormat, TrajectoryReading } from "./types.js";
 
-const READERS: Record<TrajectoryFormat, FormatReader> = {
-  codex: readCodex,
-  "claude-code": readClaudeCode,
-  pi: readPi,
-  "kimi-cli": readKimiCli,
-  "kimi-code": readKimiCode,
+const COUNTERS: Record<TrajectoryFormat, FormatCounter<unknown>> = {
+  codex: codexCounter as FormatCounter<unknown>,
+  "claude-code": claudeCodeCounter as FormatCounter<unknown>,
+  pi: piCounter as FormatCounter<unknown>,
+  "kimi-cli": kimiCliCounter as FormatCounter<unknown>,
+  "kimi-code": kimiCodeCounter as FormatCounter<unknown>,
 };
+
+/** Options of {@link readTrajectory}. */
+export interface ReadTrajectoryOptions {
+  /** When given, warnings' `file` and calls' `file` are relative to it (forward slashes). */
+  displayRoot?: string;
+  /** Per-file scans are read from and written to this cache (keyed by the file's fingerprint and display name). */
+  cache?: FileCache;
+  /** Raw bytes read so far (for progress bars); a file served from the cache counts its whole size at once. */
+  onBytes?: (bytes: number) => void;
+}
 
 /** The session files of each format, found recursively inside a folder (fast-glob patterns). */
 export const SESSION_FILE_PATTERNS: Record<TrajectoryFormat, string[]> = {
@@ -73,7 +84,7 @@ const toPosix = (p: string): string => p.replace(/\\/g, "/");
 export async function listTrajectoryFiles(
   format: TrajectoryFormat,
   paths: string[],
-  opts: { displayRoot?: string } = {},
+  opts: { displayRoot?: string | undefined } = {},
 ): Promise<{ files: TrajectoryFile[]; warnings: Warning[] }> {
   const warnings: Warning[] = [];
   const found = new Map<string, string>(); // absolute path -> display
@@ -139,7 +150,7 @@ export async function listTrajectoryFiles(
 export async function readTrajectory(
   format: TrajectoryFormat,
   paths: string[],
-  opts: { displayRoot?: string } = {},
+  opts: ReadTrajectoryOptions = {},
 ): Promise<TrajectoryReading> {
   if (!isTrajectoryFormat(format)) {
     throw new InputError(
@@ -148,9 +159,36 @@ export async function readTrajectory(
     );
   }
   const listed = await listTrajectoryFiles(format, paths, opts);
-  const result = await READERS[format](listed.files);
+  const counter = COUNTERS[format];
+  const scans: FileScan<unknown>[] = [];
+  for (const file of listed.files) {
+    let read = 0;
+    const onBytes = opts.onBytes
+      ? (n: number): void => {
+          read += n;
+          opts.onBytes!(n);
+        }
+      : undefined;
+    const compute = (): Promise<FileScan<unknown>> => counter.scan(file, { onBytes });
+    const scan = opts.cache ? await opts.cache.through(`trajectory-${format}`, file.path, file.display, compute) : await compute();
+    if (opts.onBytes && read === 0) {
+      // Served from the cache: count the file as read.
+      const size = await stat(file.path).then((s) => s.size, () => 0);
+      if (size > 0) opts.onBytes(size);
+    }
+    scans.push(scan);
+  }
+  const result = counter.merge(listed.files, scans);
   const calls = [...result.calls].sort(compareCalls);
   return { calls, warnings: [...listed.warnings, ...result.warnings] };
+}
+
+/** The total size in bytes of the session files {@link readTrajectory} would read (for progress bars). */
+export async function trajectoryBytes(format: TrajectoryFormat, paths: string[]): Promise<number> {
+  const { files } = await listTrajectoryFiles(format, paths);
+  let total = 0;
+  for (const f of files) total += await stat(f.path).then((s) => s.size, () => 0);
+  return total;
 }
 
 /** Order of calls: by time (null last), then file, then line. */

@@ -13,18 +13,25 @@
  */
 import {
   call,
+  classifyBy,
   cmp,
   counts,
   dirOf,
   epochSecondsMs,
   isObject,
   jsonLines,
+  needles,
   obj,
   partsKey,
+  readWith,
+  scanWarnings,
   str,
   warnUnplaced,
   WarningSink,
+  type FileScan,
+  type FormatCounter,
   type FormatResult,
+  type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
 import type { TokenCall, TokenParts } from "./types.js";
@@ -67,17 +74,35 @@ class UnionFind {
   }
 }
 
+/** One usage sighting of a wire file (plain JSON, cacheable). */
+export interface KimiCliUsage {
+  parts: TokenParts;
+  /** The line's time (its `timestamp`, epoch seconds), epoch ms, or null. */
+  timeMs: number | null;
+  /** The line's `timestamp` as text (`String(value)`, "undefined" when absent): part of the copy key. */
+  timeText: string;
+  messageId: string | null;
+  line: number;
+}
+
+/** Fast path: a usage line is a `StatusUpdate` (also forwarded inside a `SubagentEvent`). */
+const KIMI_CLI_NEEDLES = needles("StatusUpdate");
+const KIMI_CLI_CLASSIFY = classifyBy(["message.type"], ([type]) => {
+  if (type === undefined || type === "SubagentEvent") return undefined;
+  return type === "StatusUpdate" ? "take" : "skip";
+});
+
 /**
- * Reads Kimi CLI wire files of one run (TRAJECTORIES.md, "kimi-cli").
- *
- * @returns calls (unsorted) and warnings. Never throws for bad content.
+ * The kimi-cli counter (TRAJECTORIES.md, "kimi-cli"): `scan` reads the
+ * `StatusUpdate` usages of one wire file; `merge` links sightings of one call
+ * (same `message_id` within a session and its sub-agents, or a verbatim copy)
+ * and keeps the earliest sighting of each.
  */
-export async function readKimiCli(files: TrajectoryFile[]): Promise<FormatResult> {
-  const sink = new WarningSink();
-  const sightings: Sighting[] = [];
-  for (const file of files) {
-    const root = kimiSessionRoot(file.path);
-    for await (const { value, lineNo } of jsonLines(file, sink)) {
+export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
+  async scan(file: TrajectoryFile, io: ScanIO = {}): Promise<FileScan<KimiCliUsage[]>> {
+    const sink = new WarningSink();
+    const data: KimiCliUsage[] = [];
+    for await (const { value, lineNo } of jsonLines(file, sink, { needles: KIMI_CLI_NEEDLES, classify: KIMI_CLI_CLASSIFY, onBytes: io.onBytes })) {
       const message = obj(value, "message");
       if (!message) continue;
       let type = str(message, "type");
@@ -102,37 +127,63 @@ export async function readKimiCli(files: TrajectoryFile[]): Promise<FormatResult
         output: c.output,
       };
       const rawTime = isObject(value) ? value["timestamp"] : undefined;
-      const messageId = str(payload, "message_id") ?? null;
-      sightings.push({
-        call: call(parts, epochSecondsMs(rawTime), file.display, lineNo),
-        sessionKey: messageId === null ? null : `${root}\u0000${messageId}`,
-        copyKey: `${messageId ?? ""}\u0000${String(rawTime)}\u0000${partsKey(parts)}`,
+      data.push({
+        parts,
+        timeMs: epochSecondsMs(rawTime),
+        timeText: String(rawTime),
+        messageId: str(payload, "message_id") ?? null,
+        line: lineNo,
       });
     }
-  }
-  const uf = new UnionFind();
-  const firstBySession = new Map<string, number>();
-  const firstByCopy = new Map<string, number>();
-  sightings.forEach((s, i) => {
-    uf.add();
-    if (s.sessionKey !== null) {
-      const j = firstBySession.get(s.sessionKey);
-      if (j === undefined) firstBySession.set(s.sessionKey, i);
-      else uf.union(i, j);
-    }
-    const k = firstByCopy.get(s.copyKey);
-    if (k === undefined) firstByCopy.set(s.copyKey, i);
-    else uf.union(i, k);
-  });
-  const best = new Map<number, TokenCall>();
-  sightings.forEach((s, i) => {
-    const r = uf.find(i);
-    const cur = best.get(r);
-    if (cur === undefined || earlier(s.call, cur)) best.set(r, s.call);
-  });
-  const calls = [...best.values()];
-  warnUnplaced(calls, sink, "the line has no valid timestamp");
-  return { calls, warnings: sink.warnings };
+    return { data, warnings: sink.warnings };
+  },
+  merge(files: TrajectoryFile[], scans: FileScan<KimiCliUsage[]>[]): FormatResult {
+    const sink = new WarningSink();
+    sink.warnings.push(...scanWarnings(scans));
+    const sightings: Sighting[] = [];
+    files.forEach((file, i) => {
+      const root = kimiSessionRoot(file.path);
+      for (const u of scans[i]!.data) {
+        sightings.push({
+          call: call(u.parts, u.timeMs, file.display, u.line),
+          sessionKey: u.messageId === null ? null : `${root}\u0000${u.messageId}`,
+          copyKey: `${u.messageId ?? ""}\u0000${u.timeText}\u0000${partsKey(u.parts)}`,
+        });
+      }
+    });
+    const uf = new UnionFind();
+    const firstBySession = new Map<string, number>();
+    const firstByCopy = new Map<string, number>();
+    sightings.forEach((s, i) => {
+      uf.add();
+      if (s.sessionKey !== null) {
+        const j = firstBySession.get(s.sessionKey);
+        if (j === undefined) firstBySession.set(s.sessionKey, i);
+        else uf.union(i, j);
+      }
+      const k = firstByCopy.get(s.copyKey);
+      if (k === undefined) firstByCopy.set(s.copyKey, i);
+      else uf.union(i, k);
+    });
+    const best = new Map<number, TokenCall>();
+    sightings.forEach((s, i) => {
+      const r = uf.find(i);
+      const cur = best.get(r);
+      if (cur === undefined || earlier(s.call, cur)) best.set(r, s.call);
+    });
+    const calls = [...best.values()];
+    warnUnplaced(calls, sink, "the line has no valid timestamp");
+    return { calls, warnings: sink.warnings };
+  },
+};
+
+/**
+ * Reads Kimi CLI wire files of one run (TRAJECTORIES.md, "kimi-cli").
+ *
+ * @returns calls (unsorted) and warnings. Never throws for bad content.
+ */
+export async function readKimiCli(files: TrajectoryFile[]): Promise<FormatResult> {
+  return readWith(kimiCliCounter, files);
 }
 
 function earlier(a: TokenCall, b: TokenCall): boolean {

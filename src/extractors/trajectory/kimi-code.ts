@@ -18,44 +18,66 @@
  */
 import {
   call,
+  classifyBy,
   cmp,
   counts,
   epochMs,
   isObject,
   jsonLines,
+  needles,
   obj,
   partsKey,
+  readWith,
+  scanWarnings,
   str,
   warnUnplaced,
   WarningSink,
+  type FileScan,
+  type FormatCounter,
   type FormatResult,
+  type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
 const USAGE_KEYS = ["inputOther", "output", "inputCacheRead", "inputCacheCreation"] as const;
 
-interface KimiRecord {
-  call: TokenCall;
+/** One `usage.record` of a wire file. */
+export interface KimiCodeRecord {
+  parts: TokenParts;
+  timeMs: number | null;
+  line: number;
+  /** Matches copies of the record: time + model + scope + usage. */
   key: string;
   /** Number of `forked` markers seen before this record in its file. */
   markersBefore: number;
 }
 
+/** What one kimi-code wire file gives (plain JSON, cacheable). */
+export interface KimiCodeScan {
+  records: KimiCodeRecord[];
+  /** Number of `forked` markers in the file. */
+  markers: number;
+}
+
+/** Fast path: a line matters when it is a `usage.record` or a `forked` marker. */
+const KIMI_CODE_NEEDLES = needles("usage.record", '"forked"');
+const KIMI_CODE_CLASSIFY = classifyBy(["type"], ([type]) => {
+  if (type === undefined) return undefined;
+  return type === "usage.record" || type === "forked" ? "take" : "skip";
+});
+
 /**
- * Reads Kimi Code wire files of one run (TRAJECTORIES.md, "kimi-code").
- *
- * @returns calls (unsorted) and warnings (`TRAJECTORY_UNPLACED_CALLS` once per
- *   file whose records carry no `time`). Never throws for bad content.
+ * The kimi-code counter (TRAJECTORIES.md, "kimi-code"): `scan` reads one wire
+ * file's `usage.record` lines and `forked` markers; `merge` counts each file's
+ * own records, and an inherited record only when no file has it as its own.
  */
-export async function readKimiCode(files: TrajectoryFile[]): Promise<FormatResult> {
-  const sink = new WarningSink();
-  const own: KimiRecord[] = [];
-  const inheritedByFile: KimiRecord[][] = [];
-  for (const file of files) {
-    const records: KimiRecord[] = [];
+export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
+  async scan(file: TrajectoryFile, io: ScanIO = {}): Promise<FileScan<KimiCodeScan>> {
+    const sink = new WarningSink();
+    const records: KimiCodeRecord[] = [];
     let markers = 0;
-    for await (const { value, lineNo } of jsonLines(file, sink)) {
+    for await (const { value, lineNo } of jsonLines(file, sink, { needles: KIMI_CODE_NEEDLES, classify: KIMI_CODE_CLASSIFY, onBytes: io.onBytes })) {
       if (!isObject(value)) continue;
       const type = value["type"];
       if (type === "forked") {
@@ -80,35 +102,56 @@ export async function readKimiCode(files: TrajectoryFile[]): Promise<FormatResul
       const key = [String(value["time"] ?? "-"), str(value, "model") ?? "", str(value, "usageScope") ?? "", partsKey(parts)].join(
         "\u0000",
       );
-      records.push({ call: call(parts, timeMs, file.display, lineNo), key, markersBefore: markers });
+      records.push({ parts, timeMs, line: lineNo, key, markersBefore: markers });
     }
-    own.push(...records.filter((r) => r.markersBefore === markers));
-    inheritedByFile.push(records.filter((r) => r.markersBefore < markers));
-  }
-  const ownKeys = new Set(own.map((r) => r.key));
-  const counted = new Map<string, TokenCall>();
-  files.forEach((file, i) => {
-    let orphans = 0;
-    for (const r of inheritedByFile[i] ?? []) {
-      if (ownKeys.has(r.key)) continue;
-      const seen = counted.get(r.key);
-      if (seen === undefined) {
-        counted.set(r.key, r.call);
-        orphans += 1;
+    return { data: { records, markers }, warnings: sink.warnings };
+  },
+  merge(files: TrajectoryFile[], scans: FileScan<KimiCodeScan>[]): FormatResult {
+    const sink = new WarningSink();
+    sink.warnings.push(...scanWarnings(scans));
+    const own: { call: TokenCall; key: string }[] = [];
+    const inheritedByFile: { call: TokenCall; key: string }[][] = [];
+    files.forEach((file, i) => {
+      const { records, markers } = scans[i]!.data;
+      const withCalls = records.map((r) => ({ r, call: call(r.parts, r.timeMs, file.display, r.line), key: r.key }));
+      own.push(...withCalls.filter((x) => x.r.markersBefore === markers));
+      inheritedByFile.push(withCalls.filter((x) => x.r.markersBefore < markers));
+    });
+    const ownKeys = new Set(own.map((r) => r.key));
+    const counted = new Map<string, TokenCall>();
+    files.forEach((file, i) => {
+      let orphans = 0;
+      for (const r of inheritedByFile[i] ?? []) {
+        if (ownKeys.has(r.key)) continue;
+        const seen = counted.get(r.key);
+        if (seen === undefined) {
+          counted.set(r.key, r.call);
+          orphans += 1;
+        }
       }
-    }
-    if (orphans > 0) {
-      sink.warn(
-        "TRAJECTORY_PARENT_ABSENT",
-        `${orphans} record(s) before the 'forked' marker belong to a parent session that is not among the files: ` +
-          `they are the only copy and are counted at their original times`,
-        file.display,
-        null,
-      );
-    }
-  });
-  const calls = [...own.map((r) => r.call), ...counted.values()];
-  calls.sort((a, b) => cmp(a.file, b.file) || a.line - b.line);
-  warnUnplaced(calls, sink, "the usage.record carries no time");
-  return { calls, warnings: sink.warnings };
+      if (orphans > 0) {
+        sink.warn(
+          "TRAJECTORY_PARENT_ABSENT",
+          `${orphans} record(s) before the 'forked' marker belong to a parent session that is not among the files: ` +
+            `they are the only copy and are counted at their original times`,
+          file.display,
+          null,
+        );
+      }
+    });
+    const calls = [...own.map((r) => r.call), ...counted.values()];
+    calls.sort((a, b) => cmp(a.file, b.file) || a.line - b.line);
+    warnUnplaced(calls, sink, "the usage.record carries no time");
+    return { calls, warnings: sink.warnings };
+  },
+};
+
+/**
+ * Reads Kimi Code wire files of one run (TRAJECTORIES.md, "kimi-code").
+ *
+ * @returns calls (unsorted) and warnings (`TRAJECTORY_UNPLACED_CALLS` once per
+ *   file whose records carry no `time`). Never throws for bad content.
+ */
+export async function readKimiCode(files: TrajectoryFile[]): Promise<FormatResult> {
+  return readWith(kimiCodeCounter, files);
 }

@@ -11,18 +11,25 @@
 import { basename } from "node:path";
 import {
   call,
+  classifyBy,
   cmp,
   counts,
   epochMs,
   isObject,
   isoMs,
   jsonLines,
+  needles,
   obj,
   partsKey,
+  readWith,
+  scanWarnings,
   str,
   warnUnplaced,
   WarningSink,
+  type FileScan,
+  type FormatCounter,
   type FormatResult,
+  type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
 import type { TokenCall, TokenParts } from "./types.js";
@@ -36,32 +43,42 @@ function sessionKeyOfName(name: string): string {
   return us >= 0 ? base.slice(us + 1) : base;
 }
 
+/** What one pi session file gives (plain JSON, cacheable). */
+export interface PiScan {
+  /** The header's `id`, when the first object line is a `session` header. */
+  headerId: string | null;
+  /** The header's `parentSession` (older: `branchedFrom`): the file is a branch. */
+  parent: string | null;
+  /** Usage entries in line order. */
+  entries: { key: string; parts: TokenParts; timeMs: number | null; line: number }[];
+}
+
+/** Fast path: only an entry with a `usage` key can carry usage (the header is always read). */
+const PI_NEEDLES = needles('"usage"');
+const PI_CLASSIFY = classifyBy(["type", "message.role"], ([type, role]) => {
+  if (type === undefined) return undefined;
+  if (type !== "message") return "skip";
+  return role === undefined ? undefined : role === "assistant" ? "take" : "skip";
+});
+
 /**
- * Reads pi session files of one run (TRAJECTORIES.md, "pi").
- *
- * @returns calls (unsorted) and warnings. Never throws for bad content.
+ * The pi counter (TRAJECTORIES.md, "pi"): `scan` reads one session file's
+ * header and assistant usage entries; `merge` keeps the first sighting of each
+ * entry (id + usage) in path order and reports branches whose parent is absent.
  */
-export async function readPi(files: TrajectoryFile[]): Promise<FormatResult> {
-  const sink = new WarningSink();
-  const byKey = new Map<string, TokenCall>();
-  const present = new Set<string>();
-  for (const f of files) present.add(sessionKeyOfName(f.path));
-  const branches: { file: TrajectoryFile; parent: string; calls: number }[] = [];
-  for (const file of files) {
+export const piCounter: FormatCounter<PiScan> = {
+  async scan(file: TrajectoryFile, io: ScanIO = {}): Promise<FileScan<PiScan>> {
+    const sink = new WarningSink();
+    const data: PiScan = { headerId: null, parent: null, entries: [] };
     let header = true;
-    let branch: { file: TrajectoryFile; parent: string; calls: number } | null = null;
-    for await (const { value, lineNo } of jsonLines(file, sink)) {
+    const wantAll = (): boolean => header;
+    for await (const { value, lineNo } of jsonLines(file, sink, { needles: PI_NEEDLES, classify: PI_CLASSIFY, wantAll, onBytes: io.onBytes })) {
       if (!isObject(value)) continue;
       if (header) {
         header = false;
         if (value["type"] === "session") {
-          const id = str(value, "id");
-          if (id) present.add(id);
-          const parent = str(value, "parentSession") ?? str(value, "branchedFrom");
-          if (parent) {
-            branch = { file, parent, calls: 0 };
-            branches.push(branch);
-          }
+          data.headerId = str(value, "id") ?? null;
+          data.parent = str(value, "parentSession") ?? str(value, "branchedFrom") ?? null;
           continue;
         }
       }
@@ -86,24 +103,47 @@ export async function readPi(files: TrajectoryFile[]): Promise<FormatResult> {
       const key = id
         ? `id:${id}|${partsKey(parts)}`
         : `ts:${String(value["timestamp"] ?? message?.["timestamp"] ?? `${file.display}:${lineNo}`)}|${partsKey(parts)}`;
-      if (branch) branch.calls += 1;
+      data.entries.push({ key, parts, timeMs, line: lineNo });
+    }
+    return { data, warnings: sink.warnings };
+  },
+  merge(files: TrajectoryFile[], scans: FileScan<PiScan>[]): FormatResult {
+    const sink = new WarningSink();
+    sink.warnings.push(...scanWarnings(scans));
+    const byKey = new Map<string, TokenCall>();
+    const present = new Set<string>();
+    for (const f of files) present.add(sessionKeyOfName(f.path));
+    const branches: { file: TrajectoryFile; parent: string; calls: number }[] = [];
+    files.forEach((file, i) => {
+      const scan = scans[i]!.data;
+      if (scan.headerId) present.add(scan.headerId);
+      if (scan.parent) branches.push({ file, parent: scan.parent, calls: scan.entries.length });
       // Files are read in path order: the first sighting of a copied entry is kept.
-      if (!byKey.has(key)) byKey.set(key, call(parts, timeMs, file.display, lineNo));
+      for (const e of scan.entries) if (!byKey.has(e.key)) byKey.set(e.key, call(e.parts, e.timeMs, file.display, e.line));
+    });
+    for (const b of branches) {
+      const parentKey = sessionKeyOfName(b.parent);
+      if (!present.has(parentKey) && !present.has(b.parent)) {
+        sink.warn(
+          "TRAJECTORY_PARENT_ABSENT",
+          `branch of ${basename(b.parent)}, which is not among the files: this is the only copy, all its ${b.calls} call(s) count`,
+          b.file.display,
+          1,
+        );
+      }
     }
-  }
-  for (const b of branches) {
-    const parentKey = sessionKeyOfName(b.parent);
-    if (!present.has(parentKey) && !present.has(b.parent)) {
-      sink.warn(
-        "TRAJECTORY_PARENT_ABSENT",
-        `branch of ${basename(b.parent)}, which is not among the files: this is the only copy, all its ${b.calls} call(s) count`,
-        b.file.display,
-        1,
-      );
-    }
-  }
-  const calls = [...byKey.values()];
-  calls.sort((a, b) => cmp(a.file, b.file) || a.line - b.line);
-  warnUnplaced(calls, sink, "the entry has no valid timestamp");
-  return { calls, warnings: sink.warnings };
+    const calls = [...byKey.values()];
+    calls.sort((a, b) => cmp(a.file, b.file) || a.line - b.line);
+    warnUnplaced(calls, sink, "the entry has no valid timestamp");
+    return { calls, warnings: sink.warnings };
+  },
+};
+
+/**
+ * Reads pi session files of one run (TRAJECTORIES.md, "pi").
+ *
+ * @returns calls (unsorted) and warnings. Never throws for bad content.
+ */
+export async function readPi(files: TrajectoryFile[]): Promise<FormatResult> {
+  return readWith(piCounter, files);
 }

@@ -1,0 +1,58 @@
+/**
+ * The build's use of the cache (issue 7: "a warm rebuild, with nothing
+ * changed, in under a tenth of the cold build"): per-file results of the
+ * extractors that read large files (trajectories, PVC listings, janitor logs)
+ * and the sha256 of every input file for `build-report.json`, each keyed by
+ * the file's fingerprint (see `file-cache.ts`). Warnings found while
+ * computing a result are cached with it and replayed in the same order, so a
+ * warm build writes the same bytes as a cold one.
+ */
+import { stat } from "node:fs/promises";
+import { Diagnostics, type Warning } from "../diagnostics.js";
+import type { Observation } from "../observations.js";
+import { sha256File } from "../writers/report.js";
+import { FINGERPRINT_EDGE_BYTES, type FileCache } from "./file-cache.js";
+
+/**
+ * The observations an extractor finds in `absPaths` (one file, or a rotated
+ * log's parts in order), from the cache when none of the files changed, else
+ * from `compute` (which gets its own Diagnostics; its warnings are cached and
+ * then added to `diag`). `extra` is everything else the result depends on
+ * (the cell's settings, the display names).
+ */
+export async function cachedObservations(
+  cache: FileCache | undefined,
+  kind: string,
+  absPaths: string[],
+  extra: string,
+  diag: Diagnostics,
+  compute: (diag: Diagnostics) => Promise<Observation[]>,
+  onBytes?: (bytes: number) => void,
+): Promise<Observation[]> {
+  let computed = false;
+  const run = async (): Promise<{ observations: Observation[]; warnings: Warning[] }> => {
+    computed = true;
+    const own = new Diagnostics();
+    const observations = await compute(own);
+    return { observations, warnings: own.warnings };
+  };
+  const result = cache ? await cache.throughMany(kind, absPaths, extra, run) : await run();
+  if (!computed && onBytes) for (const p of absPaths) onBytes(await stat(p).then((s) => s.size, () => 0));
+  diag.warnings.push(...result.warnings);
+  return result.observations;
+}
+
+/**
+ * A `hashFile` for `hashInputs`: the file's sha256 from the cache when its
+ * fingerprint is unchanged, else streamed and stored.
+ */
+export function cachedSha256(cache: FileCache | undefined, onBytes?: (bytes: number) => void): (absPath: string) => Promise<string> {
+  return async (absPath) => {
+    const size = await stat(absPath).then((s) => s.size, () => 0);
+    const compute = (): Promise<string> => sha256File(absPath);
+    // A small file is hashed whole: reading it costs what its fingerprint would.
+    const hex = cache && size > 2 * FINGERPRINT_EDGE_BYTES ? await cache.through("sha256", absPath, "", compute) : await compute();
+    if (onBytes) onBytes(size);
+    return hex;
+  };
+}

@@ -1,0 +1,157 @@
+import { InvalidArgumentError, type Command } from "commander";
+import { resolve } from "node:path";
+import { Diagnostics, where } from "../diagnostics.js";
+import { readPvcTree } from "../extractors/pvc-live.js";
+import { loadCells } from "../sources/cells.js";
+import { hubOptionsFrom, snapshotHub, type LiveHubStats } from "../hub/live-hub.js";
+
+/** Options of {@link runSnapshotPvc}. */
+export interface SnapshotPvcOptions {
+  /** The mounted tree. */
+  dir: string;
+  /** The PVC path to print instead of `dir` (a cell's `pvc_root`); default: `dir`, made absolute. */
+  as?: string;
+  /** Receives the listing, a chunk at a time; may return a promise to hold the walk back (stdout's drain). */
+  write: (chunk: string) => void | Promise<void>;
+}
+
+/**
+ * Writes the `find <pvc_root> -printf '%T@\t%y\t%s\t%p\n'` listing of a
+ * live tree (SOURCES.md: pvc/; issue 4: snapshot-pvc), so a snapshot can be
+ * taken before a volume is released: epoch seconds with 10 fraction digits,
+ * type letter, size in bytes, path under `as`; the tree's own line first,
+ * entries in the file system's order; links listed, never followed.
+ * `readListingTsv` reads it back to the same entries as the tree gives.
+ *
+ * Warnings (returned, not written): `PVC_UNREADABLE_DIR` (entries missing
+ * from the listing), `PVC_BAD_NAME` (a name with a line break, which the
+ * format cannot hold; skipped).
+ *
+ * @returns the number of lines written and the warnings.
+ * @throws InputError `PVC_DIR_MISSING`.
+ */
+export async function runSnapshotPvc(opts: SnapshotPvcOptions): Promise<{ lines: number; diag: Diagnostics }> {
+  const diag = new Diagnostics();
+  const pvcRoot = opts.as ?? resolve(opts.dir);
+  let chunk = "";
+  let lines = 0;
+  for await (const entry of readPvcTree(opts.dir, { pvcRoot, diag })) {
+    if (/[\n\r]/.test(entry.path)) {
+      diag.warn("PVC_BAD_NAME", `${JSON.stringify(entry.path)} has a line break, which a listing line cannot hold; skipped`, entry.path, null);
+      continue;
+    }
+    chunk += `${entry.origin.raw}\n`;
+    lines += 1;
+    if (chunk.length >= 65536) {
+      await opts.write(chunk);
+      chunk = "";
+    }
+  }
+  if (chunk) await opts.write(chunk);
+  return { lines, diag };
+}
+
+/** Raised to stop the walk when the reader of stdout has gone (`| head`): not an error, as with `find`. */
+class StdoutClosed extends Error {}
+
+/**
+ * Runs `body` with a writer to stdout that waits for `drain` when the
+ * buffer is full and stops the walk quietly (`StdoutClosed`) once the pipe
+ * is closed (EPIPE).
+ */
+async function withStdout(body: (write: (chunk: string) => void | Promise<void>) => Promise<void>): Promise<void> {
+  let closed = false;
+  const onError = (err: NodeJS.ErrnoException): void => {
+    if (err.code !== "EPIPE") throw err;
+    closed = true;
+    process.stdout.emit("drain"); // release a writer waiting for it
+  };
+  process.stdout.on("error", onError);
+  const write = (chunk: string): void | Promise<void> => {
+    if (closed) throw new StdoutClosed();
+    if (process.stdout.write(chunk)) return;
+    return new Promise((done) => process.stdout.once("drain", () => done()));
+  };
+  try {
+    await body(write);
+  } catch (err) {
+    if (!(err instanceof StdoutClosed)) throw err;
+  } finally {
+    if (!closed) process.stdout.off("error", onError); // once closed, later EPIPEs stay handled
+  }
+}
+
+function printWarnings(diag: Diagnostics): void {
+  for (const w of diag.warnings) {
+    const at = where(w.file, w.line);
+    process.stderr.write(`ptb-manifest: warning ${w.code}${at ? ` at ${at}` : ""}: ${w.message}\n`);
+  }
+}
+
+/** Options of {@link runSnapshotHub}. */
+export interface SnapshotHubCommandOptions {
+  out: string;
+  /** The sources folder whose `cells.json` names the org, the spare owner and the baseline. */
+  sources: string;
+  hubUrl?: string;
+  cacheDir?: string;
+  concurrency?: number;
+  quiet?: boolean;
+  /** Environment to read `HF_TOKEN`, `HF_ENDPOINT`, `XDG_CACHE_HOME` from (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Writes the live Hub's repos as a `hub/` snapshot folder (issue 4:
+ * snapshot-hub; SOURCES.md: Layout) via `snapshotHub`, reading `org`,
+ * `spare_owner` and `baseline` from `<sources>/cells.json`.
+ *
+ * @throws InputError from `loadCells`, `hubOptionsFrom` and `snapshotHub`
+ *   (`HUB_UNREACHABLE`, `HUB_UNAVAILABLE`, ...): nothing is written then.
+ */
+export async function runSnapshotHub(opts: SnapshotHubCommandOptions): Promise<{ repos: number; files: number; stats: LiveHubStats; diag: Diagnostics }> {
+  const registry = await loadCells(resolve(opts.sources));
+  const diag = new Diagnostics();
+  const log = opts.quiet ? undefined : (m: string) => process.stderr.write(`${m}\n`);
+  const hub = { ...hubOptionsFrom({ hubUrl: opts.hubUrl, cacheDir: opts.cacheDir, concurrency: opts.concurrency }, opts.env), log };
+  const done = await snapshotHub(registry, hub, opts.out, diag);
+  return { ...done, diag };
+}
+
+/** Registers `ptb-manifest snapshot-pvc` and `ptb-manifest snapshot-hub`. */
+export function registerSnapshot(program: Command): void {
+  program
+    .command("snapshot-pvc")
+    .description("Print the find-format listing (pvc/listing.tsv) of a mounted PVC tree, to keep before the volume is released.")
+    .argument("<dir>", "the mounted checkpoint tree")
+    .option("--as <pvc_root>", "print paths under this PVC path (the cell's pvc_root) instead of DIR")
+    .addHelpText("after", "\nExample:\n  ptb-manifest snapshot-pvc /mnt/kimi --as /pvc/ptb/kimi > sources/kimi/pvc/listing.tsv\n")
+    .action(async (dir: string, o: { as?: string }) => {
+      await withStdout(async (write) => {
+        const { diag } = await runSnapshotPvc({ dir, as: o.as, write });
+        printWarnings(diag);
+      });
+    });
+  program
+    .command("snapshot-hub")
+    .description("Write the Hub's published repos, spare repos and baseline as a hub/ snapshot folder (small files only).")
+    .requiredOption("--out <dir>", "the hub/ folder to write (replaced whole), e.g. sources/hub")
+    .option("--sources <dir>", "the sources folder whose cells.json names the org, spare owner and baseline", "sources")
+    .option("--hub-url <url>", "the Hub's URL (default: HF_ENDPOINT, else https://huggingface.co)")
+    .option("--cache-dir <dir>", "cache of small files by repo and commit (default: $XDG_CACHE_HOME/ptb-manifest)")
+    .option("--concurrency <n>", "repos fetched at once", parseCount, 8)
+    .option("-q, --quiet", "no progress messages on stderr", false)
+    .addHelpText("after", "\nHF_TOKEN, when set, is sent to the Hub (never printed or stored).")
+    .action(async (o: { out: string; sources: string; hubUrl?: string; cacheDir?: string; concurrency: number; quiet: boolean }) => {
+      const { repos, files, diag } = await runSnapshotHub(o);
+      printWarnings(diag);
+      process.stdout.write(`wrote ${o.out}: ${repos} repos, ${files} files\n`);
+    });
+}
+
+/** A positive integer option (`--concurrency`). */
+export function parseCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
+  return n;
+}

@@ -1,0 +1,358 @@
+/**
+ * The live Hub reader (issue 4; SOURCES.md: hub/, and "A live run reads the
+ * same things from their live places"): the published repos (`org`), the
+ * spare repos (`spare_owner`) and the baseline, read through
+ * `@huggingface/hub` instead of a `hub/` snapshot folder, giving the same
+ * `HubRepo[]` as `readHubSnapshot` so that the build is byte-identical.
+ *
+ * Requests: one listing per owner (paginated by the Hub's absolute `Link`
+ * header), the baseline's model info, and for each repo commit not in the
+ * cache the small files it has (two requests each: the library's
+ * `Range: bytes=0-0` probe, then the body). Weights are never asked for.
+ */
+import { createHash } from "node:crypto";
+import { copyFile, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import pLimit from "p-limit";
+import { downloadFile, HubApiError, listModels, modelInfo } from "@huggingface/hub";
+import type { CellsFile } from "../schema.js";
+import { InputError, type Diagnostics } from "../diagnostics.js";
+import { readEos, type HubRepo } from "../extractors/hub-files.js";
+import { HubFileCache, defaultCacheDir, type CacheEntry } from "./cache.js";
+import { createHubFetch, HubRequestError, redactUrl, type HubFetchStats, type RetryPolicy } from "./fetch.js";
+
+/** The small files of a repo that the manifest reads (SOURCES.md: hub/), in this order. */
+export const SMALL_FILES = ["config.json", "generation_config.json", "tokenizer_config.json", "chat_template.jinja"] as const;
+
+/** The public Hub, when neither `--hub-url` nor `HF_ENDPOINT` says otherwise. */
+export const DEFAULT_HUB_URL = "https://huggingface.co";
+
+/** How to reach the Hub and where to cache (see {@link hubOptionsFrom}). */
+export interface LiveHubOptions {
+  /** The Hub's base URL, no trailing slash (e.g. `https://huggingface.co`). */
+  hubUrl: string;
+  /** `HF_TOKEN` (starts with `hf_`), sent as a bearer token; never printed or stored. */
+  accessToken?: string;
+  /** The cache folder ({@link HubFileCache}). */
+  cacheDir: string;
+  /** Repos fetched at once (default 8): at most this many requests in flight. */
+  concurrency?: number;
+  /** Retry policy of the `fetch` handed to the library (tests shorten the waits). */
+  retry?: Partial<RetryPolicy>;
+  /** The underlying `fetch` (default: the global one). */
+  fetch?: typeof fetch;
+  /** Progress messages (stderr in the CLI). */
+  log?: (message: string) => void;
+}
+
+/** One repo as listed on the Hub, with its cached small files. */
+export interface LiveRepo {
+  /** `owner/name`. */
+  id: string;
+  owner: string;
+  name: string;
+  /** The commit the files were read at (null if the Hub gave none: then the files are fetched on every run). */
+  sha: string | null;
+  /** ISO UTC time of the last commit, as `.hub.json` holds it. */
+  lastModified: string | null;
+  createdAt: string | null;
+  /** The repo's small files (a cache entry). */
+  entry: CacheEntry;
+}
+
+/** What one pass over the Hub did. */
+export interface LiveHubStats extends HubFetchStats {
+  /** Repos listed (baseline included). */
+  repos: number;
+  /** Repo commits found in the cache. */
+  cached: number;
+  /** Repo commits whose small files were downloaded. */
+  downloaded: number;
+}
+
+const DEFAULT_CONCURRENCY = 8;
+const REPO_ID_RE = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+const SHA_RE = /^[0-9a-f]{7,64}$/;
+
+/**
+ * Hub options from the command line and the environment (issue 4: honour
+ * `HF_TOKEN` and `HF_ENDPOINT`): the URL is `flags.hubUrl`, else
+ * `HF_ENDPOINT`, else {@link DEFAULT_HUB_URL}, without trailing `/`; the
+ * token is `HF_TOKEN` when set and non-empty; the cache is `flags.cacheDir`,
+ * else `$XDG_CACHE_HOME/ptb-manifest` (else `~/.cache/ptb-manifest`).
+ *
+ * @throws InputError `HUB_BAD_URL` (not an http(s) URL), `HUB_BAD_TOKEN`
+ *   (`HF_TOKEN` does not start with `hf_`; its value is not shown).
+ */
+export function hubOptionsFrom(
+  flags: { hubUrl?: string; cacheDir?: string; concurrency?: number },
+  env: NodeJS.ProcessEnv = process.env,
+): Omit<LiveHubOptions, "log"> {
+  const raw = flags.hubUrl ?? (env.HF_ENDPOINT || DEFAULT_HUB_URL);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new InputError("HUB_BAD_URL", `not a URL: ${JSON.stringify(redactUrl(raw))} (--hub-url or HF_ENDPOINT)`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new InputError("HUB_BAD_URL", `the Hub URL must be http(s): ${redactUrl(raw)}`);
+  }
+  const token = env.HF_TOKEN?.trim() || undefined;
+  if (token !== undefined && !token.startsWith("hf_")) {
+    throw new InputError("HUB_BAD_TOKEN", "HF_TOKEN is set but does not start with hf_ (its value is not shown)");
+  }
+  return {
+    hubUrl: raw.replace(/\/+$/, ""),
+    accessToken: token,
+    cacheDir: resolve(flags.cacheDir ?? defaultCacheDir(env)),
+    concurrency: flags.concurrency,
+  };
+}
+
+/**
+ * Lists the repos of `owners` and the repo `baseline` on the Hub and makes
+ * sure the small files of each listed commit are in the cache, downloading
+ * only what is missing (at most `concurrency` repos at once). Repos come out
+ * sorted by id, each once.
+ *
+ * The listing asks for `sha`, `createdAt` and the file names (`siblings`),
+ * so only files the commit has are downloaded; where the Hub gives no file
+ * names, every small file is asked for and a 404 `EntryNotFound` means absent.
+ * Files are read at the listed commit (`revision: sha`), so a repo changing
+ * during the run cannot mix two commits.
+ *
+ * Warnings: `HUB_BAD_REPO_ID` (a listed id that cannot be a folder name; skipped).
+ * @throws InputError `HUB_UNREACHABLE` (connection refused, unknown host:
+ *   no retry), `HUB_UNAVAILABLE` (429/5xx/dropped connections on every
+ *   attempt), `HUB_ACCESS_DENIED` (401/403), `HUB_ERROR` (any other failure),
+ *   `BASELINE_MISSING` (the baseline repo is not on the Hub). On the first
+ *   failure the requests in flight are aborted.
+ */
+export async function fetchHubRepos(
+  want: { owners: string[]; baseline: string },
+  opts: LiveHubOptions,
+  diag: Diagnostics,
+): Promise<{ repos: LiveRepo[]; stats: LiveHubStats }> {
+  const log = opts.log ?? (() => {});
+  const stats: LiveHubStats = { requests: 0, retries: 0, repos: 0, cached: 0, downloaded: 0 };
+  const controller = new AbortController();
+  const hubFetch = createHubFetch({ fetch: opts.fetch, retry: opts.retry, signal: controller.signal, stats });
+  const common = { hubUrl: opts.hubUrl, accessToken: opts.accessToken, fetch: hubFetch };
+  const cache = new HubFileCache(opts.cacheDir);
+  try {
+    type Listed = { id: string; sha?: string; lastModified: string | null; createdAt?: string; filePaths?: string[] };
+    const listed: Listed[] = [];
+    const fields = ["sha", "createdAt", "filePaths"] as ("sha" | "createdAt" | "filePaths")[];
+    const listings = want.owners.map(async (owner) => {
+      log(`hub: listing ${owner} at ${redactUrl(opts.hubUrl)}`);
+      const out: Listed[] = [];
+      for await (const m of listModels({ ...common, search: { owner }, additionalFields: fields })) {
+        out.push({ id: m.name, sha: m.sha, lastModified: isoOrNull(m.updatedAt), createdAt: m.createdAt, filePaths: m.filePaths });
+      }
+      return out;
+    });
+    const baseline = (async (): Promise<Listed[]> => {
+      try {
+        const m = await modelInfo({ ...common, name: want.baseline, additionalFields: fields });
+        return [{ id: m.name, sha: m.sha, lastModified: isoOrNull(m.updatedAt), createdAt: m.createdAt, filePaths: m.filePaths }];
+      } catch (err) {
+        if (err instanceof HubApiError && err.statusCode === 404) {
+          throw new InputError("BASELINE_MISSING", `the baseline ${want.baseline} is not on the Hub at ${redactUrl(opts.hubUrl)}: the baseline row needs its eos files`);
+        }
+        throw err;
+      }
+    })();
+    for (const part of await settleAll([...listings, baseline], controller)) listed.push(...part);
+
+    const seen = new Set<string>();
+    const todo: Listed[] = [];
+    for (const m of listed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+      if (seen.has(m.id)) continue;
+      seen.add(m.id);
+      if (!REPO_ID_RE.test(m.id) || m.id.split("/").some((p) => p === "." || p === "..")) {
+        diag.warn("HUB_BAD_REPO_ID", `the Hub listed a repo id ${JSON.stringify(m.id)} that is not owner/name; skipped`, null, null);
+        continue;
+      }
+      todo.push(m);
+    }
+    stats.repos = todo.length;
+
+    const limit = pLimit(Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY));
+    const tasks = todo.map((m) =>
+      limit(async (): Promise<LiveRepo> => {
+        if (controller.signal.aborted) throw new HubRequestError("aborted", "GET", m.id, null, 0, "aborted");
+        const [owner, name] = m.id.split("/") as [string, string];
+        const sha = m.sha && SHA_RE.test(m.sha) ? m.sha : null;
+        let entry = sha ? await cache.get(m.id, sha) : null;
+        if (entry) {
+          stats.cached += 1;
+        } else {
+          const known = m.filePaths && m.filePaths.length > 0 ? new Set(m.filePaths) : null;
+          const contents = new Map<string, Buffer | null>();
+          for (const file of SMALL_FILES) {
+            if (known && !known.has(file)) {
+              contents.set(file, null);
+              continue;
+            }
+            const blob = await downloadFile({ ...common, repo: { type: "model", name: m.id }, path: file, revision: sha ?? "main", xet: false });
+            contents.set(file, blob ? Buffer.from(await blob.arrayBuffer()) : null);
+          }
+          // No commit from the Hub (never seen on huggingface.co): stored under a hash of the contents, never looked up.
+          entry = await cache.put(m.id, sha ?? `nosha-${contentKey(contents)}`, contents);
+          stats.downloaded += 1;
+        }
+        return { id: m.id, owner, name, sha, lastModified: m.lastModified, createdAt: m.createdAt ?? null, entry };
+      }),
+    );
+    const repos = await settleAll(tasks, controller);
+    log(`hub: ${stats.repos} repos, ${stats.cached} from the cache, ${stats.downloaded} downloaded; ${stats.requests} requests, ${stats.retries} retried`);
+    return { repos, stats };
+  } catch (err) {
+    throw toInputError(err, opts);
+  }
+}
+
+/** A short hash of a repo's small files (for a listing without a commit sha). */
+function contentKey(contents: Map<string, Buffer | null>): string {
+  const h = createHash("sha256");
+  for (const [name, bytes] of contents) h.update(`${name}\0${bytes === null ? "-" : bytes.length}\0`).update(bytes ?? "");
+  return h.digest("hex").slice(0, 16);
+}
+
+/**
+ * Reads the published repos, the spare repos and the baseline from the live
+ * Hub, as `readHubSnapshot` reads them from `hub/` (same ids, `dir`
+ * `hub/<owner>/<name>`, `sha`, `lastModified`, and stop ids by the same
+ * `readEos`, with the same warnings), sorted by id.
+ *
+ * @throws InputError as {@link fetchHubRepos}.
+ */
+export async function readLiveHub(registry: CellsFile, opts: LiveHubOptions, diag: Diagnostics): Promise<HubRepo[]> {
+  const { repos } = await fetchHubRepos({ owners: [registry.org, registry.spare_owner], baseline: registry.baseline }, opts, diag);
+  const out: HubRepo[] = [];
+  for (const r of repos) {
+    const dir = `hub/${r.owner}/${r.name}`;
+    out.push({ id: r.id, owner: r.owner, name: r.name, dir, sha: r.sha, lastModified: r.lastModified, eos: await readEos(r.entry.dir, dir, diag) });
+  }
+  return out;
+}
+
+/**
+ * Writes the live Hub's repos of `registry` (published, spare, baseline) as
+ * a `hub/` snapshot folder (SOURCES.md: Layout): `<owner>/<name>/.hub.json`
+ * (`{"id","sha","lastModified","createdAt"}` and a line end) and the small
+ * files byte for byte. The folder is written beside `outDir` and swapped in
+ * whole, so it is never half-written and holds no repo that is gone.
+ *
+ * @throws InputError `SNAPSHOT_OUT_NOT_HUB` when `outDir` exists and is not
+ *   empty and not a hub snapshot (so `--out sources` cannot wipe a sources
+ *   folder), and as {@link fetchHubRepos}.
+ */
+export async function snapshotHub(
+  registry: CellsFile,
+  opts: LiveHubOptions,
+  outDir: string,
+  diag: Diagnostics,
+): Promise<{ repos: number; files: number; stats: LiveHubStats }> {
+  const out = resolve(outDir);
+  await assertReplaceable(out);
+  const { repos, stats } = await fetchHubRepos({ owners: [registry.org, registry.spare_owner], baseline: registry.baseline }, opts, diag);
+  await mkdir(dirname(out), { recursive: true });
+  const tmp = await mkdtemp(join(dirname(out), `.${basename(out)}.tmp-`));
+  let files = 0;
+  try {
+    // A fresh folder swapped in whole below: its files need no atomic writes of their own.
+    for (const r of repos) {
+      const info: Record<string, string> = { id: r.id };
+      if (r.sha !== null) info.sha = r.sha;
+      if (r.lastModified !== null) info.lastModified = r.lastModified;
+      if (r.createdAt !== null) info.createdAt = r.createdAt;
+      const dir = join(tmp, r.owner, r.name);
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, ".hub.json"), `${JSON.stringify(info)}\n`);
+      files += 1;
+      for (const name of SMALL_FILES) {
+        if (r.entry.files[name] !== "file") continue;
+        await copyFile(join(r.entry.dir, name), join(dir, name));
+        files += 1;
+      }
+    }
+    const old = `${tmp}.old`;
+    const had = await exists(out);
+    if (had) await rename(out, old);
+    await rename(tmp, out);
+    if (had) await rm(old, { recursive: true, force: true });
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+  return { repos: repos.length, files, stats };
+}
+
+/** `outDir` may be replaced: absent, empty, or only `<owner>/<name>/` folders (a hub snapshot). */
+async function assertReplaceable(out: string): Promise<void> {
+  if (!(await exists(out))) return;
+  const bad = (why: string): InputError =>
+    new InputError("SNAPSHOT_OUT_NOT_HUB", `${out} ${why}: not a hub snapshot folder, so it is not replaced (give a new or empty folder)`, out);
+  for (const owner of await readdir(out, { withFileTypes: true })) {
+    if (!owner.isDirectory()) throw bad(`holds the file ${owner.name}`);
+    for (const repo of await readdir(join(out, owner.name), { withFileTypes: true })) {
+      if (!repo.isDirectory()) throw bad(`holds the file ${owner.name}/${repo.name}`);
+    }
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Waits for every task; on the first failure aborts the others (their
+ * requests in flight end at once, queued ones do not start) and, once all
+ * have settled, throws that first failure.
+ */
+async function settleAll<T>(tasks: Promise<T>[], controller: AbortController): Promise<T[]> {
+  let first: unknown = null;
+  const settled = await Promise.allSettled(
+    tasks.map((t) =>
+      t.catch((err: unknown) => {
+        if (first === null) {
+          first = err;
+          controller.abort();
+        }
+        throw err;
+      }),
+    ),
+  );
+  if (first !== null) throw first;
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+}
+
+function isoOrNull(d: Date | undefined): string | null {
+  return d instanceof Date && !Number.isNaN(d.getTime()) ? d.toISOString() : null;
+}
+
+/** Any failure as an InputError with a stable code and a message that names the URL, never the token. */
+function toInputError(err: unknown, opts: LiveHubOptions): InputError {
+  const scrub = (text: string): string => (opts.accessToken ? text.split(opts.accessToken).join("hf_***") : text);
+  if (err instanceof InputError) return err;
+  const where = redactUrl(opts.hubUrl);
+  if (err instanceof HubRequestError) {
+    if (err.kind === "unreachable") return new InputError("HUB_UNREACHABLE", scrub(`${err.message}; is the Hub at ${where} up (--hub-url, HF_ENDPOINT)?`));
+    return new InputError("HUB_UNAVAILABLE", scrub(err.message));
+  }
+  if (err instanceof HubApiError) {
+    const url = redactUrl(err.url);
+    if (err.statusCode === 401 || err.statusCode === 403) {
+      return new InputError("HUB_ACCESS_DENIED", scrub(`the Hub answered ${err.statusCode} to ${url}: check HF_TOKEN (${opts.accessToken ? "set" : "not set"})`));
+    }
+    return new InputError("HUB_ERROR", scrub(`the Hub answered ${err.statusCode} to ${url}: ${err.message}`));
+  }
+  const e = err as Error;
+  return new InputError("HUB_ERROR", scrub(`reading the Hub at ${where} failed: ${e?.name ?? "Error"}: ${e?.message ?? String(err)}`));
+}

@@ -1,0 +1,24 @@
+/**
+ * Sizes of a sources folder's files, for progress bars: every file (what
+ * `hashInputs` reads) and the large ones the extractors stream (trajectories,
+ * PVC listings, janitor logs).
+ */
+import { stat } from "node:fs/promises";
+import fg from "fast-glob";
+
+/**
+ * Total bytes of the files under `sourcesDir` (`all`) and of those under
+ * `<cell>/trajectory/`, `<cell>/pvc/` and `<cell>/janitor/` (`extracted`).
+ * Unreadable files count 0.
+ */
+export async function inputBytes(sourcesDir: string): Promise<{ all: number; extracted: number }> {
+  const files = await fg("**/*", { cwd: sourcesDir, dot: true, onlyFiles: true, followSymbolicLinks: false, suppressErrors: true });
+  let all = 0;
+  let extracted = 0;
+  for (const f of files) {
+    const size = await stat(`${sourcesDir}/${f}`).then((s) => s.size, () => 0);
+    all += size;
+    if (/^[^/]+\/(trajectory|pvc|janitor)\//.test(f)) extracted += size;
+  }
+  return { all, extracted };
+}

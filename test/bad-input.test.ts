@@ -1,0 +1,135 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { mkdtemp, readdir, readFile, stat } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Row } from "../src/schema.js";
+import { runCli } from "./helpers/cli.js";
+import { miniSweepFiles } from "./helpers/mini-sweep.js";
+import { EXPECTED_LOST, EXPECTED_ROWS, EXPECTED_WARNINGS } from "./helpers/mini-sweep-expected.js";
+import { applyEdits, writeCase, type BadCase, type WarningKey } from "./helpers/bad-case.js";
+import { removeTree } from "./helpers/tree.js";
+
+/**
+ * The bad-input corpus (issue 5): one case per kind of fault, each the mini
+ * sweep plus the edits in test/fixtures/bad/<case>/case.json (the format is
+ * described in test/helpers/bad-case.ts), run through the real CLI. Every
+ * case must exit with its code, report exactly its warnings or its error
+ * (code, file, line), never print a stack trace, and leave every row it does
+ * not name exactly as in the mini sweep: nothing good is dropped in silence.
+ */
+
+const CORPUS = join(import.meta.dirname, "fixtures", "bad");
+const cases = readdirSync(CORPUS)
+  .filter((d) => !d.startsWith("."))
+  .sort()
+  .map((name) => ({ name, spec: JSON.parse(readFileSync(join(CORPUS, name, "case.json"), "utf8")) as BadCase }));
+
+const roots: string[] = [];
+afterAll(async () => Promise.all(roots.map(removeTree)));
+
+const key = (w: WarningKey): string => JSON.stringify([w[0], w[1], w[2]]);
+const byId = (rows: Row[]): Row[] => [...rows].sort((a, b) => (a.model_id < b.model_id ? -1 : a.model_id > b.model_id ? 1 : 0));
+
+function expectedWarnings(spec: BadCase): string[] {
+  const out = EXPECTED_WARNINGS.map((w) => key(w));
+  for (const r of spec.warnings?.removed ?? []) {
+    const i = out.indexOf(key(r));
+    if (i < 0) throw new Error(`case removes a warning the mini sweep does not have: ${key(r)}`);
+    out.splice(i, 1);
+  }
+  out.push(...(spec.warnings?.added ?? []).map(key));
+  return out.sort();
+}
+
+function expectedRows(spec: BadCase): Row[] {
+  const removed = new Set(spec.rows?.removed ?? []);
+  const changed = spec.rows?.changed ?? {};
+  for (const id of [...removed, ...Object.keys(changed)]) {
+    if (!EXPECTED_ROWS.some((r) => r.model_id === id)) throw new Error(`case names a row the mini sweep does not have: ${id}`);
+  }
+  const rows = EXPECTED_ROWS.filter((r) => !removed.has(r.model_id)).map((r) => ({ ...r, ...(changed[r.model_id] ?? {}) }));
+  return byId([...rows, ...(spec.rows?.added ?? [])]);
+}
+
+const STACK_TRACE = /^\s+at .+(:\d+:\d+\)?|\(native\))$/m;
+
+describe("bad-input corpus (test/fixtures/bad)", () => {
+  it("has at least 30 cases, each with its own fault", () => {
+    expect(cases.length).toBeGreaterThanOrEqual(30);
+    expect(new Set(cases.map((c) => c.spec.fault)).size).toBe(cases.length);
+  });
+
+  for (const { name, spec } of cases) {
+    it(`${name}: ${spec.fault} → exit ${spec.exit}${spec.error ? ` ${spec.error.code}` : ""}`, async () => {
+      const root = await mkdtemp(join(tmpdir(), `ptb-bad-${name}-`));
+      roots.push(root);
+      const sources = await writeCase(root, applyEdits(miniSweepFiles(), spec.edits));
+      const out = join(root, "out");
+      const r = await runCli("build", "--sources", sources, "--out", out, "--quiet", ...(spec.args ?? []));
+      expect(r.stderr).not.toMatch(STACK_TRACE);
+      expect({ code: r.code, stderr: r.code === spec.exit ? "" : r.stderr }).toEqual({ code: spec.exit, stderr: "" });
+
+      if (spec.exit !== 0) {
+        expect(r.stdout).toBe("");
+        await expect(stat(out)).rejects.toThrow(); // nothing written
+        if (spec.exit === 1) {
+          const e = spec.error!;
+          const at = e.file === null ? "" : ` at ${e.file}${e.line === null ? "" : `:${e.line}`}`;
+          expect(r.stderr).toContain(`ptb-manifest: error ${e.code}${at}: `);
+          expect(r.stderr).toContain(e.message);
+          expect(r.stderr.trim().split("\n")).toHaveLength(1);
+        } else {
+          expect(r.stderr).toContain("--strict:");
+        }
+        return;
+      }
+
+      const report = JSON.parse(await readFile(join(out, "build-report.json"), "utf8")) as {
+        warnings: { code: string; message: string; file: string | null; line: number | null }[];
+        lost: unknown[];
+      };
+      expect(report.warnings.map((w) => key([w.code, w.file, w.line])).sort()).toEqual(expectedWarnings(spec));
+      for (const w of report.warnings) {
+        expect(w.message.length).toBeGreaterThan(10);
+        if (w.file !== null) expect(w.file).toMatch(/^(?!\/)(?!.*(^|\/)\.\.(\/|$)).+$/); // relative, inside the sources
+      }
+      for (const [code, file, line, message] of spec.warnings?.added ?? []) {
+        if (message === undefined) continue;
+        const w = report.warnings.find((x) => x.code === code && x.file === file && x.line === line)!;
+        expect(w.message).toContain(message);
+      }
+      const rows = JSON.parse(await readFile(join(out, "manifest.json"), "utf8")) as Row[];
+      expect(byId(rows)).toEqual(expectedRows(spec));
+      const lost = [...EXPECTED_LOST, ...(spec.lost?.added ?? [])].filter(
+        (l) => !(spec.lost?.removed ?? []).some((x) => JSON.stringify(x) === JSON.stringify(l)),
+      );
+      expect(report.lost).toEqual(expect.arrayContaining(lost as object[]));
+      expect(report.lost).toHaveLength(lost.length);
+      expect((await readdir(out)).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+    });
+  }
+
+  it("every code the corpus expects, and every code the snapshot build can raise, is in the README's table", async () => {
+    const readme = await readFile(join(import.meta.dirname, "..", "README.md"), "utf8");
+    const table = readme.slice(readme.indexOf("## Warnings and errors"));
+    const inTable = (code: string) => table.includes(`\`${code}\``) || (code.startsWith("TRAJECTORY_") && table.includes("`TRAJECTORY_*`"));
+    const corpusCodes = new Set<string>();
+    for (const { spec } of cases) {
+      if (spec.error) corpusCodes.add(spec.error.code);
+      for (const w of spec.warnings?.added ?? []) corpusCodes.add(w[0]);
+    }
+    const src = join(import.meta.dirname, "..", "src");
+    const files = [
+      "extractors/anchors.ts", "extractors/hub-files.ts", "extractors/janitor-log.ts", "extractors/pvc-listing.ts",
+      "extractors/supervisor.ts", "sources/cells.ts", "sources/confine.ts", "resolve/resolve-cell.ts",
+    ];
+    const raised = new Set<string>();
+    for (const f of files) {
+      const text = await readFile(join(src, f), "utf8");
+      for (const m of text.matchAll(/(?:warn|InputError)\(\s*"([A-Z][A-Z0-9_]+)"/g)) raised.add(m[1]!);
+    }
+    expect(raised.size).toBeGreaterThan(30);
+    expect([...corpusCodes, ...raised].filter((c) => !inTable(c)).sort()).toEqual([]);
+  });
+});

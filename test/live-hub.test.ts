@@ -1,0 +1,269 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { cp, mkdir, mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import fg from "fast-glob";
+import { downloadFile, fileExists, listModels } from "@huggingface/hub";
+import { Diagnostics } from "../src/diagnostics.js";
+import { readHubSnapshot, type HubRepo } from "../src/extractors/hub-files.js";
+import { loadCells } from "../src/sources/cells.js";
+import type { CellsFile } from "../src/schema.js";
+import { hubOptionsFrom, readLiveHub, DEFAULT_HUB_URL } from "../src/hub/live-hub.js";
+import { backoffMs, createHubFetch, parseRetryAfter } from "../src/hub/fetch.js";
+import { defaultCacheDir } from "../src/hub/cache.js";
+import { runCli } from "./helpers/cli.js";
+import { startHubServer, type HubServer } from "./helpers/hub-server.js";
+import { removeTree } from "./helpers/tree.js";
+
+const SOURCES = resolve("sources");
+const FAST = { baseDelayMs: 1, maxDelayMs: 4 };
+let tmp: string;
+let server: HubServer;
+let registry: CellsFile;
+let snapshot: HubRepo[];
+/** A small hub folder (the baseline, and the published and spare repos of two cells) for the slower cases. */
+let mini: { dir: string; server: HubServer; snapshot: HubRepo[] };
+let n = 0;
+const freshCache = (): string => join(tmp, `cache-${++n}`);
+
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), "ptb-live-hub-"));
+  server = await startHubServer({ hubDir: join(SOURCES, "hub"), pageSize: 50 });
+  registry = await loadCells(SOURCES);
+  snapshot = await readHubSnapshot(SOURCES, new Diagnostics());
+  const dir = join(tmp, "mini");
+  for (const owner of ["agentic-ptb", "msr-spare", "Qwen"]) {
+    for (const name of await readdir(join(SOURCES, "hub", owner))) {
+      if (owner === "Qwen" || /^(opus-max|opus-high-v1)\./.test(name)) await cp(join(SOURCES, "hub", owner, name), join(dir, "hub", owner, name), { recursive: true });
+    }
+  }
+  mini = { dir, server: await startHubServer({ hubDir: join(dir, "hub"), pageSize: 10 }), snapshot: await readHubSnapshot(dir, new Diagnostics()) };
+});
+afterAll(async () => {
+  await server.close();
+  await mini.server.close();
+  await removeTree(tmp);
+});
+beforeEach(() => {
+  server.reset();
+  mini.server.reset();
+});
+
+describe("the local Hub speaks the routes the real client uses", () => {
+  it("listModels follows the absolute Link pages; downloadFile probes with a Range and reads the body; a missing file is null", async () => {
+    const names: string[] = [];
+    for await (const m of listModels({ search: { owner: "msr-spare" }, hubUrl: server.url, additionalFields: ["sha"] })) names.push(m.name);
+    expect(names.length).toBe(snapshot.filter((r) => r.owner === "msr-spare").length);
+    expect(server.count("list")).toBe(Math.ceil(names.length / 50));
+    const repo = { type: "model" as const, name: "Qwen/Qwen3.5-9B-Base" };
+    const blob = await downloadFile({ repo, path: "config.json", hubUrl: server.url });
+    expect(await blob!.text()).toBe(await readFile(join(SOURCES, "hub/Qwen/Qwen3.5-9B-Base/config.json"), "utf8"));
+    expect(await downloadFile({ repo, path: "chat_template.jinja", hubUrl: server.url })).toBeNull();
+    expect(server.log.filter((r) => r.kind === "resolve").map((r) => [r.status, r.errorCode])).toEqual([[206, null], [200, null], [404, "EntryNotFound"]]);
+  });
+
+  it("fileExists answers a 5xx with a SyntaxError (DESIGN.md), which is why retries live in the fetch", async () => {
+    server.faults = { rate: 1, kinds: ["503"], slowMs: 0, retryAfterS: null, maxConsecutivePerUrl: 1 };
+    const repo = { type: "model" as const, name: "Qwen/Qwen3.5-9B-Base" };
+    await expect(fileExists({ repo, path: "config.json", hubUrl: server.url })).rejects.toThrow(SyntaxError);
+    server.reset();
+    server.faults = { rate: 1, kinds: ["503"], slowMs: 0, retryAfterS: null, maxConsecutivePerUrl: 1 };
+    expect(await fileExists({ repo, path: "config.json", hubUrl: server.url, fetch: createHubFetch({ retry: FAST }) })).toBe(true);
+    expect(server.log.map((r) => r.status)).toEqual([503, 200]);
+  });
+});
+
+describe("readLiveHub", () => {
+  it("gives exactly the HubRepo[] of readHubSnapshot, with the same warnings; a second run makes only listing requests", async () => {
+    // The whole sources/hub/ is read live by test/live-build.test.ts and snapshot-hub below; this is the small one.
+    const cacheDir = freshCache();
+    const diag = new Diagnostics();
+    const snapDiag = new Diagnostics();
+    expect(await readHubSnapshot(mini.dir, snapDiag)).toEqual(mini.snapshot);
+    const live = await readLiveHub(registry, { hubUrl: mini.server.url, cacheDir }, diag);
+    expect(live).toEqual(mini.snapshot);
+    expect(diag.warnings).toEqual(snapDiag.warnings);
+    const cold = { total: mini.server.count(), files: mini.server.count("resolve") };
+    expect(cold.files).toBe(2 * (await fg("hub/*/*/*.{json,jinja}", { cwd: mini.dir })).length); // probe + body per small file
+    expect(mini.server.log.some((r) => r.url.includes(".safetensors"))).toBe(false); // never weights
+
+    mini.server.reset();
+    const warm = await readLiveHub(registry, { hubUrl: mini.server.url, cacheDir }, new Diagnostics());
+    expect(warm).toEqual(mini.snapshot);
+    expect(mini.server.count("resolve") + mini.server.count("raw") + mini.server.count("tree")).toBe(0);
+    expect(mini.server.count()).toBe(mini.server.count("list") + mini.server.count("info"));
+    expect(mini.server.count("info")).toBe(1); // the baseline
+    expect(mini.server.count()).toBeLessThan(cold.total / 10);
+  });
+
+  it("without file names in the listing, asks for each small file and takes 404 EntryNotFound as absent", async () => {
+    const bare = await startHubServer({ hubDir: join(mini.dir, "hub"), siblings: false });
+    try {
+      const live = await readLiveHub(registry, { hubUrl: bare.url, cacheDir: freshCache() }, new Diagnostics());
+      expect(live).toEqual(mini.snapshot);
+      expect(bare.log.filter((r) => r.errorCode === "EntryNotFound").length).toBeGreaterThan(0);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it("a repo listed without a commit sha is read at main (and not looked up in the cache)", async () => {
+    const dir = join(tmp, "nosha");
+    await cp(join(SOURCES, "hub/Qwen"), join(dir, "hub/Qwen"), { recursive: true });
+    const repo = "agentic-ptb/opus-max.h010.sft.300";
+    const src = (await readdir(join(SOURCES, "hub/agentic-ptb"))).find((r) => r.startsWith("opus-max."))!;
+    await cp(join(SOURCES, "hub/agentic-ptb", src), join(dir, "hub", repo), { recursive: true });
+    await writeFile(join(dir, "hub", repo, ".hub.json"), `${JSON.stringify({ id: repo, lastModified: "2026-12-01T00:00:00.000Z" })}\n`);
+    const hub = await startHubServer({ hubDir: join(dir, "hub") });
+    try {
+      const cacheDir = freshCache();
+      const want = await readHubSnapshot(dir, new Diagnostics());
+      expect(want.find((r) => r.id === repo)!.sha).toBeNull();
+      for (let i = 0; i < 2; i++) expect(await readLiveHub(registry, { hubUrl: hub.url, cacheDir }, new Diagnostics())).toEqual(want);
+      expect(hub.log.filter((r) => r.kind === "resolve" && r.url.includes("/resolve/main/")).length).toBeGreaterThan(0);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it("rides out 429s (Retry-After), 500s, 503s, dropped connections and slow answers", async () => {
+    mini.server.faults = { rate: 0.25, kinds: ["429", "500", "503", "drop", "slow"], slowMs: 400, retryAfterS: 0, maxConsecutivePerUrl: 3 };
+    const live = await readLiveHub(registry, { hubUrl: mini.server.url, cacheDir: freshCache(), retry: { ...FAST, timeoutMs: 200 } }, new Diagnostics());
+    expect(live).toEqual(mini.snapshot);
+    const kinds = new Set(mini.server.log.map((r) => r.fault).filter(Boolean));
+    expect([...kinds].sort()).toEqual(["429", "500", "503", "drop", "slow"]);
+  });
+
+  it("keeps at most --concurrency requests in flight", async () => {
+    const slow = await startHubServer({ hubDir: join(mini.dir, "hub"), latencyMs: 2 });
+    try {
+      const live = await readLiveHub(registry, { hubUrl: slow.url, cacheDir: freshCache(), concurrency: 3 }, new Diagnostics());
+      expect(live).toEqual(mini.snapshot);
+      expect(slow.maxInFlight).toBeLessThanOrEqual(3);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it("fails fast when the Hub is down, stays 5xx, or asks to wait too long", async () => {
+    const closed = await startHubServer({ hubDir: join(SOURCES, "hub") });
+    await closed.close();
+    await expect(readLiveHub(registry, { hubUrl: closed.url, cacheDir: freshCache() }, new Diagnostics())).rejects.toMatchObject({
+      code: "HUB_UNREACHABLE",
+      message: expect.stringContaining(`(ECONNREFUSED); is the Hub at ${closed.url} up`),
+    });
+
+    server.faults = { rate: 1, kinds: ["503"], slowMs: 0, retryAfterS: 0, maxConsecutivePerUrl: Infinity };
+    await expect(readLiveHub(registry, { hubUrl: server.url, cacheDir: freshCache(), retry: FAST }, new Diagnostics())).rejects.toMatchObject({
+      code: "HUB_UNAVAILABLE",
+      message: expect.stringMatching(/answered 503 .* on each of 5 attempts: giving up$/),
+    });
+    expect(server.count()).toBeLessThanOrEqual(3 * 5); // two listings and the baseline, 5 attempts each at most
+
+    server.reset();
+    server.faults = { rate: 1, kinds: ["429"], slowMs: 0, retryAfterS: 3600, maxConsecutivePerUrl: Infinity };
+    await expect(readLiveHub(registry, { hubUrl: server.url, cacheDir: freshCache() }, new Diagnostics())).rejects.toMatchObject({
+      code: "HUB_UNAVAILABLE",
+      message: expect.stringContaining("asks to retry after 3600 s"),
+    });
+  });
+
+  it("sends HF_TOKEN as a bearer token; a refused token is HUB_ACCESS_DENIED", async () => {
+    const guarded = await startHubServer({ hubDir: join(mini.dir, "hub"), token: "hf_right" });
+    try {
+      const live = await readLiveHub(registry, { hubUrl: guarded.url, cacheDir: freshCache(), accessToken: "hf_right" }, new Diagnostics());
+      expect(live).toEqual(mini.snapshot);
+      expect(guarded.log.every((r) => r.authorized)).toBe(true);
+      await expect(readLiveHub(registry, { hubUrl: guarded.url, cacheDir: freshCache(), accessToken: "hf_wrong" }, new Diagnostics())).rejects.toMatchObject({
+        code: "HUB_ACCESS_DENIED",
+        message: expect.not.stringContaining("hf_wrong"),
+      });
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it("a baseline missing from the Hub is BASELINE_MISSING", async () => {
+    const other = { ...registry, baseline: "Qwen/Not-There" };
+    await expect(readLiveHub(other, { hubUrl: server.url, cacheDir: freshCache() }, new Diagnostics())).rejects.toMatchObject({ code: "BASELINE_MISSING" });
+  });
+});
+
+describe("Hub options and retry rules", () => {
+  it("takes --hub-url, else HF_ENDPOINT, else the public Hub; HF_TOKEN must start with hf_ and is never shown", () => {
+    expect(hubOptionsFrom({}, { HF_ENDPOINT: "http://mirror.local/" }).hubUrl).toBe("http://mirror.local");
+    expect(hubOptionsFrom({ hubUrl: "http://x.local" }, { HF_ENDPOINT: "http://mirror.local" }).hubUrl).toBe("http://x.local");
+    expect(hubOptionsFrom({}, {}).hubUrl).toBe(DEFAULT_HUB_URL);
+    expect(hubOptionsFrom({}, { HF_TOKEN: "hf_abc" }).accessToken).toBe("hf_abc");
+    let message = "";
+    try {
+      hubOptionsFrom({}, { HF_TOKEN: "sk_leaky_value" });
+    } catch (err) {
+      message = (err as Error).message;
+      expect(err).toMatchObject({ code: "HUB_BAD_TOKEN" });
+    }
+    expect(message).not.toContain("sk_leaky_value");
+    expect(defaultCacheDir({ XDG_CACHE_HOME: "/xdg" })).toBe("/xdg/ptb-manifest");
+    expect(defaultCacheDir({ XDG_CACHE_HOME: "relative" })).toMatch(/\/\.cache\/ptb-manifest$/);
+  });
+
+  it("reads Retry-After as seconds or an HTTP date; backs off exponentially with a deterministic jitter", () => {
+    expect(parseRetryAfter("3")).toBe(3000);
+    expect(parseRetryAfter(null)).toBeNull();
+    expect(parseRetryAfter("soon")).toBeNull();
+    expect(parseRetryAfter(new Date(Date.now() - 10_000).toUTCString())).toBe(0);
+    const p = { baseDelayMs: 500, maxDelayMs: 8000 };
+    const d = [1, 2, 3, 4, 5, 6].map((a) => backoffMs(p, "http://h/x", a));
+    expect(d).toEqual([1, 2, 3, 4, 5, 6].map((a) => backoffMs(p, "http://h/x", a)));
+    d.forEach((ms, i) => {
+      const raw = Math.min(8000, 500 * 2 ** i);
+      expect(ms).toBeGreaterThanOrEqual(raw * 0.75);
+      expect(ms).toBeLessThanOrEqual(raw * 1.25);
+    });
+  });
+
+  it("does not resend a POST that got a 5xx (it may have been applied), but does after a 429", async () => {
+    server.faults = { rate: 1, kinds: ["500"], slowMs: 0, retryAfterS: null, maxConsecutivePerUrl: 1 };
+    const f = createHubFetch({ retry: FAST });
+    expect((await f(`${server.url}/api/nothing`, { method: "POST", body: "{}" })).status).toBe(500);
+    server.reset();
+    server.faults = { rate: 1, kinds: ["429"], slowMs: 0, retryAfterS: 0, maxConsecutivePerUrl: 1 };
+    expect((await f(`${server.url}/api/nothing`, { method: "POST", body: "{}" })).status).toBe(404);
+    expect(server.log.map((r) => r.status)).toEqual([429, 404]);
+  });
+});
+
+describe("snapshot-hub", () => {
+  it("writes the hub/ layout of SOURCES.md byte for byte from the Hub, and the build reads it back the same", async () => {
+    const out = join(tmp, "snap", "hub");
+    const cacheDir = freshCache();
+    const r = await runCli("snapshot-hub", "--out", out, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", cacheDir, "-q");
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const want = (await fg("**/*", { cwd: join(SOURCES, "hub"), dot: true })).sort();
+    const got = (await fg("**/*", { cwd: out, dot: true })).sort();
+    expect(got).toEqual(want);
+    for (const f of want) expect((await readFile(join(out, f))).equals(await readFile(join(SOURCES, "hub", f))), f).toBe(true);
+    expect(r.stdout).toBe(`wrote ${out}: ${snapshot.length} repos, ${want.length} files\n`);
+    expect(await readHubSnapshot(join(tmp, "snap"), new Diagnostics())).toEqual(snapshot);
+
+    // Again, warm: only listings; the folder is replaced whole.
+    server.reset();
+    await writeFile(join(out, "agentic-ptb", "kimi.h029.sft-mix.2400", "stale.json"), "{}");
+    await mkdir(join(out, "gone", "repo"), { recursive: true });
+    const again = await runCli("snapshot-hub", "--out", out, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", cacheDir, "-q");
+    expect(again.code).toBe(0);
+    expect(server.count("resolve")).toBe(0);
+    expect((await fg("**/*", { cwd: out, dot: true })).sort()).toEqual(want);
+  });
+
+  it("refuses to replace a folder that is not a hub snapshot", async () => {
+    const notHub = join(tmp, "not-hub");
+    await mkdir(notHub, { recursive: true });
+    await writeFile(join(notHub, "cells.json"), "{}");
+    const r = await runCli("snapshot-hub", "--out", notHub, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", freshCache(), "-q");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("SNAPSHOT_OUT_NOT_HUB");
+    expect(server.count()).toBe(0);
+  });
+});
