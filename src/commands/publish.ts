@@ -126,19 +126,23 @@ export async function planPublish(outDir: string, repo: string, hub: HubAccess):
  * through `POST /api/repos/move` (which `@huggingface/hub` lacks), stopping
  * at the first failure. A re-run recomputes the plan from the Hub, so it
  * continues where this one stopped.
+ *
+ * @throws InputError `PUBLISH_NO_TOKEN` when no token is set (nothing is done).
  */
 export async function executePlan(plan: PublishPlan, outDir: string, hub: HubAccess): Promise<PublishOutcome> {
   const outcome: PublishOutcome = { plan, committed: null, renamed: [], failed: null, remaining: [...plan.renames] };
+  const accessToken = hub.accessToken;
+  if (!accessToken) throw new InputError("PUBLISH_NO_TOKEN", "publishing writes to the Hub: set HF_TOKEN to a token with write access (its value is never shown)");
   const changed = plan.files.filter((f) => f.status !== "same");
   try {
-    if (plan.createRepo) await createRepo({ repo: { type: "dataset", name: plan.repo }, ...hub, accessToken: hub.accessToken ?? "" });
+    if (plan.createRepo) await createRepo({ repo: { type: "dataset", name: plan.repo }, ...hub, accessToken });
     if (changed.length > 0) {
       const operations = await Promise.all(
         changed.map(async (f) => ({ operation: "addOrUpdate" as const, path: f.path, content: new Blob([await readFile(join(outDir, f.path))]) })),
       );
       const res = await commit({
         repo: { type: "dataset", name: plan.repo }, operations, title: `ptb-manifest: update ${changed.map((f) => f.path).join(", ")}`,
-        useXet: false, ...hub, accessToken: hub.accessToken ?? "",
+        useXet: false, ...hub, accessToken,
       });
       outcome.committed = res?.commit.oid ?? null;
     }

@@ -13,6 +13,14 @@
  *   `Range: bytes=a-b` answered 206 with `Content-Range`; 404 with
  *   `X-Error-Code: EntryNotFound` / `RepoNotFound` / `RevisionNotFound`.
  *
+ * Write routes, for `publish` (issue 6): `GET /api/datasets/<owner>/<name>`
+ * (exists?), `GET|HEAD /datasets/<owner>/<name>/resolve/<rev>/<path>`,
+ * `POST /api/repos/create`, `POST /api/datasets/<owner>/<name>/preupload/<rev>`
+ * (every file `regular`), `POST /api/datasets/<owner>/<name>/commit/<rev>`
+ * (NDJSON; the commits are kept in `server.commits`), and
+ * `POST /api/repos/move` (renames a model repo; `server.failMoves` lists
+ * `fromRepo` ids answered 500, to stop a publish mid-way).
+ *
  * Switches (`server.faults`, changeable between requests): a fraction of
  * requests answered 429 (with `Retry-After`), 500 or 503, dropped (socket
  * destroyed, no answer) or slowed; at most `maxConsecutivePerUrl` faults in
@@ -27,7 +35,7 @@ import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
 
 export type FaultKind = "429" | "500" | "503" | "drop" | "slow";
-export type RouteKind = "list" | "info" | "tree" | "resolve" | "raw" | "other";
+export type RouteKind = "list" | "info" | "tree" | "resolve" | "raw" | "dataset" | "create" | "preupload" | "commit" | "move" | "other";
 
 export interface Faults {
   /** Fraction of requests faulted, 0..1. */
@@ -81,6 +89,14 @@ export interface HubServer {
   maxInFlight: number;
   /** Requests logged, of one kind or all. */
   count(kind?: RouteKind): number;
+  /** Dataset repos: id → files (written by commits). */
+  datasets: Map<string, Map<string, Buffer>>;
+  /** Every commit received: repo, title, files written. */
+  commits: { repo: string; title: string; files: string[] }[];
+  /** `fromRepo` ids whose move is answered 500 (until removed). */
+  failMoves: Set<string>;
+  /** Model repo ids now on the server, sorted. */
+  modelIds(): string[];
   /** Clears the log, the fault counters and `maxInFlight`; faults off. */
   reset(): void;
   close(): Promise<void>;
@@ -109,6 +125,10 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
     faults: { ...NO_FAULTS },
     log: [],
     maxInFlight: 0,
+    datasets: new Map(),
+    commits: [],
+    failMoves: new Set(),
+    modelIds: () => [...repos.keys()].sort(),
     count: (kind) => (kind ? state.log.filter((r) => r.kind === kind).length : state.log.length),
     reset: () => {
       state.log.length = 0;
@@ -195,6 +215,10 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
 
   function serve(req: IncomingMessage, res: ServerResponse, entry: LoggedRequest, path: string, q: URLSearchParams): void {
     const seg = path.split("/").slice(1).map(decodeURIComponent);
+    if (["dataset", "create", "preupload", "commit", "move"].includes(entry.kind)) {
+      serveWrite(req, res, entry, seg);
+      return;
+    }
     if (entry.kind === "list") {
       const all = byOwner(q.get("author") ?? "");
       const limit = Math.min(Number(q.get("limit") ?? pageSize) || pageSize, pageSize);
@@ -244,6 +268,77 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
     send(res, entry, 404, { error: "Not found" });
   }
 
+
+  function serveWrite(req: IncomingMessage, res: ServerResponse, entry: LoggedRequest, seg: string[]): void {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      if (entry.kind === "dataset") {
+        const apiInfo = seg[0] === "api";
+        const id = apiInfo ? `${seg[2]}/${seg[3]}` : `${seg[1]}/${seg[2]}`;
+        const files = state.datasets.get(id);
+        if (!files) return send(res, entry, 404, { error: "Repository not found" }, { "X-Error-Code": "RepoNotFound" });
+        if (apiInfo) return send(res, entry, 200, { id, likes: 0 });
+        const file = files.get(seg.slice(5).join("/"));
+        if (!file) return send(res, entry, 404, { error: "Entry not found" }, { "X-Error-Code": "EntryNotFound" });
+        const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
+        const headers: Record<string, string> = { ETag: `"${etagOf(file)}"`, "Content-Type": "application/octet-stream" };
+        let out = file;
+        entry.status = 200;
+        if (range) {
+          entry.status = 206;
+          const start = Number(range[1]);
+          const end = Math.min(range[2] ? Number(range[2]) : file.length - 1, file.length - 1);
+          out = file.subarray(start, end + 1);
+          headers["Content-Range"] = file.length === 0 ? "bytes */0" : `bytes ${start}-${end}/${file.length}`;
+        }
+        headers["Content-Length"] = String(out.length);
+        res.writeHead(entry.status, headers);
+        res.end(req.method === "HEAD" ? undefined : out);
+        return;
+      }
+      if (entry.kind === "create") {
+        const b = JSON.parse(body) as { name: string; organization: string; type: string };
+        const id = `${b.organization}/${b.name}`;
+        if (b.type !== "dataset") return send(res, entry, 400, { error: "only datasets here" });
+        if (state.datasets.has(id)) return send(res, entry, 409, { error: "You already created this dataset repo" });
+        state.datasets.set(id, new Map());
+        return send(res, entry, 200, { url: `${state.url}/datasets/${id}`, id });
+      }
+      if (entry.kind === "preupload") {
+        const b = JSON.parse(body) as { files: { path: string }[] };
+        return send(res, entry, 200, { files: b.files.map((f) => ({ path: f.path, uploadMode: "regular", shouldIgnore: false })) });
+      }
+      if (entry.kind === "commit") {
+        const id = `${seg[2]}/${seg[3]}`;
+        const files = state.datasets.get(id);
+        if (!files) return send(res, entry, 404, { error: "Repository not found" }, { "X-Error-Code": "RepoNotFound" });
+        const lines = body.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { key: string; value: Record<string, string> });
+        const title = String(lines.find((l) => l.key === "header")?.value.summary ?? "");
+        const written: string[] = [];
+        for (const l of lines.filter((x) => x.key === "file")) {
+          files.set(l.value.path!, Buffer.from(l.value.content!, "base64"));
+          written.push(l.value.path!);
+        }
+        state.commits.push({ repo: id, title, files: written });
+        const oid = createHash("sha1").update(`${id}:${state.commits.length}`).digest("hex");
+        return send(res, entry, 200, { success: true, commitOid: oid, commitUrl: `${state.url}/datasets/${id}/commit/${oid}` });
+      }
+      // move
+      const b = JSON.parse(body) as { fromRepo: string; toRepo: string; type: string };
+      if (state.failMoves.has(b.fromRepo)) return send(res, entry, 500, { error: "Internal error" });
+      const repo = repos.get(b.fromRepo);
+      if (!repo) return send(res, entry, 404, { error: "Repository not found" }, { "X-Error-Code": "RepoNotFound" });
+      if (repos.has(b.toRepo)) return send(res, entry, 409, { error: "A repo with this name already exists" });
+      repos.delete(b.fromRepo);
+      repo.id = b.toRepo;
+      repo.info = { ...repo.info, id: b.toRepo };
+      repos.set(b.toRepo, repo);
+      return send(res, entry, 200, {});
+    });
+  }
+
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", () => done()));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return state;
@@ -258,6 +353,12 @@ function send(res: ServerResponse, entry: LoggedRequest, status: number, json: u
 }
 
 function routeKind(method: string, path: string): RouteKind {
+  if (method === "GET" && /^\/api\/datasets\/[^/]+\/[^/]+$/.test(path)) return "dataset";
+  if ((method === "GET" || method === "HEAD") && /^\/datasets\/[^/]+\/[^/]+\/resolve\/[^/]+\/.+/.test(path)) return "dataset";
+  if (method === "POST" && path === "/api/repos/create") return "create";
+  if (method === "POST" && /^\/api\/datasets\/[^/]+\/[^/]+\/preupload\/[^/]+$/.test(path)) return "preupload";
+  if (method === "POST" && /^\/api\/datasets\/[^/]+\/[^/]+\/commit\/[^/]+$/.test(path)) return "commit";
+  if (method === "POST" && path === "/api/repos/move") return "move";
   if (method === "GET" && path === "/api/models") return "list";
   if (method === "GET" && /^\/api\/models\/[^/]+\/[^/]+\/revision\/[^/]+$/.test(path)) return "info";
   if (method === "GET" && /^\/api\/models\/[^/]+\/[^/]+\/tree\/[^/]+/.test(path)) return "tree";
