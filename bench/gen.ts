@@ -6,7 +6,7 @@
  * Everything is derived from a seeded PRNG: the same arguments give the same
  * bytes. The session logs follow the shape of the real samples in
  * `../shared/samples/trajectories/` (line types and their share of the
- * bytes; see bench/README.md) and every generator returns the totals the
+ * bytes; see bench/notes.md) and every generator returns the totals the
  * counters must find, so a benchmark also checks the result.
  */
 import { createWriteStream, mkdirSync, writeFileSync, type WriteStream } from "node:fs";
@@ -436,16 +436,17 @@ export async function generateJanitor(dir: string, totalBytes: number, pvcRoot =
     while (size < per) {
       t += int(r, 1_000, 20_000);
       const v2 = new Date(t).toISOString().replace("Z", "+00:00");
+      // Mostly verbose scan lines, as a 1 GB log would be; checkpoint lines are rare.
       const k = r();
-      if (k < 0.7) {
-        push(`${v2} level=debug action=scan dir=${pvcRoot}/sft-${int(r, 0, 9)}/weights entries=${int(r, 10, 90)} free_gib=${int(r, 100, 900)}.${int(r, 0, 9)} took_ms=${int(r, 3, 900)}`);
-      } else if (k < 0.8) {
+      if (k < 0.93) {
+        push(`${v2} level=debug msg=scan dir=${pvcRoot}/sft-${int(r, 0, 9)}/weights entries=${int(r, 10, 90)} free_gib=${int(r, 100, 900)}.${int(r, 0, 9)} took_ms=${int(r, 3, 900)}`);
+      } else if (k < 0.94) {
         step += 100;
         push(`${v2} level=info action=archive family=sft-${step % 7} step=${step} src_mtime=${((t - 400_000) / 1000).toFixed(3)} dest=msr-spare/bench.sft-${step % 7}.step_${step}`);
-      } else if (k < 0.88) {
+      } else if (k < 0.945) {
         const d = new Date(t).toISOString();
         push(`${d.slice(0, 10)} ${d.slice(11, 19)} archived ${pvcRoot}/sft-${step % 7}/weights/step_${step} -> msr-spare/bench.sft-${step % 7}.step_${step}`);
-      } else if (k < 0.95) {
+      } else if (k < 0.975) {
         push(`${v2} level=info action=skip family=sft-${step % 7} step=${step} reason=recent`);
       } else if (k < 0.98) {
         push(`${v2} level=error action=error family=sft-${step % 7} step=${step} msg="upload failed"`);

@@ -110,6 +110,13 @@ const ratio = (a: Run | null, b: Run | null): string => (a && b ? `${(a.wallS / 
 const rate = (bytes: number, r: Run | null): string => (r ? ((bytes / 1e6) / r.wallS).toFixed(0) : "n/a");
 
 const sections: string[] = [];
+/** Measured values the targets of issue 7 are checked against. */
+const metrics = {
+  tokens: [] as { format: string; vsWc: number; vsCc: number | null; exact: boolean }[],
+  listingLinesPerS: null as number | null,
+  treeVsFind: null as number | null,
+  build: [] as { k: number; bytes: number; coldS: number; warmS: number; coldRss: number | null; warmRss: number | null; ncRss: number | null; same: boolean }[],
+};
 const summary: string[][] = [];
 const notes: string[] = [];
 
@@ -126,11 +133,14 @@ function installCcusage(): string | null {
   return bin;
 }
 
-// ccusage reads these locations (its README): CLAUDE_CONFIG_DIR/projects, CODEX_HOME/sessions, PI_AGENT_DIR/sessions.
+// ccusage reads these locations (its README): CLAUDE_CONFIG_DIR/projects, CODEX_HOME/sessions,
+// PI_AGENT_DIR/sessions, KIMI_DATA_DIR/sessions (its `kimi` source reads both Kimi formats).
 const CCUSAGE: Partial<Record<Format, { sub: string; envVar: string }>> = {
   "claude-code": { sub: "claude", envVar: "CLAUDE_CONFIG_DIR" },
   codex: { sub: "codex", envVar: "CODEX_HOME" },
   pi: { sub: "pi", envVar: "PI_AGENT_DIR" },
+  "kimi-cli": { sub: "kimi", envVar: "KIMI_DATA_DIR" },
+  "kimi-code": { sub: "kimi", envVar: "KIMI_DATA_DIR" },
 };
 
 /** Sums the totals ccusage's `session --json` reports (its key names vary a little by source). */
@@ -176,6 +186,7 @@ async function benchTokens(ccusage: string | null): Promise<void> {
       ccOk = t === null ? " (no total read)" : t === gen.totals.total ? "" : ` (ccusage total ${t} ≠ ${gen.totals.total})`;
       if (cc.code !== 0) cc = null;
     }
+    metrics.tokens.push({ format, vsWc: ours.wallS / wc.wallS, vsCc: cc ? ours.wallS / cc.wallS : null, exact: ok === "yes" });
     rows.push(
       `| ${format} | ${mb(bytes)} | ${files.length} | ${gen.totals.calls} | ${s(wc.wallS)} | ${s(ours.wallS)} | ${rate(bytes, ours)} | **${ratio(ours, wc)}** | ${cc ? s(cc.wallS) : "n/a"} | ${cc ? `**${ratio(ours, cc)}**${ccOk}` : "n/a"} | ${rss(ours)} | ${rss(cc)} | ${ok} |`,
     );
@@ -204,6 +215,7 @@ async function benchListing(): Promise<void> {
   const ours = await best("node", [join(REPO, "bench", "tasks", "listing.mjs"), path, "/pvc/ptb/bench"]);
   const got = JSON.parse(ours.stdout || "{}") as { entries?: number; observations?: number };
   const lps = (got.entries ?? 0) / ours.wallS;
+  metrics.listingLinesPerS = lps;
   sections.push(
     [
       "## PVC listing (`listing.tsv`, read by `readListingTsv` + `observePvcEntry`)",
@@ -225,6 +237,8 @@ async function benchTree(): Promise<void> {
   const find = await best("find", [dir, "-printf", "%T@ %p\\n"], { discard: true });
   const ours = await best("node", [join(REPO, "bench", "tasks", "pvc-live.mjs"), dir, "/pvc/ptb/bench"]);
   const got = JSON.parse(ours.stdout || "{}") as { entries?: number; impl?: string };
+  metrics.treeVsFind = ours.wallS / find.wallS;
+  const findCount = spawnSync("sh", ["-c", `find '${dir}' | wc -l`], { encoding: "utf8" }).stdout.trim();
   sections.push(
     [
       "## Live PVC scan (a materialised tree)",
@@ -233,7 +247,7 @@ async function benchTree(): Promise<void> {
       "",
       "| entries | find s | ours s | entries/s | ours / find | RSS MB |",
       "|---|---|---|---|---|---|",
-      `| ${got.entries ?? "?"} (made ${n}) | ${s(find.wallS)} | ${s(ours.wallS)} | ${((got.entries ?? 0) / ours.wallS / 1e3).toFixed(0)} k | **${ratio(ours, find)}** | ${rss(ours)} |`,
+      `| ${got.entries ?? "?"} (find: ${findCount}) | ${s(find.wallS)} | ${s(ours.wallS)} | ${((got.entries ?? 0) / ours.wallS / 1e3).toFixed(0)} k | **${ratio(ours, find)}** | ${rss(ours)} |`,
     ].join("\n"),
   );
   summary.push([`live PVC scan (${got.entries} entries)`, `${s(ours.wallS)} s`, `${ratio(ours, find)} of find`, `${rss(ours)} MB`]);
@@ -316,6 +330,7 @@ async function benchBuild(): Promise<void> {
     const sameBytes = [...coldFiles].every(([f, b]) => b.equals(readFileSync(join(out, f))));
     const nocache = k === 4 ? await once("node", [BIN, "build", "--sources", src, "--out", join(scratch, "out-nc"), "--quiet", "--no-cache"], { discard: true }) : null;
     const perGB = cold.wallS / (inputBytes / GB);
+    metrics.build.push({ k, bytes: inputBytes, coldS: cold.wallS, warmS: warm.wallS, coldRss: cold.rssMB, warmRss: warm.rssMB, ncRss: nocache?.rssMB ?? null, same: manifestOk && sameBytes });
     if (first === null) first = { bytes: inputBytes, wall: cold.wallS };
     rows.push(
       `| ${k}x | ${mb(trajBytes)} | ${mb(inputBytes)} | ${s(wc.wallS)} | ${s(cold.wallS)} | ${s(perGB)} | ${rate(inputBytes, cold)} | ${rss(cold)} | ${s(warm.wallS)} | **${(warm.wallS / cold.wallS).toFixed(3)}** | ${rss(warm)} | ${nocache ? `${s(nocache.wallS)} s, ${rss(nocache)} MB` : "-"} | ${manifestOk ? "yes" : "NO"} / ${sameBytes ? "yes" : "NO"} |`,
@@ -342,6 +357,32 @@ async function benchBuild(): Promise<void> {
   );
 }
 
+/** The targets of issue 7, checked against this run's numbers. */
+function targets(): string[] {
+  const rows: string[] = [];
+  const yes = (b: boolean): string => (b ? "yes" : "**no**");
+  for (const t of metrics.tokens) {
+    rows.push(`| tokens ${t.format}: within 2x of \`wc -l\` | ${t.vsWc.toFixed(2)}x | ${yes(t.vsWc <= 2)} |`);
+    if (t.vsCc !== null) rows.push(`| tokens ${t.format}: faster than ccusage | ${t.vsCc.toFixed(2)}x of its time | ${yes(t.vsCc < 1)} |`);
+    rows.push(`| tokens ${t.format}: exact totals | ${t.exact ? "equal to the generator's" : "differ"} | ${yes(t.exact)} |`);
+  }
+  if (metrics.listingLinesPerS !== null) rows.push(`| listing parse ≥ 1M lines/s | ${(metrics.listingLinesPerS / 1e6).toFixed(2)} M lines/s | ${yes(metrics.listingLinesPerS >= 1e6)} |`);
+  if (metrics.treeVsFind !== null) rows.push(`| live scan within 1.5x of \`find\` | ${metrics.treeVsFind.toFixed(2)}x | ${yes(metrics.treeVsFind <= 1.5)} |`);
+  if (metrics.build.length > 0) {
+    const rss = Math.max(...metrics.build.flatMap((b) => [b.coldRss ?? 0, b.warmRss ?? 0, b.ncRss ?? 0]));
+    rows.push(`| build peak RSS < 300 MB (1x, 2x, 4x; cold, warm, --no-cache) | max ${rss.toFixed(0)} MB | ${yes(rss < 300)} |`);
+    const a = metrics.build[0]!;
+    const z = metrics.build[metrics.build.length - 1]!;
+    const growth = z.coldS / a.coldS;
+    const bytesGrowth = z.bytes / a.bytes;
+    rows.push(`| build time linear in input bytes | ${bytesGrowth.toFixed(2)}x the bytes took ${growth.toFixed(2)}x the time (1x → 4x) | ${yes(growth <= bytesGrowth * 1.25)} |`);
+    const w = z.warmS / z.coldS;
+    rows.push(`| warm rebuild < 1/10 of cold (4x) | ${w.toFixed(3)} (${z.warmS.toFixed(2)} s / ${z.coldS.toFixed(2)} s) | ${yes(w < 0.1)} |`);
+    rows.push(`| cache never changes an output byte | ${metrics.build.every((b) => b.same) ? "warm = cold, byte for byte, at every scale" : "DIFFERENT"} | ${yes(metrics.build.every((b) => b.same))} |`);
+  }
+  return rows;
+}
+
 function machine(): string {
   const nproc = spawnSync("nproc", [], { encoding: "utf8" }).stdout.trim();
   const cpu = cpus()[0]?.model ?? "?";
@@ -355,6 +396,7 @@ function machine(): string {
 }
 
 async function main(): Promise<void> {
+  const notesFile = join(REPO, "bench", "notes.md");
   say(`scratch folder: ${scratch}`);
   const started = new Date();
   const ccusage = want("tokens") ? installCcusage() : null;
@@ -370,6 +412,12 @@ async function main(): Promise<void> {
     "",
     machine(),
     "",
+    "## Targets",
+    "",
+    "| target | measured | met |",
+    "|---|---|---|",
+    ...targets(),
+    "",
     "## Summary",
     "",
     "| what | ours | ratio | peak RSS |",
@@ -378,8 +426,9 @@ async function main(): Promise<void> {
     "",
     ...sections.flatMap((x) => [x, ""]),
     ...(notes.length ? ["## Notes from this run", "", ...notes.map((n) => `- ${n}`), ""] : []),
+    ...(existsSync(notesFile) ? [readFileSync(notesFile, "utf8")] : []),
   ].join("\n");
-  const target = join(REPO, "bench", only ? "results.partial.md" : "results.generated.md");
+  const target = join(REPO, "bench", only ? "results.partial.md" : "results.md");
   writeFileSync(target, text);
   say(`wrote ${relative(REPO, target)}`);
   if (!keep && !env["BENCH_DIR"]) rmSync(scratch, { recursive: true, force: true });

@@ -5,7 +5,7 @@ import { RowSchema } from "./schema.js";
 import { Diagnostics, InputError, type Warning } from "./diagnostics.js";
 import { loadCells } from "./sources/cells.js";
 import type { Observation } from "./observations.js";
-import { observePvcEntry, readListingTsv, readLsLR, type PvcEntry } from "./extractors/pvc-listing.js";
+import { observePvcEntry, readListingTsv, readListingTsvBatches, readLsLR, readLsLRBatches, type PvcEntry } from "./extractors/pvc-listing.js";
 import { readPvcTree } from "./extractors/pvc-live.js";
 import { janitorParts, readJanitorLog } from "./extractors/janitor-log.js";
 import { readSupervisor } from "./extractors/supervisor.js";
@@ -147,14 +147,16 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     const entries =
       pvcDir !== undefined
         ? { stream: readPvcTree(pvcDir, { pvcRoot: cell.pvc_root, diag }), extractor: "pvc-live" }
-        : await pvcEntries(sourcesDir, cell.cell, diag);
+        : await pvcEntries(sourcesDir, cell.cell, diag, opts.onBytes);
     if ("path" in entries && entries.path !== undefined) {
       const { path, open, extractor } = entries;
       const compute = async (d: Diagnostics): Promise<Observation[]> => {
         const out: Observation[] = [];
-        for await (const entry of open(d)) {
-          const o = observePvcEntry(cell, entry, seq++, d, extractor);
-          if (o) out.push(o);
+        for await (const batch of open(d)) {
+          for (const entry of batch) {
+            const o = observePvcEntry(cell, entry, seq++, d, extractor);
+            if (o) out.push(o);
+          }
         }
         return out;
       };
@@ -168,7 +170,7 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     const janitorDir = join(sourcesDir, cell.cell, "janitor");
     const janitorPaths = (await janitorParts(janitorDir)).map((name) => join(janitorDir, name));
     observations.push(
-      ...(await cachedObservations(opts.cache, "janitor", janitorPaths, JSON.stringify(cell), diag, (d) => readJanitorLog(sourcesDir, cell, d), opts.onBytes)),
+      ...(await cachedObservations(opts.cache, "janitor", janitorPaths, JSON.stringify(cell), diag, (d) => readJanitorLog(sourcesDir, cell, d, { onBytes: opts.onBytes }), opts.onBytes)),
     );
     observations.push(...(await readAnchors(sourcesDir, cell, diag)));
     const trajectoryDir = join(sourcesDir, cell.cell, "trajectory");
@@ -247,20 +249,21 @@ async function pvcEntries(
   sourcesDir: string,
   cell: string,
   diag: Diagnostics,
-): Promise<{ stream: AsyncGenerator<PvcEntry>; extractor: string; path?: string; open: (d: Diagnostics) => AsyncGenerator<PvcEntry> }> {
+  onBytes?: (bytes: number) => void,
+): Promise<{ stream: AsyncGenerator<PvcEntry>; extractor: string; path?: string; open: (d: Diagnostics) => AsyncGenerator<PvcEntry[]> }> {
   const tsv = join(sourcesDir, cell, "pvc", "listing.tsv");
   const ls = join(sourcesDir, cell, "pvc", "ls-lR.txt");
   const hasTsv = await isFile(tsv);
   const hasLs = await isFile(ls);
   if (hasTsv && hasLs) diag.warn("PVC_TWO_LISTINGS", "both listing.tsv and ls-lR.txt are present; listing.tsv is used", `${cell}/pvc`, null);
-  // `open` gives the stream with another Diagnostics (the build cache runs it with its own).
+  // `open` reads the listing in batches with another Diagnostics (the build cache runs it with its own).
   if (hasTsv) {
-    const open = (d: Diagnostics): AsyncGenerator<PvcEntry> => readListingTsv(tsv, `${cell}/pvc/listing.tsv`, d);
-    return { stream: open(diag), extractor: "pvc-listing.tsv", path: tsv, open };
+    const open = (d: Diagnostics): AsyncGenerator<PvcEntry[]> => readListingTsvBatches(tsv, `${cell}/pvc/listing.tsv`, d, { onBytes });
+    return { stream: readListingTsv(tsv, `${cell}/pvc/listing.tsv`, diag), extractor: "pvc-listing.tsv", path: tsv, open };
   }
   if (hasLs) {
-    const open = (d: Diagnostics): AsyncGenerator<PvcEntry> => readLsLR(ls, `${cell}/pvc/ls-lR.txt`, d);
-    return { stream: open(diag), extractor: "pvc-ls-lR", path: ls, open };
+    const open = (d: Diagnostics): AsyncGenerator<PvcEntry[]> => readLsLRBatches(ls, `${cell}/pvc/ls-lR.txt`, d, { onBytes });
+    return { stream: readLsLR(ls, `${cell}/pvc/ls-lR.txt`, diag), extractor: "pvc-ls-lR", path: ls, open };
   }
   throw new InputError("PVC_LISTING_MISSING", `cell "${cell}" has neither pvc/listing.tsv nor pvc/ls-lR.txt`, `${cell}/pvc`);
 }

@@ -20,8 +20,9 @@ import { removeTree } from "./helpers/tree.js";
  */
 
 const CORPUS = join(import.meta.dirname, "fixtures", "bad");
-const cases = readdirSync(CORPUS)
-  .filter((d) => !d.startsWith("."))
+const cases = readdirSync(CORPUS, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
   .sort()
   .map((name) => ({ name, spec: JSON.parse(readFileSync(join(CORPUS, name, "case.json"), "utf8")) as BadCase }));
 

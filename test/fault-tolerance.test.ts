@@ -139,7 +139,8 @@ describe("determinism and secrets", () => {
     roots.push(a, b);
     await cp(join(REPO, "sources"), join(a, "sources"), { recursive: true });
     await cp(join(REPO, "sources"), join(b, "sources"), { recursive: true });
-    const args = ["build", "--sources", "sources", "--out", "out", "--quiet"];
+    // Each run with its own, cold cache (kept inside its folder, where the token is looked for too).
+    const args = ["build", "--sources", "sources", "--out", "out", "--quiet", "--cache-dir", "cache"];
     const ra = await runBin(args, { cwd: a, env: { TZ: "UTC", LANG: "C", LC_ALL: "C", HF_TOKEN } });
     const rb = await runBin(args, { cwd: b, env: { TZ: "Pacific/Chatham", LANG: "tr_TR.UTF-8", LC_ALL: "de_DE.UTF-8", HF_TOKEN } });
     expect([ra.code, rb.code]).toEqual([0, 0]);
@@ -152,7 +153,12 @@ describe("determinism and secrets", () => {
     await rm(join(b, "sources", "cells.json"));
     const rc = await runBin(args, { cwd: b, env: { HF_TOKEN } });
     expect(rc.code).toBe(1);
-    for (const text of [ra.stdout, ra.stderr, rb.stdout, rb.stderr, rc.stdout, rc.stderr, ...[...sa.values()].map((x) => x.toString("latin1"))]) {
+    const cached = async (dir: string): Promise<Buffer[]> => {
+      const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
+      return Promise.all(files.map((e) => readFile(join(e.parentPath, e.name))));
+    };
+    const written = [...sa.values(), ...sb.values(), ...(await cached(join(a, "cache"))), ...(await cached(join(b, "cache")))];
+    for (const text of [ra.stdout, ra.stderr, rb.stdout, rb.stderr, rc.stdout, rc.stderr, ...written.map((x) => x.toString("latin1"))]) {
       expect(text.includes(HF_TOKEN)).toBe(false);
     }
   });

@@ -22,6 +22,9 @@ import { ROW_KEYS, RowSchema } from "../src/schema.js";
 import type { Pause } from "../src/extractors/supervisor.js";
 import { readTrajectory, TokenLedger, type TrajectoryFormat } from "../src/extractors/trajectory/index.js";
 import { csvCell, manifestCsv, unescapeCsvText } from "../src/writers/manifest.js";
+import { runCli } from "./helpers/cli.js";
+import { miniSweepFiles } from "./helpers/mini-sweep.js";
+import { makeTree, removeTree } from "./helpers/tree.js";
 
 const SEED = 20261101;
 const HOUR = 3_600_000;
@@ -482,6 +485,56 @@ describe("CSV round trip", () => {
         });
       }),
       { seed: SEED, numRuns: 1000 },
+    );
+  });
+});
+
+// ------------------------------------------------------------------ no input crashes the build
+
+describe("no input crashes the build", () => {
+  const base = miniSweepFiles();
+  const files = Object.keys(base).sort();
+  const edit = fc.record({
+    file: fc.constantFrom(...files),
+    kind: fc.constantFrom("byte", "truncate", "insert", "duplicate line", "delete line", "swap lines"),
+    at: fc.nat(),
+    other: fc.nat(),
+    byte: fc.nat({ max: 255 }),
+    text: fc.constantFrom("\u0000", "\ufffd", "99999999999999999999", "-1", "..", "/", "NaN", "1e400", "step_", '"', "{", "}", "[]", "null", "__proto__", "constructor", "\r", "\t", "2026-13-45T99:99:99Z", "/weights/step_1/STABLE"),
+  });
+
+  it("random edits of the mini sweep's files give a build (exit 0) or one error line with a code (exit 1), never a crash", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 4 }), async (edits) => {
+        const tree: Record<string, Buffer> = Object.fromEntries(Object.entries(base).map(([k, v]) => [k, Buffer.from(v)]));
+        for (const e of edits) {
+          let b = tree[e.file]!;
+          const p = b.length ? e.at % b.length : 0;
+          if (e.kind === "byte" && b.length) (b = Buffer.from(b))[p] = e.byte;
+          else if (e.kind === "truncate") b = b.subarray(0, p);
+          else if (e.kind === "insert") b = Buffer.concat([b.subarray(0, p), Buffer.from(e.text), b.subarray(p)]);
+          else {
+            const ls = b.toString("latin1").split("\n");
+            const i = e.at % ls.length;
+            const j = e.other % ls.length;
+            if (e.kind === "duplicate line") ls.splice(i, 0, ls[i]!);
+            else if (e.kind === "delete line") ls.splice(i, 1);
+            else [ls[i], ls[j]] = [ls[j]!, ls[i]!];
+            b = Buffer.from(ls.join("\n"), "latin1");
+          }
+          tree[e.file] = b;
+        }
+        const dir = await makeTree(tree, "ptb-fuzz-");
+        try {
+          const r = await runCli("build", "--sources", dir, "--out", `${dir}-out`, "--quiet");
+          expect([0, 1]).toContain(r.code);
+          if (r.code === 1) expect(r.stderr).toMatch(/^ptb-manifest: error [A-Z][A-Z0-9_]+( at [^\n]+)?: [^\n]+\n$/);
+        } finally {
+          await removeTree(dir);
+          await removeTree(`${dir}-out`);
+        }
+      }),
+      { seed: SEED, numRuns: 60 },
     );
   });
 });

@@ -1,6 +1,6 @@
 // Bench task: parse a PVC listing.tsv with the build's reader and observation rules.
 // Usage: node bench/tasks/listing.mjs LISTING PVC_ROOT   (prints one JSON line)
-import { readListingTsv, observePvcEntry } from "../../dist/extractors/pvc-listing.js";
+import { readListingTsvBatches, observePvcEntry } from "../../dist/extractors/pvc-listing.js";
 import { Diagnostics } from "../../dist/diagnostics.js";
 
 const [path, pvcRoot] = process.argv.slice(2);
@@ -8,8 +8,11 @@ const cell = { cell: "bench", driver: "bench", effort: "high", trajectory_format
 const diag = new Diagnostics();
 let entries = 0;
 let observations = 0;
-for await (const e of readListingTsv(path, "bench/pvc/listing.tsv", diag)) {
-  if (observePvcEntry(cell, e, entries, diag, "pvc-listing.tsv")) observations += 1;
-  entries += 1;
+// As the build reads it (src/build.ts): a buffer-full of entries at a time.
+for await (const batch of readListingTsvBatches(path, "bench/pvc/listing.tsv", diag)) {
+  for (const e of batch) {
+    if (observePvcEntry(cell, e, entries, diag, "pvc-listing.tsv")) observations += 1;
+    entries += 1;
+  }
 }
 process.stdout.write(`${JSON.stringify({ entries, observations, warnings: diag.warnings.length })}\n`);

@@ -34,7 +34,7 @@ export interface HubRepo {
  *
  * Warnings: `HUB_BAD_JSON` (a `.hub.json` or config that is not JSON: that
  * file is ignored), `HUB_ID_MISMATCH` (`.hub.json` id differs from the folder),
- * `HUB_BAD_EOS` (an `eos_token_id` that is not an int or a list of ints).
+ * `HUB_BAD_EOS` (an `eos_token_id` that is not an int ≥ 0 or a non-empty list of them).
  */
 export async function readHubSnapshot(sourcesDir: string, diag: Diagnostics): Promise<HubRepo[]> {
   const hubDir = join(sourcesDir, "hub");
@@ -83,7 +83,7 @@ export async function readEos(abs: string, dir: string, diag: Diagnostics): Prom
     if (value === undefined || value === null) continue;
     const ids = normaliseIds(value);
     if (ids === null) {
-      diag.warn("HUB_BAD_EOS", `eos_token_id ${JSON.stringify(value)} is not an int or a list of ints`, `${dir}/${fileName}`, null);
+      diag.warn("HUB_BAD_EOS", `eos_token_id ${JSON.stringify(value)} is not a token id (an int ≥ 0) or a list of them`, `${dir}/${fileName}`, null);
       continue;
     }
     return { ids, from, chatTemplate };
@@ -93,7 +93,8 @@ export async function readEos(abs: string, dir: string, diag: Diagnostics): Prom
 
 function normaliseIds(value: unknown): number[] | null {
   const list = Array.isArray(value) ? value : [value];
-  if (list.length === 0 || !list.every((v) => Number.isInteger(v))) return null;
+  // Token ids are exact integers ≥ 0: 1e20 or -1 is not an id (and 1e20 would break the row schema).
+  if (list.length === 0 || !list.every((v) => Number.isSafeInteger(v) && (v as number) >= 0)) return null;
   return [...new Set(list as number[])].sort((a, b) => a - b);
 }
 

@@ -4,7 +4,7 @@ import type { Cell } from "../schema.js";
 import type { Diagnostics } from "../diagnostics.js";
 import type { Observation, Origin } from "../observations.js";
 import { familyIdOf } from "../sources/cells.js";
-import { readLines } from "../util/lines.js";
+import { readLineBatches } from "../util/lines.js";
 import { localToUtcCandidates, pickMonotonic } from "../resolve/local-time.js";
 import { clip } from "./pvc-listing.js";
 import { isTimeMs, parseStep } from "../util/values.js";
@@ -77,6 +77,7 @@ export async function readJanitorLog(
   sourcesDir: string,
   cell: Cell,
   diag: Diagnostics,
+  opts: { onBytes?: (bytes: number) => void } = {},
 ): Promise<Observation[]> {
   const relDir = `${cell.cell}/janitor`;
   const dir = join(sourcesDir, cell.cell, "janitor");
@@ -87,19 +88,22 @@ export async function readJanitorLog(
   for (const name of parts) {
     const file = `${relDir}/${name}`;
     try {
-      for await (const line of readLines(join(dir, name))) {
-        let text = line.text;
-        let origin: Origin = { file, line: line.lineNo, offset: line.offset, raw: text };
-        if (carry) {
-          text = carry.text + text;
-          origin = { ...carry.origin, raw: text };
-          carry = null;
+      // Lines come a buffer-full at a time: a log can hold millions of them.
+      for await (const batch of readLineBatches(join(dir, name), opts)) {
+        for (const line of batch) {
+          let text = line.text;
+          let origin: Origin = { file, line: line.lineNo, offset: line.offset, raw: text };
+          if (carry) {
+            text = carry.text + text;
+            origin = { ...carry.origin, raw: text };
+            carry = null;
+          }
+          if (line.unterminated) {
+            carry = { text, origin };
+            continue;
+          }
+          handleLine(text, origin, cell, state, diag, out);
         }
-        if (line.unterminated) {
-          carry = { text, origin };
-          continue;
-        }
-        handleLine(text, origin, cell, state, diag, out);
       }
     } catch (err) {
       diag.warn("JANITOR_UNREADABLE", `cannot read the rest of ${name}: ${(err as Error).message}`, file, null);
@@ -179,11 +183,21 @@ function handleV2(
   diag: Diagnostics,
   out: Observation[],
 ): void {
-  const kv: Record<string, string> = Object.create(null); // keys come from the line
-  for (const m of body.matchAll(KV_RE)) {
+  // No `action=` means no action (the line is skipped below); without a `"` there is no
+  // quoted value whose decoding could throw either: nothing to parse.
+  if (!body.includes("action=") && !body.includes('"')) return;
+  // Only the keys read below are kept (a fixed shape is much faster than a dictionary
+  // of every key); a later duplicate wins, as before. Quoted values are still decoded,
+  // so a broken one throws as it always did.
+  const kv: { action?: string; family?: string; step?: string; src_mtime?: string; dest?: string } = {
+    action: undefined, family: undefined, step: undefined, src_mtime: undefined, dest: undefined,
+  };
+  KV_RE.lastIndex = 0;
+  for (let m = KV_RE.exec(body); m !== null; m = KV_RE.exec(body)) {
     let v = m[2]!;
     if (v.startsWith('"')) v = JSON.parse(v) as string;
-    kv[m[1]!] = v;
+    const key = m[1]!;
+    if (key === "action" || key === "family" || key === "step" || key === "src_mtime" || key === "dest") kv[key] = v;
   }
   const action = kv.action;
   if (action === "error") state.inTraceback = true;

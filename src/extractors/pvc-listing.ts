@@ -3,7 +3,7 @@ import type { Cell } from "../schema.js";
 import type { Diagnostics } from "../diagnostics.js";
 import type { Observation, Origin } from "../observations.js";
 import { familyIdOf } from "../sources/cells.js";
-import { readLines } from "../util/lines.js";
+import { readLineBatches, type Line } from "../util/lines.js";
 import { isTimeMs, parseStep } from "../util/values.js";
 
 /** One entry of a PVC listing, whatever its format. */
@@ -19,6 +19,18 @@ export interface PvcEntry {
 }
 
 const WEIGHTS_RE = /^(.+)\/weights\/step_([^/]*)(?:\/([^/]+))?$/;
+/** A `.` or `..` path part. */
+const DOT_PART_RE = /(?:^|\/)\.\.?(?:\/|$)/;
+let rootMemo: { raw: string; root: string; prefix: string } = { raw: "", root: "", prefix: "/" };
+
+/** `pvc_root` without trailing slashes, and it plus `/` (memoised: called once per listing line). */
+function rootOf(pvcRoot: string): { root: string; prefix: string } {
+  if (rootMemo.raw !== pvcRoot) {
+    const root = pvcRoot.replace(/\/+$/, "");
+    rootMemo = { raw: pvcRoot, root, prefix: `${root}/` };
+  }
+  return rootMemo;
+}
 
 /**
  * Turns PVC entries into observations (SOURCES.md: pvc/). Only
@@ -40,21 +52,22 @@ export function observePvcEntry(
   diag: Diagnostics,
   extractor: string,
 ): Observation | null {
-  const root = cell.pvc_root.replace(/\/+$/, "");
+  const { root, prefix } = rootOf(cell.pvc_root);
   const { path } = entry;
   if (root.startsWith(path) && path !== root) {
     diag.warn("PVC_CUT_LINE", `path ${JSON.stringify(path)} is cut short (a prefix of pvc_root); skipped`, entry.origin.file, entry.origin.line);
     return null;
   }
-  if (path !== root && !path.startsWith(root + "/")) {
+  if (path !== root && !path.startsWith(prefix)) {
     diag.warn("PVC_OUTSIDE_ROOT", `path ${JSON.stringify(path)} is not under pvc_root ${root}`, entry.origin.file, entry.origin.line);
     return null;
   }
   const rel = path.slice(root.length + 1);
-  if (rel.split("/").some((part) => part === ".." || part === ".")) {
+  if ((rel.charCodeAt(0) === 46 || rel.includes("/.")) && DOT_PART_RE.test(rel)) {
     diag.warn("PVC_OUTSIDE_ROOT", `path ${JSON.stringify(path)} has a "." or ".." part`, entry.origin.file, entry.origin.line);
     return null;
   }
+  if (!rel.includes("/weights/step_")) return null; // most entries: no regex needed
   const m = WEIGHTS_RE.exec(rel);
   if (!m) return null;
   const familyDir = m[1]!;
@@ -106,34 +119,109 @@ const TSV_EPOCH_RE = /^\d+(?:\.\d+)?$/;
  * `PVC_LISTING_EMPTY` (no line at all).
  */
 export async function* readListingTsv(absPath: string, file: string, diag: Diagnostics): AsyncGenerator<PvcEntry> {
+  for await (const batch of readListingTsvBatches(absPath, file, diag)) yield* batch;
+}
+
+/**
+ * {@link readListingTsv}, a buffer-full of entries at a time (the build's
+ * path: millions of lines without one `await` each). Same entries and warnings.
+ */
+export async function* readListingTsvBatches(
+  absPath: string,
+  file: string,
+  diag: Diagnostics,
+  opts: { onBytes?: (bytes: number) => void } = {},
+): AsyncGenerator<PvcEntry[]> {
   let seen = false;
-  for await (const line of readLines(absPath)) {
-    if (line.text === "") continue;
-    seen = true;
-    const origin: Origin = { file, line: line.lineNo, offset: line.offset, raw: line.text };
-    if (line.unterminated) {
-      diag.warn("PVC_CUT_LINE", `last line has no line end (capture interrupted); skipped: ${clip(line.text)}`, file, line.lineNo);
-      continue;
+  for await (const lines of readLineBatches(absPath, opts)) {
+    const batch: PvcEntry[] = [];
+    for (const line of lines) {
+      if (line.text === "") continue;
+      seen = true;
+      const entry = listingTsvEntry(line, file, diag);
+      if (entry) batch.push(entry);
     }
-    const parts = line.text.split("\t");
-    if (parts.length < 4) {
-      diag.warn("PVC_BAD_LINE", `expected 4 tab-separated fields, found ${parts.length}: ${clip(line.text)}`, file, line.lineNo);
-      continue;
-    }
-    const [epoch, type, size] = parts as [string, string, string];
-    const path = parts.slice(3).join("\t");
-    if (!TSV_EPOCH_RE.test(epoch) || !/^[fdlpscbD]$/.test(type) || !/^\d+$/.test(size) || !path.startsWith("/") || !isTimeMs(epochToMs(epoch))) {
-      diag.warn("PVC_BAD_LINE", `unreadable fields: ${clip(line.text)}`, file, line.lineNo);
-      continue;
-    }
-    yield { mtimeMs: epochToMs(epoch), type, sizeBytes: Number(size), path, origin };
+    if (batch.length > 0) yield batch;
   }
   if (!seen) diag.warn("PVC_LISTING_EMPTY", "the listing has no entries: no checkpoint on the PVC can be seen", file, null);
 }
 
+const isDigits = (s: string): boolean => {
+  if (s.length === 0) return false;
+  for (let i = 0; i < s.length; i += 1) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+};
+
+/** One non-empty `listing.tsv` line as an entry, or null (with a warning). */
+function listingTsvEntry(line: Line, file: string, diag: Diagnostics): PvcEntry | null {
+  const text = line.text;
+  if (line.unterminated) {
+    diag.warn("PVC_CUT_LINE", `last line has no line end (capture interrupted); skipped: ${clip(text)}`, file, line.lineNo);
+    return null;
+  }
+  const t1 = text.indexOf("\t");
+  const t2 = t1 < 0 ? -1 : text.indexOf("\t", t1 + 1);
+  const t3 = t2 < 0 ? -1 : text.indexOf("\t", t2 + 1);
+  if (t3 < 0) {
+    diag.warn("PVC_BAD_LINE", `expected 4 tab-separated fields, found ${text.split("\t").length}: ${clip(text)}`, file, line.lineNo);
+    return null;
+  }
+  const mtimeMs = epochMsAt(text, 0, t1);
+  const type = text.slice(t1 + 1, t2);
+  const size = text.slice(t2 + 1, t3);
+  const path = text.slice(t3 + 1);
+  if (Number.isNaN(mtimeMs) || type.length !== 1 || !"fdlpscbD".includes(type) || !isDigits(size) || !path.startsWith("/") || !isTimeMs(mtimeMs)) {
+    diag.warn("PVC_BAD_LINE", `unreadable fields: ${clip(text)}`, file, line.lineNo);
+    return null;
+  }
+  return { mtimeMs, type, sizeBytes: Number(size), path, origin: { file, line: line.lineNo, offset: line.offset, raw: text } };
+}
+
+const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+
+/**
+ * {@link epochToMs} of `text[start, end)` when it is `\d+(\.\d+)?`, else NaN,
+ * without making strings. The same double as `epochToMs`: an integer of at
+ * most 15 digits divided by a power of ten is the correctly rounded value of
+ * that decimal, which is what `Number("0.<digits>")` gives; longer fields go
+ * through `epochToMs`.
+ */
+export function epochMsAt(text: string, start: number, end: number): number {
+  let whole = 0;
+  let i = start;
+  while (i < end) {
+    const c = text.charCodeAt(i);
+    if (c === 46) break;
+    if (c < 48 || c > 57) return Number.NaN;
+    whole = whole * 10 + (c - 48);
+    i += 1;
+  }
+  const wholeDigits = i - start;
+  if (wholeDigits === 0) return Number.NaN;
+  let frac = 0;
+  let fracDigits = 0;
+  if (i < end) {
+    for (i += 1; i < end; i += 1) {
+      const c = text.charCodeAt(i);
+      if (c < 48 || c > 57) return Number.NaN;
+      frac = frac * 10 + (c - 48);
+      fracDigits += 1;
+    }
+    if (fracDigits === 0) return Number.NaN;
+  }
+  if (wholeDigits > 15 || fracDigits > 15) return epochToMs(text.slice(start, end));
+  return whole * 1000 + (fracDigits === 0 ? 0 : frac / POW10[fracDigits]!) * 1000;
+}
+
 /** Epoch seconds with a fraction (`1790003123.4567891230`) to epoch ms, keeping sub-ms digits. */
 export function epochToMs(epoch: string): number {
-  const [whole, frac = ""] = epoch.split(".");
+  const dot = epoch.indexOf(".");
+  // As `epoch.split(".")` would: the whole part, and the fraction up to a second dot.
+  const whole = dot < 0 ? epoch : epoch.slice(0, dot);
+  const frac = dot < 0 ? "" : epoch.slice(dot + 1, (epoch.indexOf(".", dot + 1) + 1 || epoch.length + 1) - 1);
   return Number(whole) * 1000 + Number(`0.${frac.padEnd(3, "0")}`) * 1000;
 }
 
@@ -149,34 +237,48 @@ const LS_ENTRY_RE =
  * before any `<dir>:` header), `PVC_CUT_LINE` and `PVC_LISTING_EMPTY`.
  */
 export async function* readLsLR(absPath: string, file: string, diag: Diagnostics): AsyncGenerator<PvcEntry> {
+  for await (const batch of readLsLRBatches(absPath, file, diag)) yield* batch;
+}
+
+/** {@link readLsLR}, a buffer-full of entries at a time. Same entries and warnings. */
+export async function* readLsLRBatches(
+  absPath: string,
+  file: string,
+  diag: Diagnostics,
+  opts: { onBytes?: (bytes: number) => void } = {},
+): AsyncGenerator<PvcEntry[]> {
   let dir: string | null = null;
   let seen = false;
-  for await (const line of readLines(absPath)) {
-    const text = line.text;
-    if (text !== "") seen = true;
-    if (text === "" || /^total \d+$/.test(text)) continue;
-    const origin: Origin = { file, line: line.lineNo, offset: line.offset, raw: text };
-    if (line.unterminated) {
-      diag.warn("PVC_CUT_LINE", `last line has no line end (capture interrupted); skipped: ${clip(text)}`, file, line.lineNo);
-      continue;
+  for await (const lines of readLineBatches(absPath, opts)) {
+    const batch: PvcEntry[] = [];
+    for (const line of lines) {
+      const text = line.text;
+      if (text !== "") seen = true;
+      if (text === "" || /^total \d+$/.test(text)) continue;
+      const origin: Origin = { file, line: line.lineNo, offset: line.offset, raw: text };
+      if (line.unterminated) {
+        diag.warn("PVC_CUT_LINE", `last line has no line end (capture interrupted); skipped: ${clip(text)}`, file, line.lineNo);
+        continue;
+      }
+      if (text.startsWith("/") && text.endsWith(":")) {
+        dir = text.slice(0, -1).replace(/\/+$/, "");
+        continue;
+      }
+      const m = LS_ENTRY_RE.exec(text);
+      if (!m || dir === null) {
+        diag.warn("PVC_BAD_LINE", dir === null ? `entry before any "<dir>:" header: ${clip(text)}` : `unreadable ls entry: ${clip(text)}`, file, line.lineNo);
+        continue;
+      }
+      const [, t, size, day, hms, frac = "", offset, nameField] = m as unknown as [string, string, string, string, string, string | undefined, string, string];
+      const type = t === "-" ? "f" : t;
+      const name = type === "l" ? nameField.split(" -> ")[0]! : nameField;
+      const sign = offset.startsWith("-") ? -1 : 1;
+      const offMin = sign * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(3, 5)));
+      const wallMs = Date.parse(`${day}T${hms}Z`);
+      const mtimeMs = wallMs - offMin * 60_000 + Number(`0.${frac || "0"}`) * 1000;
+      batch.push({ mtimeMs, type, sizeBytes: Number(size), path: `${dir}/${name}`, origin });
     }
-    if (text.startsWith("/") && text.endsWith(":")) {
-      dir = text.slice(0, -1).replace(/\/+$/, "");
-      continue;
-    }
-    const m = LS_ENTRY_RE.exec(text);
-    if (!m || dir === null) {
-      diag.warn("PVC_BAD_LINE", dir === null ? `entry before any "<dir>:" header: ${clip(text)}` : `unreadable ls entry: ${clip(text)}`, file, line.lineNo);
-      continue;
-    }
-    const [, t, size, day, hms, frac = "", offset, nameField] = m as unknown as [string, string, string, string, string, string | undefined, string, string];
-    const type = t === "-" ? "f" : t;
-    const name = type === "l" ? nameField.split(" -> ")[0]! : nameField;
-    const sign = offset.startsWith("-") ? -1 : 1;
-    const offMin = sign * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(3, 5)));
-    const wallMs = Date.parse(`${day}T${hms}Z`);
-    const mtimeMs = wallMs - offMin * 60_000 + Number(`0.${frac || "0"}`) * 1000;
-    yield { mtimeMs, type, sizeBytes: Number(size), path: `${dir}/${name}`, origin };
+    if (batch.length > 0) yield batch;
   }
   if (!seen) diag.warn("PVC_LISTING_EMPTY", "the listing has no entries: no checkpoint on the PVC can be seen", file, null);
 }

@@ -32,9 +32,9 @@ export class LeadingScalarReader {
    * `buf[start, end)`: the top level's members up to its first member whose
    * value is an object or an array; when that value is an object, its own
    * leading scalar members too; then the walk stops (only the first 1 KiB is
-   * looked at). The string values of the wanted paths are put in
-   * {@link values} (other scalars as their text); paths not reached stay
-   * undefined.
+   * looked at), or until every wanted path is found. The string values of
+   * the wanted paths are put in {@link values} (other scalars as their text);
+   * paths not reached stay undefined.
    *
    * Returns false when the line does not start like a JSON object or when a
    * key or a string value holds a `\` escape (the caller must then read the
@@ -51,6 +51,7 @@ export class LeadingScalarReader {
     i += 1;
     let parentStart = -1;
     let parentEnd = -1;
+    let found = 0;
     for (;;) {
       while (i < stop && blank(buf[i]!)) i += 1;
       if (i >= stop || buf[i] !== 0x22) return true; // `}`, or the end of what is looked at
@@ -94,7 +95,12 @@ export class LeadingScalarReader {
         v1 = i;
       }
       const slot = parentStart < 0 ? this.topSlot(buf, k0, k1) : this.nestedSlot(buf, parentStart, parentEnd, k0, k1);
-      if (slot >= 0) values[slot] = buf.toString("utf8", v0, v1);
+      if (slot >= 0 && values[slot] === undefined) {
+        values[slot] = buf.toString("utf8", v0, v1);
+        found += 1;
+        // Every wanted member found: the rest of the line does not matter (no key twice).
+        if (found === values.length) return true;
+      }
       while (i < stop && blank(buf[i]!)) i += 1;
       if (buf[i] === 0x2c) {
         i += 1;

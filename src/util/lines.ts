@@ -63,6 +63,7 @@ export const LINE_TAKE: LineClass = 1;
 export const LINE_UNKNOWN: LineClass = 2;
 
 const DEFAULT_CHUNK = 4 << 20;
+const BATCH_CHUNK = 256 << 10;
 
 /** Fills `buf` from `start` on; resolves to the number of bytes put there (0 at the end of the input). */
 type Filler = (buf: Buffer, start: number) => Promise<number>;
@@ -85,31 +86,94 @@ type Filler = (buf: Buffer, start: number) => Promise<number>;
  *   after yielding every line read before it.
  */
 export async function* readLines(path: string, opts: ReadLinesOptions = {}): AsyncGenerator<Line> {
-  const gz = path.endsWith(".gz");
-  const onBytes = opts.onBytes;
-  let close: () => Promise<void> = async () => {};
-  let fill: Filler;
-  if (!gz) {
-    const fh = await open(path, "r");
-    close = () => fh.close();
-    fill = async (buf, start) => {
-      const { bytesRead } = await fh.read(buf, start, buf.length - start, null);
-      if (onBytes && bytesRead > 0) onBytes(bytesRead);
-      return bytesRead;
+  const source = openSource(path, opts.onBytes);
+  try {
+    yield* scan(source.fill, opts);
+  } finally {
+    await source.close();
+  }
+}
+
+/**
+ * Like {@link readLines} without a filter, but yields the lines of each
+ * buffer-full at once (an array, in order): for readers that handle millions of
+ * short lines (PVC listings, janitor logs), where one `await` per line would
+ * cost more than the line. Same errors, after the lines read before them.
+ */
+export async function* readLineBatches(path: string, opts: { onBytes?: (bytes: number) => void; chunkBytes?: number } = {}): AsyncGenerator<Line[]> {
+  const source = openSource(path, opts.onBytes);
+  try {
+    // Small batches: their lines die young, which keeps the garbage collector cheap.
+    let buf = Buffer.allocUnsafe(opts.chunkBytes ?? BATCH_CHUNK);
+    let carry = 0;
+    let bufOffset = 0;
+    let lineNo = 0;
+    const decode = (view: Buffer, s: number, e: number): string => {
+      let text = view.toString("utf8", s, e);
+      if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (text.endsWith("\r")) text = text.slice(0, -1);
+      return text;
     };
-  } else {
-    const raw = createReadStream(path, { highWaterMark: 1 << 20 });
-    const gunzip = createGunzip({ chunkSize: 1 << 20 });
-    raw.on("error", (err) => gunzip.destroy(err));
-    if (onBytes) raw.on("data", (c) => onBytes((c as Buffer).length));
-    raw.pipe(gunzip);
-    const it = (gunzip as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-    let left: Buffer | null = null;
-    close = async () => {
-      raw.destroy();
-      gunzip.destroy();
+    for (;;) {
+      if (carry === buf.length) {
+        const bigger = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(bigger, 0, 0, carry);
+        buf = bigger;
+      }
+      const got = await source.fill(buf, carry);
+      if (got === 0) break;
+      const end = carry + got;
+      const view = buf.subarray(0, end);
+      const batch: Line[] = [];
+      let p = 0;
+      for (;;) {
+        const nl = view.indexOf(0x0a, p);
+        if (nl === -1) break;
+        lineNo += 1;
+        batch.push({ text: decode(view, p, nl), lineNo, offset: bufOffset + p, unterminated: false });
+        p = nl + 1;
+      }
+      if (p > 0) {
+        buf.copy(buf, 0, p, end);
+        bufOffset += p;
+      }
+      carry = end - p;
+      if (batch.length > 0) yield batch;
+    }
+    if (carry > 0) {
+      lineNo += 1;
+      yield [{ text: decode(buf, 0, carry), lineNo, offset: bufOffset, unterminated: true }];
+    }
+  } finally {
+    await source.close();
+  }
+}
+
+/** Opens a file (gunzipped when its name ends in `.gz`) as a {@link Filler}. */
+function openSource(path: string, onBytes: ((bytes: number) => void) | undefined): { fill: Filler; close: () => Promise<void> } {
+  if (!path.endsWith(".gz")) {
+    let fh: Awaited<ReturnType<typeof open>> | null = null;
+    return {
+      fill: async (buf, start) => {
+        fh ??= await open(path, "r");
+        const { bytesRead } = await fh.read(buf, start, buf.length - start, null);
+        if (onBytes && bytesRead > 0) onBytes(bytesRead);
+        return bytesRead;
+      },
+      close: async () => {
+        await fh?.close();
+      },
     };
-    fill = async (buf, start) => {
+  }
+  const raw = createReadStream(path, { highWaterMark: 1 << 20 });
+  const gunzip = createGunzip({ chunkSize: 1 << 20 });
+  raw.on("error", (err) => gunzip.destroy(err));
+  if (onBytes) raw.on("data", (c) => onBytes((c as Buffer).length));
+  raw.pipe(gunzip);
+  const it = (gunzip as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  let left: Buffer | null = null;
+  return {
+    fill: async (buf, start) => {
       let put = 0;
       while (start + put < buf.length) {
         if (left === null || left.length === 0) {
@@ -124,13 +188,12 @@ export async function* readLines(path: string, opts: ReadLinesOptions = {}): Asy
         put += n;
       }
       return put;
-    };
-  }
-  try {
-    yield* scan(fill, opts);
-  } finally {
-    await close();
-  }
+    },
+    close: async () => {
+      raw.destroy();
+      gunzip.destroy();
+    },
+  };
 }
 
 function isBlank(b: number): boolean {

@@ -82,8 +82,8 @@ export function byteProgress(opts: ByteProgressOptions = {}): ByteProgress {
     const left = rate > 0 ? (total - done) / rate : Number.NaN;
     return {
       stage: label.padEnd(8),
-      done: formatBytes(done),
-      total: formatBytes(total),
+      doneBytes: formatBytes(done),
+      totalBytes: formatBytes(total),
       rate: rate > 0 ? `${formatBytes(rate)}/s` : "-",
       left: formatDuration(left),
     };
@@ -91,7 +91,7 @@ export function byteProgress(opts: ByteProgressOptions = {}): ByteProgress {
   const multi = new cliProgress.MultiBar(
     {
       stream: stderr,
-      format: "{stage} [{bar}] {percentage}% | {done} / {total} | {rate} | {left} left",
+      format: "{stage} [{bar}] {percentage}% | {doneBytes} / {totalBytes} | {rate} | {left} left",
       hideCursor: true,
       clearOnComplete: true,
       fps: 8,

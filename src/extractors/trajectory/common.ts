@@ -6,6 +6,7 @@
 import type { Warning } from "../../diagnostics.js";
 import { LINE_SKIP, LINE_TAKE, LINE_UNKNOWN, readLines, type LineClass, type ReadLinesOptions } from "../../util/lines.js";
 import { LeadingScalarReader } from "../../util/json-prefix.js";
+import { isTimeMs } from "../../util/values.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
 /** One session file to read: its real path and the name used in warnings and calls. */
@@ -244,13 +245,15 @@ export function isoMs(value: unknown): number | null {
 /** Epoch ms of an epoch-seconds float (microseconds rounded, then truncated to ms). */
 export function epochSecondsMs(value: unknown): number | null {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) return null;
-  return Math.floor(Math.round(value * 1e6) / 1000);
+  const ms = Math.floor(Math.round(value * 1e6) / 1000);
+  return isTimeMs(ms) ? ms : null; // a time no Date can hold cannot be placed
 }
 
 /** Epoch ms from an epoch-milliseconds number. */
 export function epochMs(value: unknown): number | null {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) return null;
-  return Math.round(value);
+  const ms = Math.round(value);
+  return isTimeMs(ms) ? ms : null; // a time no Date can hold cannot be placed
 }
 
 /** Builds a call record. */

@@ -22,13 +22,10 @@ import { stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
 import fg from "fast-glob";
 import { InputError, type Warning } from "../../diagnostics.js";
-import type { FileCache } from "../../cache/file-cache.js";
-import { claudeCodeCounter } from "./claude-code.js";
-import { codexCounter } from "./codex.js";
-import { cmp, type FileScan, type FormatCounter, type TrajectoryFile } from "./common.js";
-import { kimiCliCounter } from "./kimi-cli.js";
-import { kimiCodeCounter } from "./kimi-code.js";
-import { piCounter } from "./pi.js";
+import { fingerprint, type FileCache } from "../../cache/file-cache.js";
+import { cmp, type FileScan, type TrajectoryFile } from "./common.js";
+import { COUNTERS } from "./counters.js";
+import { scanFiles } from "./parallel.js";
 import {
   TRAJECTORY_FORMATS,
   type TokenCall,
@@ -40,14 +37,6 @@ import {
 export { TRAJECTORY_FORMATS };
 export type { TokenCall, TokenParts, TokenTotals, TrajectoryFormat, TrajectoryReading } from "./types.js";
 
-const COUNTERS: Record<TrajectoryFormat, FormatCounter<unknown>> = {
-  codex: codexCounter as FormatCounter<unknown>,
-  "claude-code": claudeCodeCounter as FormatCounter<unknown>,
-  pi: piCounter as FormatCounter<unknown>,
-  "kimi-cli": kimiCliCounter as FormatCounter<unknown>,
-  "kimi-code": kimiCodeCounter as FormatCounter<unknown>,
-};
-
 /** Options of {@link readTrajectory}. */
 export interface ReadTrajectoryOptions {
   /** When given, warnings' `file` and calls' `file` are relative to it (forward slashes). */
@@ -56,6 +45,8 @@ export interface ReadTrajectoryOptions {
   cache?: FileCache;
   /** Raw bytes read so far (for progress bars); a file served from the cache counts its whole size at once. */
   onBytes?: (bytes: number) => void;
+  /** Worker threads for scanning large inputs (default: the machine's cores, at most 4; 1 = none). */
+  threads?: number;
 }
 
 /** The session files of each format, found recursively inside a folder (fast-glob patterns). */
@@ -160,25 +151,36 @@ export async function readTrajectory(
   }
   const listed = await listTrajectoryFiles(format, paths, opts);
   const counter = COUNTERS[format];
-  const scans: FileScan<unknown>[] = [];
-  for (const file of listed.files) {
-    let read = 0;
-    const onBytes = opts.onBytes
-      ? (n: number): void => {
-          read += n;
-          opts.onBytes!(n);
-        }
-      : undefined;
-    const compute = (): Promise<FileScan<unknown>> => counter.scan(file, { onBytes });
-    const scan = opts.cache ? await opts.cache.through(`trajectory-${format}`, file.path, file.display, compute) : await compute();
-    if (opts.onBytes && read === 0) {
-      // Served from the cache: count the file as read.
-      const size = await stat(file.path).then((s) => s.size, () => 0);
-      if (size > 0) opts.onBytes(size);
+  const kind = `trajectory-${format}`;
+  const scans: (FileScan<unknown> | undefined)[] = listed.files.map(() => undefined);
+  const keys: (string | null)[] = listed.files.map(() => null);
+  const cache = opts.cache?.enabled ? opts.cache : undefined;
+  if (cache) {
+    for (let i = 0; i < listed.files.length; i += 1) {
+      const file = listed.files[i]!;
+      const fp = await fingerprint(file.path);
+      if (fp === null) continue;
+      const key = await cache.key(kind, file.path, file.display, fp);
+      keys[i] = key;
+      const hit = await cache.get<FileScan<unknown>>(kind, key);
+      if (hit !== undefined) {
+        scans[i] = hit;
+        opts.onBytes?.(fp.size); // served from the cache: counts as read
+      }
     }
-    scans.push(scan);
   }
-  const result = counter.merge(listed.files, scans);
+  const todo = listed.files.map((_f, i) => i).filter((i) => scans[i] === undefined);
+  const fresh = await scanFiles(
+    format,
+    todo.map((i) => listed.files[i]!),
+    { threads: opts.threads, onBytes: opts.onBytes },
+  );
+  for (let j = 0; j < todo.length; j += 1) {
+    const i = todo[j]!;
+    scans[i] = fresh[j]!;
+    if (cache && keys[i] !== null) await cache.put(kind, keys[i]!, fresh[j]);
+  }
+  const result = counter.merge(listed.files, scans as FileScan<unknown>[]);
   const calls = [...result.calls].sort(compareCalls);
   return { calls, warnings: [...listed.warnings, ...result.warnings] };
 }

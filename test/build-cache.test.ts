@@ -1,0 +1,116 @@
+/**
+ * The build cache (issue 7): a warm build writes the same bytes as a cold
+ * one and as a build without cache; corrupt entries are ignored; a changed
+ * input is read again; a cache that cannot be written does not stop a build.
+ */
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, appendFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "./helpers/cli.js";
+import { FileCache, fingerprint, defaultCacheDir } from "../src/cache/file-cache.js";
+
+const REPO = resolve(import.meta.dirname, "..");
+const tmp = mkdtempSync(join(tmpdir(), "ptb-cache-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const sources = join(tmp, "sources");
+cpSync(join(REPO, "sources"), sources, { recursive: true });
+const out = join(tmp, "out");
+
+async function build(...extra: string[]): Promise<Map<string, Buffer>> {
+  rmSync(out, { recursive: true, force: true });
+  const r = await runCli("build", "--sources", sources, "--out", out, "-q", ...extra);
+  expect(r.code, r.stderr).toBe(0);
+  return new Map(readdirSync(out).sort().map((f) => [f, readFileSync(join(out, f))]));
+}
+
+function cacheFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}
+
+describe("build cache", () => {
+  const cache = join(tmp, "cache");
+  let reference: Map<string, Buffer>;
+
+  it("cold, warm and --no-cache builds write the same bytes", async () => {
+    reference = await build("--no-cache");
+    const cold = await build("--cache-dir", cache);
+    expect(cacheFiles(cache).length).toBeGreaterThan(10);
+    const warm = await build("--cache-dir", cache);
+    expect([...cold.keys()]).toEqual([...reference.keys()]);
+    for (const [f, b] of reference) {
+      expect(cold.get(f)!.equals(b), `cold ${f}`).toBe(true);
+      expect(warm.get(f)!.equals(b), `warm ${f}`).toBe(true);
+    }
+  }, 180_000);
+
+  it("ignores corrupt entries (truncated, altered, garbage) and rewrites them", async () => {
+    const entries = cacheFiles(cache).sort();
+    entries.forEach((p, i) => {
+      const text = readFileSync(p, "utf8");
+      if (i % 3 === 0) writeFileSync(p, text.slice(0, Math.floor(text.length / 2)));
+      else if (i % 3 === 1) writeFileSync(p, text.replace(/[0-9]/, (d) => String((Number(d) + 1) % 10)));
+      else writeFileSync(p, "\u0000garbage");
+    });
+    const again = await build("--cache-dir", cache);
+    for (const [f, b] of reference) expect(again.get(f)!.equals(b), f).toBe(true);
+    const rewritten = cacheFiles(cache).filter((p) => readFileSync(p, "utf8").startsWith('{"key"'));
+    expect(rewritten.length).toBe(entries.length);
+  }, 180_000);
+
+  it("reads a changed trajectory again (not the stale entry)", async () => {
+    const dir = join(sources, "sol-high", "trajectory");
+    const file = cacheFiles(dir).find((p) => p.endsWith(".jsonl"))!;
+    const last = readFileSync(file, "utf8").trimEnd().split("\n").filter((l) => l.includes('"token_count"')).pop()!;
+    const bumped = last.replace(/"total_token_usage":\{"input_tokens":(\d+)/, (_m, n) => `"total_token_usage":{"input_tokens":${Number(n) + 1000}`);
+    appendFileSync(file, `${bumped.replace(/"timestamp":"[^"]+"/, '"timestamp":"2026-10-02T09:00:00.000Z"')}\n`);
+    const fresh = await build("--no-cache");
+    const warm = await build("--cache-dir", cache);
+    for (const [f, b] of fresh) expect(warm.get(f)!.equals(b), f).toBe(true);
+    const calls = (m: Map<string, Buffer>) => JSON.parse(m.get("build-report.json")!.toString()).runs["sol-high"].trajectory_calls as number;
+    expect(calls(fresh)).toBe(calls(reference) + 1);
+  }, 180_000);
+
+  it("a cache folder that cannot be written does not stop the build", async () => {
+    const blocked = join(tmp, "blocked");
+    writeFileSync(blocked, "a file, not a folder");
+    const got = await build("--cache-dir", blocked);
+    const fresh = await build("--no-cache");
+    for (const [f, b] of fresh) expect(got.get(f)!.equals(b), f).toBe(true);
+  }, 180_000);
+});
+
+describe("FileCache", () => {
+  it("keys on size, mtime and the head and tail of the file", async () => {
+    const p = join(tmp, "fp.txt");
+    writeFileSync(p, "a".repeat(300_000));
+    const a = (await fingerprint(p))!;
+    writeFileSync(p, "b" + "a".repeat(299_999));
+    const b = (await fingerprint(p))!;
+    expect(b.size).toBe(a.size);
+    expect(b.edges).not.toBe(a.edges);
+    expect(statSync(p).size).toBe(300_000);
+  });
+
+  it("through() computes once, then serves the stored value; disabled, it always computes", async () => {
+    const p = join(tmp, "v.txt");
+    writeFileSync(p, "x");
+    const c = new FileCache(join(tmp, "fc"));
+    let n = 0;
+    const compute = async () => ({ n: ++n });
+    expect(await c.through("k", p, "", compute)).toEqual({ n: 1 });
+    expect(await c.through("k", p, "", compute)).toEqual({ n: 1 });
+    expect(await c.through("k", p, "other", compute)).toEqual({ n: 2 });
+    expect(c.stats.hits).toBe(1);
+    const off = new FileCache(null);
+    expect(await off.through("k", p, "", compute)).toEqual({ n: 3 });
+  });
+
+  it("defaults to $XDG_CACHE_HOME/ptb-manifest, else ~/.cache/ptb-manifest", () => {
+    expect(defaultCacheDir({ XDG_CACHE_HOME: "/x/cache" })).toBe("/x/cache/ptb-manifest");
+    expect(defaultCacheDir({ XDG_CACHE_HOME: "relative" })).toMatch(/\.cache\/ptb-manifest$/);
+  });
+});

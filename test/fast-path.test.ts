@@ -1,0 +1,136 @@
+/**
+ * The trajectory readers' fast path (issue 7) changes no result: every sample
+ * and every embedded trajectory gives the same calls and warnings with the
+ * fast path on and off; the line reader's filter keeps every line that can
+ * matter (needles, broken shapes, glued lines, NUL bytes, cut-off last line).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { readTrajectory, TRAJECTORY_FORMATS, type TrajectoryFormat } from "../src/extractors/trajectory/index.js";
+import { setTrajectoryFastPath } from "../src/extractors/trajectory/common.js";
+import { LINE_SKIP, LINE_TAKE, LINE_UNKNOWN, readLines, type ReadLinesOptions } from "../src/util/lines.js";
+import { LeadingScalarReader } from "../src/util/json-prefix.js";
+
+const REPO = resolve(import.meta.dirname, "..");
+const SAMPLES = resolve(REPO, "../shared/samples/trajectories");
+const tmp = mkdtempSync(join(tmpdir(), "ptb-fast-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+async function both(format: TrajectoryFormat, dir: string, displayRoot?: string) {
+  const opts = displayRoot === undefined ? {} : { displayRoot };
+  setTrajectoryFastPath(false);
+  try {
+    const slow = await readTrajectory(format, [dir], opts);
+    setTrajectoryFastPath(true);
+    const fast = await readTrajectory(format, [dir], opts);
+    return { slow, fast };
+  } finally {
+    setTrajectoryFastPath(true);
+  }
+}
+
+describe("fast path = slow path", () => {
+  for (const format of TRAJECTORY_FORMATS) {
+    it(`on the real ${format} samples`, async () => {
+      const { slow, fast } = await both(format, join(SAMPLES, format));
+      expect(fast).toEqual(slow);
+      expect(fast.calls.length).toBeGreaterThan(0);
+    });
+  }
+
+  it("on every trajectory of the embedded sweep (cut-off and glued lines included)", async () => {
+    const cells = (await import("../sources/cells.json", { with: { type: "json" } })).default as {
+      cells: { cell: string; trajectory_format: TrajectoryFormat }[];
+    };
+    const sources = join(REPO, "sources");
+    for (const c of cells.cells) {
+      const { slow, fast } = await both(c.trajectory_format, join(sources, c.cell, "trajectory"), sources);
+      expect(fast, c.cell).toEqual(slow);
+    }
+  });
+});
+
+async function kept(text: string | Buffer, opts: ReadLinesOptions): Promise<number[]> {
+  const p = join(tmp, `f-${Math.random().toString(36).slice(2)}.jsonl`);
+  writeFileSync(p, text);
+  const out: number[] = [];
+  for await (const l of readLines(p, opts)) out.push(l.lineNo);
+  return out;
+}
+
+describe("readLines filter", () => {
+  const needles = [Buffer.from("token_count")];
+  const ok = (type: string) => JSON.stringify({ timestamp: "2026-10-02T08:00:00.000Z", type, payload: { type: "x", text: "a \"quoted\" {brace}" } });
+
+  it("skips well-shaped lines without a needle, keeps the others", async () => {
+    const text = [ok("a"), ok("token_count"), "not json", "", ok("b"), "  {\"x\":1}  ", "[1,2]"].join("\n") + "\n";
+    expect(await kept(text, { needles })).toEqual([2, 3, 4, 7]);
+  });
+
+  it("keeps a glued line (a cut-off record continued by the next one)", async () => {
+    const glued = ok("a").slice(0, 50) + ok("b");
+    const text = [ok("a"), glued, ok("c")].join("\n") + "\n";
+    expect(await kept(text, { needles })).toEqual([2]);
+  });
+
+  it("does not take a nested object after ':' '[' ',' for a glued line", async () => {
+    const nested = JSON.stringify({ timestamp: "t", a: { timestamp: "u" }, b: [{ timestamp: "v" }, { timestamp: "w" }] });
+    expect(await kept([ok("a"), nested].join("\n") + "\n", { needles })).toEqual([]);
+  });
+
+  it("keeps a line with a NUL byte and the cut-off last line", async () => {
+    const nul = Buffer.concat([Buffer.from('{"timestamp":"t","a":"'), Buffer.from([0, 0]), Buffer.from('"}\n')]);
+    const text = Buffer.concat([Buffer.from(ok("a") + "\n"), nul, Buffer.from(ok("b"))]);
+    expect(await kept(text, { needles })).toEqual([2, 3]);
+  });
+
+  it("follows the classifier: skip, take, or the needles", async () => {
+    const classify = (buf: Buffer, s: number) => (buf[s + 2] === 0x61 ? LINE_SKIP : buf[s + 2] === 0x62 ? LINE_TAKE : LINE_UNKNOWN);
+    const text = ['{"a":"token_count"}', '{"b":1}', '{"c":1}', '{"c":"token_count"}'].join("\n") + "\n";
+    expect(await kept(text, { needles, classify })).toEqual([2, 4]);
+  });
+
+  it("counts lines and offsets across buffer refills and long lines", async () => {
+    const long = JSON.stringify({ timestamp: "t", text: "y".repeat(300_000), type: "token_count" });
+    const lines = [ok("a"), long, ok("b"), long, ok("c")];
+    const p = join(tmp, "long.jsonl");
+    writeFileSync(p, lines.join("\r\n") + "\r\n");
+    const got: { lineNo: number; offset: number; len: number }[] = [];
+    for await (const l of readLines(p, { needles, chunkBytes: 4096 })) got.push({ lineNo: l.lineNo, offset: l.offset, len: l.text.length });
+    const off = (i: number) => lines.slice(0, i).reduce((a, l) => a + l.length + 2, 0);
+    expect(got).toEqual([
+      { lineNo: 2, offset: off(1), len: long.length },
+      { lineNo: 4, offset: off(3), len: long.length },
+    ]);
+  });
+});
+
+describe("LeadingScalarReader", () => {
+  const read = (paths: string[], text: string) => {
+    const r = new LeadingScalarReader(paths);
+    const b = Buffer.from(text);
+    return r.read(b, 0, b.length) ? [...r.values] : null;
+  };
+
+  it("reads top-level scalars up to the first object, then that object's", () => {
+    expect(read(["timestamp", "type", "payload.type"], '{"timestamp":"2026","type":"event_msg","payload":{"type":"token_count","info":{}}}')).toEqual([
+      "2026",
+      "event_msg",
+      "token_count",
+    ]);
+    expect(read(["message.type", "timestamp"], '{"timestamp": 1.5, "message": {"type": "StatusUpdate", "payload": {}}}')).toEqual(["StatusUpdate", "1.5"]);
+  });
+
+  it("stops at an array and leaves later members unknown", () => {
+    expect(read(["type"], '{"content":[{"type":"x"}],"type":"assistant"}')).toEqual([undefined]);
+    expect(read(["type", "message.role"], '{"type":"message","message":{"content":[],"role":"assistant"}}')).toEqual(["message", undefined]);
+  });
+
+  it("gives up on escapes and non-objects", () => {
+    expect(read(["type"], '{"ty\\u0070e":"assistant"}')).toBeNull();
+    expect(read(["type"], '{"type":"assi\\"stant"}')).toBeNull();
+    expect(read(["type"], "[1]")).toBeNull();
+  });
+});
