@@ -3,7 +3,7 @@ import { InputError, where } from "./diagnostics.js";
 import { VERSION } from "./version.js";
 
 /** Exit codes, in one place (DESIGN.md: "errors mapped to exit codes in one place"). */
-export const EXIT = { ok: 0, inputError: 1, strictWarnings: 2, usage: 64 } as const;
+export const EXIT = { ok: 0, inputError: 1, strictWarnings: 2, usage: 64, internal: 70 } as const;
 
 /** Raised by a command that finished but must exit non-zero (e.g. `--strict` with warnings). */
 export class ExitCodeError extends Error {
@@ -15,7 +15,8 @@ export class ExitCodeError extends Error {
 /**
  * Runs the CLI on `argv` (as `process.argv`: node, script, args...) and
  * returns the exit code: 0 ok, 1 fatal input error (nothing written),
- * 2 `build --strict` with warnings, 64 usage error.
+ * 2 `build --strict` with warnings, 64 usage error, 70 an internal error (a
+ * bug: one line on stderr, the stack only with `PTB_MANIFEST_DEBUG=1`).
  */
 export async function main(argv: string[]): Promise<number> {
   const program = new Command();
@@ -43,6 +44,11 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`ptb-manifest: ${err.message}\n`);
       return err.exitCode;
     }
-    throw err;
+    const e = err instanceof Error ? err : new Error(String(err));
+    process.stderr.write(
+      `ptb-manifest: internal error (${e.name}): ${e.message.split("\n")[0]}\n` +
+        (process.env.PTB_MANIFEST_DEBUG ? `${e.stack}\n` : "ptb-manifest: this is a bug; rerun with PTB_MANIFEST_DEBUG=1 for the stack and report it\n"),
+    );
+    return EXIT.internal;
   }
 }

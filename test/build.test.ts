@@ -129,3 +129,18 @@ describe("fatal input errors write nothing", () => {
     });
   }
 });
+
+describe("an unexpected error", () => {
+  it("is one line on stderr with exit code 70, no stack trace", async () => {
+    const { vi } = await import("vitest");
+    const build = await import("../src/build.js");
+    const spy = vi.spyOn(build, "buildManifest").mockRejectedValueOnce(new TypeError("boom"));
+    try {
+      const r = await cli("validate", "--sources", "nowhere");
+      expect(r.code).toBe(70);
+      expect(r.stderr).toBe("ptb-manifest: internal error (TypeError): boom\nptb-manifest: this is a bug; rerun with PTB_MANIFEST_DEBUG=1 for the stack and report it\n");
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});

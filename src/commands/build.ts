@@ -151,7 +151,7 @@ export function registerBuild(program: Command): void {
     .option("--cache-dir <dir>", "cache of per-file extractor results and input hashes (warm rebuilds), and with --hub of the Hub's small files (default: $XDG_CACHE_HOME/ptb-manifest)")
     .option("--no-cache", "neither read nor write the build cache (every input is read again)")
     .option("--concurrency <n>", "with --hub: repos fetched at once (default 8)", parseCount)
-    .addHelpText("after", "\nExit codes: 0 written; 1 fatal input error (nothing written); 2 --strict with warnings (nothing written); 64 usage error.")
+    .addHelpText("after", "\nExit codes: 0 written; 1 fatal input error (nothing written); 2 --strict with warnings (nothing written); 64 usage error; 70 internal error.")
     .action(async (o: { sources: string; out: string; strict: boolean; toleranceH: number; quiet: boolean; pvc?: Record<string, string>; hub: boolean; hubUrl?: string; cacheDir?: string; cache: boolean; concurrency?: number }, command: Command) => {
       if (!o.hub && (o.hubUrl !== undefined || o.concurrency !== undefined)) {
         command.error("error: --hub-url and --concurrency need --hub", { exitCode: EXIT.usage, code: "ptb.hubOptionWithoutHub" });
