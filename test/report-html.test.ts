@@ -79,3 +79,18 @@ describe.skipIf(!haveChromium)(haveChromium ? "report.html in headless Chromium"
     }
   }, 120_000);
 });
+
+describe("report charts", () => {
+  it("render for a cell and a family named like built-in object keys (a Vega title bug the report avoids)", async () => {
+    const { cellChartSpec, renderSvg } = await import("../src/writers/report-html.js");
+    const row = {
+      model_id: "agentic-ptb/constructor.h001.constructor.1", cell: "constructor", driver: "d", effort: "e", hour: 1, hour_source: "mtime" as const,
+      hour_upper_bound: null, driver_tokens_at_hour: 5, role: "SUBMITTED" as const, eos_ok: true, eos_token_id: [248046], source: "x",
+      family: "constructor", step: 1, hour_lower_bound: null, hour_error_h: null,
+    };
+    const { spec, counts } = cellChartSpec("constructor", [row], [[0, 0], [1, 5]], 100);
+    expect(counts).toEqual({ points: 1, intervals: 0, errorBars: 0, roles: 1 });
+    const svg = await renderSvg(spec);
+    expect(svg.match(/aria-label="checkpoint"/g)).toHaveLength(1);
+  });
+});

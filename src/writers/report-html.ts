@@ -71,7 +71,6 @@ export function cellChartSpec(cell: string, rows: Row[], curve: [number, number]
   const y = { field: "family", type: "nominal" as const, title: "family", sort: "ascending" as const };
   const spec: TopLevelSpec = {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    title: { text: cell, anchor: "start" },
     config: { font: "sans-serif", view: { stroke: "#ddd" } },
     vconcat: [
       {
