@@ -537,30 +537,47 @@ const PAD: Record<Format, (prev: string, blob: string, k: number) => string | nu
 };
 
 /**
- * Copies `text` (a session file of `format`) with padding lines that carry no
- * usage inserted after its complete lines (never before a pi header, never
- * after a last line without a line end), until it is about `factor` times as
- * large. The counted calls, their times and the totals do not change.
+ * Writes `text` (a session file of `format`) to `path` with padding lines that
+ * carry no usage inserted after its complete lines (never before a pi header,
+ * never after a last line without a line end), until it is about `factor`
+ * times as large. The counted calls, their times and the totals do not
+ * change. Returns the bytes written.
  */
-export function padSession(format: Format, text: string, factor: number, blobs: string[], r: () => number): string {
+export async function padSession(format: Format, text: string, factor: number, blobs: string[], r: () => number, path: string): Promise<number> {
   const lines = text.split("\n");
-  const out: string[] = [];
+  const out = createWriteStream(path);
+  let pending: string[] = [];
+  let pendingLen = 0;
+  let written = 0;
+  const put = async (piece: string): Promise<void> => {
+    pending.push(piece);
+    pendingLen += piece.length;
+    written += Buffer.byteLength(piece);
+    if (pendingLen >= 1 << 20) {
+      const chunk = pending.join("");
+      pending = [];
+      pendingLen = 0;
+      if (!out.write(chunk)) await new Promise<void>((res) => out.once("drain", () => res()));
+    }
+  };
   const want = text.length * factor;
   let size = 0;
   let k = 0;
   for (let i = 0; i < lines.length; i += 1) {
     const line = lines[i]!;
-    out.push(line);
-    size += line.length + 1;
     const complete = i < lines.length - 1;
+    await put(complete ? `${line}\n` : line);
+    size += line.length + 1;
     if (!complete || line.trim() === "") continue;
     const target = (want * (i + 1)) / lines.length;
     while (size < target) {
       const pad = PAD[format](line, pick(r, blobs), k++);
       if (pad === null) break;
-      out.push(pad);
+      await put(`${pad}\n`);
       size += pad.length + 1;
     }
   }
-  return out.join("\n");
+  out.write(pending.join(""));
+  await new Promise<void>((res, rej) => out.end((err?: Error | null) => (err ? rej(err) : res())));
+  return written;
 }

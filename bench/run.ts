@@ -283,7 +283,7 @@ async function benchJanitor(): Promise<void> {
 }
 
 /** Copies the embedded sources/ with every read trajectory padded `factor` times (no call changes). */
-function scaleSweep(dst: string, factor: number): number {
+async function scaleSweep(dst: string, factor: number): Promise<number> {
   cpSync(join(REPO, "sources"), dst, { recursive: true });
   const cells = JSON.parse(readFileSync(join(dst, "cells.json"), "utf8")) as { cells: { cell: string; trajectory_format: Format; excluded?: string }[] };
   const blobs = blobPool(31, 300, 300, 24_000);
@@ -292,9 +292,7 @@ function scaleSweep(dst: string, factor: number): number {
   for (const c of cells.cells) {
     if (c.excluded) continue;
     for (const f of filesUnder(join(dst, c.cell, "trajectory"))) {
-      const padded = padSession(c.trajectory_format, readFileSync(f, "utf8"), factor, blobs, r);
-      writeFileSync(f, padded);
-      bytes += Buffer.byteLength(padded);
+      bytes += await padSession(c.trajectory_format, readFileSync(f, "utf8"), factor, blobs, r, f);
     }
   }
   return bytes;
@@ -314,7 +312,7 @@ async function benchBuild(): Promise<void> {
     const factor = target / base;
     const src = join(scratch, `sweep-${k}x`);
     say(`build ${k}x: padding the sweep's trajectories ${factor.toFixed(0)} times`);
-    const trajBytes = scaleSweep(src, factor);
+    const trajBytes = await scaleSweep(src, factor);
     const all = filesUnder(src);
     const inputBytes = bytesOf(all);
     await once("cat", all, { discard: true });
@@ -435,4 +433,8 @@ async function main(): Promise<void> {
   else if (!keep) for (const d of readdirSync(scratch)) rmSync(join(scratch, d), { recursive: true, force: true });
 }
 
-await main();
+try {
+  await main();
+} finally {
+  if (!keep && !env["BENCH_DIR"]) rmSync(scratch, { recursive: true, force: true });
+}

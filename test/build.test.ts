@@ -111,7 +111,7 @@ describe("fatal input errors write nothing", () => {
     ["an unknown key in cells.json", { "cells.json": miniCells((c) => (c.cells[0].janitor_zone = "UTC")) }, "CELLS_UNKNOWN_KEY", /unknown key "janitor_zone" in cells\[0\] \("alpha"\)/],
     ["a wrong type in cells.json", { "cells.json": miniCells((c) => (c.cells[1].plotted = "no")) }, "CELLS_INVALID", /cells\[1\] \("beta"\)\.plotted/],
     ["an invalid janitor_tz", { "cells.json": miniCells((c) => (c.cells[0].janitor_tz = "Mars/Olympus")) }, "CELLS_BAD_TIME_ZONE", /"Mars\/Olympus"/],
-    ["an invalid family name without alias", { "cells.json": miniCells((c) => delete c.cells[0].family_aliases) }, "FAMILY_INVALID_NAME", /family directory "sft 3" contains " "/],
+    ["an invalid family name without alias", { "cells.json": miniCells((c) => delete c.cells[0].family_aliases) }, "FAMILY_INVALID_NAME", /FAMILY_INVALID_NAME at alpha\/pvc\/listing.tsv:11: cell "alpha": family directory "sft 3" contains " "/],
     ["a missing run_start", { "beta/supervisor/history.jsonl": lines('{"ts":"2026-10-31T12:00:00Z","event":"resume"}') }, "SUPERVISOR_NO_RUN_START", /cell "beta" has no run_start/],
     ["two checkpoints with one id", { "cells.json": miniCells((c) => (c.cells[0].family_aliases = { "sft 3": "sft3", grpo: "sft3" })), "alpha/pvc/listing.tsv": `${(Date.parse("2026-10-02T00:00:00Z") / 1000).toFixed(3)}\tf\t0\t/pvc/ptb/alpha/runs/grpo/weights/step_10/STABLE\n${(Date.parse("2026-10-02T00:00:00Z") / 1000).toFixed(3)}\tf\t9\t/pvc/ptb/alpha/runs/grpo/weights/step_10/m.safetensors\n${(Date.parse("2026-10-02T00:00:00Z") / 1000).toFixed(3)}\tf\t0\t/pvc/ptb/alpha/sft 3/weights/step_10/STABLE\n` }, "DUPLICATE_CHECKPOINT", /"runs\/grpo" and "sft 3" both give family "sft3" step 10/],
   ];
@@ -142,5 +142,20 @@ describe("an unexpected error", () => {
     } finally {
       spy.mockRestore();
     }
+  });
+});
+
+describe("ids that differ only in case (found by a new user)", () => {
+  it("are one repo on the Hub: DUPLICATE_MODEL_ID, nothing written", async () => {
+    const listing = (await import("./helpers/mini-sweep.js")).miniSweepFiles()["alpha/pvc/listing.tsv"]!;
+    const extra = listing
+      .split("\n")
+      .filter((l) => l.includes("/sft2/weights/step_100/"))
+      .map((l) => l.replace("/sft2/", "/SFT2/"))
+      .join("\n");
+    const dir = await sweep({ "alpha/pvc/listing.tsv": `${extra}\n${listing}` });
+    const r = await cli("build", "--sources", dir, "--out", `${dir}-out`, "--quiet");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("error DUPLICATE_MODEL_ID at cells.json: ids agentic-ptb/alpha.h005.SFT2.100 and agentic-ptb/alpha.h005.sft2.100 differ only in case");
   });
 });

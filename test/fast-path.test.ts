@@ -134,3 +134,36 @@ describe("LeadingScalarReader", () => {
     expect(read(["type"], "[1]")).toBeNull();
   });
 });
+
+describe("readLineBatches and epochMsAt", () => {
+  it("gives every line, its number and byte offset, CRLF and BOM removed, the cut-off last line marked", async () => {
+    const p = join(tmp, "batches.txt");
+    writeFileSync(p, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("a\r\nü-b\n\nlast")]));
+    const { readLineBatches } = await import("../src/util/lines.js");
+    const got = [];
+    for await (const batch of readLineBatches(p, { chunkBytes: 4 })) got.push(...batch);
+    expect(got).toEqual([
+      { text: "a", lineNo: 1, offset: 0, unterminated: false },
+      { text: "ü-b", lineNo: 2, offset: 6, unterminated: false },
+      { text: "", lineNo: 3, offset: 11, unterminated: false },
+      { text: "last", lineNo: 4, offset: 12, unterminated: true },
+    ]);
+  });
+
+  it("epochMsAt gives epochToMs's double for every well-formed epoch, NaN for the others", async () => {
+    const { epochMsAt, epochToMs } = await import("../src/extractors/pvc-listing.js");
+    let x = 7;
+    const r = () => (x = (x * 1103515245 + 12345) & 0x7fffffff);
+    const cases = ["0", "1790003123.4567891230", "1790003123.5", "1790003123.", ".5", "12a", "1.2.3", "1790003123.1234567890123456789"];
+    for (let i = 0; i < 20_000; i += 1) {
+      const d = r() % 17;
+      let f = "";
+      for (let k = 0; k < d; k += 1) f += String(r() % 10);
+      cases.push(`${1_700_000_000 + (r() % 200_000_000)}${d ? `.${f}` : ""}`);
+    }
+    for (const c of cases) {
+      const want = /^\d+(?:\.\d+)?$/.test(c) ? epochToMs(c) : Number.NaN;
+      expect(Object.is(epochMsAt(c, 0, c.length), want), c).toBe(true);
+    }
+  });
+});

@@ -32,7 +32,7 @@ describe("janitor log", () => {
         "2026-10-03 14:22:07 archived /pvc/ptb/c1/sft 3/weights/step_1200 -> msr-spare/c1.sft3.step_1200",
         "2026-10-03T14:32:07.481+00:00 level=info action=archive family=sft2 step=1300 src_mtime=1790003123.457 dest=msr-spare/c1.sft2.step_1300",
         "2026-10-03T14:42:07.000+00:00 level=info action=prune family=sft2 step=1100",
-        "2026-10-03T14:52:07.000+02:00 level=info action=skip family=sft2 step=1400 reason=in-use",
+        "2026-10-03T16:52:07.000+02:00 level=info action=skip family=sft2 step=1400 reason=in-use",
       ),
     });
     expect(warnings).toEqual([]);
@@ -156,5 +156,34 @@ describe("janitor log", () => {
     const obs = await readJanitorLog(root, cellUtc, diag);
     expect(obs.map((o) => o.step)).toEqual([1]);
     expect(diag.warnings.map((w) => [w.code, w.file])).toEqual([["JANITOR_UNREADABLE", "c1/janitor/ckpt-janitor.log.2.gz"]]);
+  });
+});
+
+describe("janitor log order (found by a new user)", () => {
+  it("warns when the repeated hour's lines never show the clock set back (P9)", async () => {
+    const { obs, warnings } = await read(cellLa, {
+      "ckpt-janitor.log": lines(
+        "2026-11-01 01:23:08 archived /pvc/ptb/c2/a/weights/step_1 -> msr-spare/c2.a.step_1",
+        "2026-11-01 01:23:08 archived /pvc/ptb/c2/a/weights/step_2 -> msr-spare/c2.a.step_2",
+        "2026-11-01 02:10:00 archived /pvc/ptb/c2/a/weights/step_3 -> msr-spare/c2.a.step_3",
+      ),
+    });
+    expect(obs.map((o) => iso(o.utcMs))).toEqual(["2026-11-01T08:23:08.000Z", "2026-11-01T08:23:08.000Z", "2026-11-01T10:10:00.000Z"]);
+    expect(warnings.map((w) => [w.code, w.line])).toEqual([["JANITOR_AMBIGUOUS_LOCAL_TIME", 1]]);
+    expect(warnings[0]!.message).toMatch(/^2 line\(s\) fall in the hour that America\/Los_Angeles repeats/);
+  });
+
+  it("warns on a line earlier than the one before it, in both formats", async () => {
+    const { warnings } = await read(cellUtc, {
+      "ckpt-janitor.log": lines(
+        "2026-10-03 14:00:00 archived /pvc/ptb/c1/a/weights/step_1 -> msr-spare/c1.a.step_1",
+        "2026-10-03 02:00:00 archived /pvc/ptb/c1/a/weights/step_2 -> msr-spare/c1.a.step_2",
+        "2026-10-03T01:00:00.000+00:00 level=info action=archive family=a step=3 src_mtime=1790000000 dest=x",
+      ),
+    });
+    expect(warnings.map((w) => [w.code, w.line])).toEqual([
+      ["JANITOR_OUT_OF_ORDER", 2],
+      ["JANITOR_OUT_OF_ORDER", 3],
+    ]);
   });
 });

@@ -104,3 +104,19 @@ describe("PVC entries to observations", () => {
     expect(diag.warnings.map((w) => w.code)).toEqual(["PVC_OUTSIDE_ROOT", "PVC_OUTSIDE_ROOT"]);
   });
 });
+
+describe("listing lines a new user broke", () => {
+  const entry = (path: string): PvcEntry => ({ mtimeMs: 1, type: "f", sizeBytes: 0, path, origin: { file: "f", line: 7, offset: 0, raw: path } });
+  it("a doubled slash is the same directory; a tab, a trailing slash or bad UTF-8 is a bad line naming it (P10, P11, P18)", () => {
+    const diag = new Diagnostics();
+    expect(observePvcEntry(cell, entry("/pvc/ptb/c1//sft2/weights/step_1/STABLE"), 0, diag, "t")).toMatchObject({ family: "sft2", familyDir: "sft2", step: 1 });
+    expect(observePvcEntry(cell, entry("/pvc/ptb/c1/data/x1790000000.0\tf\t0\t/pvc/ptb/c1/sft2/weights/step_1/STABLE"), 0, diag, "t")).toBeNull();
+    expect(observePvcEntry(cell, entry("/pvc/ptb/c1/sft2/weights/step_1/STABLE/"), 0, diag, "t")).toBeNull();
+    expect(observePvcEntry(cell, entry("/pvc/ptb/c1/d\ufffdpo/weights/step_1/STABLE"), 0, diag, "t")).toBeNull();
+    expect(diag.warnings.map((w) => [w.code, w.line, w.message.split("; ")[0]!.split(" ").slice(-3).join(" ")])).toEqual([
+      ["PVC_BAD_LINE", 7, "lines run together?)"],
+      ["PVC_BAD_LINE", 7, "ends with /"],
+      ["PVC_BAD_LINE", 7, "not valid UTF-8"],
+    ]);
+  });
+});

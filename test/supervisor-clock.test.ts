@@ -82,3 +82,44 @@ describe("budget clock", () => {
     expect(round2(7.004999)).toBe(7);
   });
 });
+
+describe("found by a new user", () => {
+  it("a pause never resumed before run_end warns: the clock stands still (P3)", async () => {
+    const { warnings } = await read(
+      lines(
+        '{"ts":"2026-10-02T08:00:00Z","event":"run_start"}',
+        '{"ts":"2026-10-04T10:00:00Z","event":"pause"}',
+        '{"ts":"2026-10-06T15:30:00Z","event":"run_end"}',
+      ),
+    );
+    expect(warnings.map((w) => [w.code, w.line])).toEqual([["SUPERVISOR_UNPAIRED_PAUSE", 2]]);
+    expect(warnings[0]!.message).toContain("stands still for the 53.50 h of wall time up to run_end");
+  });
+
+  it("a run_start whose ts is unreadable is named with its line (P21)", async () => {
+    const err = await read(lines('{"ts":"2026-10-02T08:00:00","event":"run_start"}')).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "SUPERVISOR_NO_RUN_START", line: 1 });
+    expect((err as Error).message).toContain('the run_start event has no valid "ts"');
+  });
+
+  it("an impossible calendar date is a bad line, not rolled over (P15)", async () => {
+    const { history, warnings } = await read(
+      lines('{"ts":"2026-02-01T08:00:00Z","event":"run_start"}', '{"ts":"2026-02-30T16:00:00Z","event":"pause"}'),
+    );
+    expect(history.pauses).toEqual([]);
+    expect(warnings.map((w) => [w.code, w.line])).toEqual([["SUPERVISOR_BAD_LINE", 2]]);
+  });
+});
+
+describe("parseIsoTime", () => {
+  it("reads RFC 3339 times strictly", async () => {
+    const { parseIsoTime } = await import("../src/util/values.js");
+    expect(parseIsoTime("2026-10-02T08:00:00Z")).toBe(Date.UTC(2026, 9, 2, 8));
+    expect(parseIsoTime("2026-10-02t08:00:00.250+02:00")).toBe(Date.UTC(2026, 9, 2, 6, 0, 0, 250));
+    expect(parseIsoTime("2024-02-29T00:00:00Z")).toBe(Date.UTC(2024, 1, 29));
+    for (const bad of ["2026-02-30T16:00:00Z", "2025-02-29T00:00:00Z", "2026-10-02T24:00:00Z", "2026-10-02T23:59:60Z", "2026-10-02T08:00:00+25:00", "2026-10-02T08:00:00", "1790000000", "now"]) {
+      expect(parseIsoTime(bad), bad).toBeNaN();
+    }
+    expect(parseIsoTime("2026-10-02 08:00:00", { assumeUtc: true })).toBe(Date.UTC(2026, 9, 2, 8));
+  });
+});

@@ -56,3 +56,37 @@ export function cachedSha256(cache: FileCache | undefined, onBytes?: (bytes: num
     return hex;
   };
 }
+
+/**
+ * A JSON text of `value` that tells apart what `JSON.stringify` merges
+ * (non-finite numbers, `undefined` members): the key of the outputs cache.
+ */
+function exactJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => {
+    if (v === undefined) return "\u0000undefined";
+    if (typeof v === "number" && !Number.isFinite(v)) return `\u0000${String(v)}`;
+    return v;
+  });
+}
+
+/**
+ * The output files of a build, from the cache when everything they are made
+ * from is unchanged, else from `render()` (then stored). The output writers are
+ * pure functions of the build result, the arguments and the input hashes (and
+ * of the code, the templates and the dependencies, which are in every key), so
+ * `parts` (e.g. `{ result, args, inputs }`) decides them: a warm rebuild with
+ * nothing changed skips rendering (`report.html`'s charts are the slow part).
+ */
+export async function cachedOutputs(
+  cache: FileCache | undefined,
+  parts: unknown,
+  render: () => Promise<Map<string, string>>,
+): Promise<Map<string, string>> {
+  if (!cache?.enabled) return render();
+  const key = await cache.keyOfText("outputs", exactJson(parts));
+  const hit = await cache.get<[string, string][]>("outputs", key);
+  if (hit !== undefined && Array.isArray(hit)) return new Map(hit);
+  const files = await render();
+  await cache.put("outputs", key, [...files]);
+  return files;
+}

@@ -93,9 +93,11 @@ export async function fingerprint(absPath: string): Promise<Fingerprint | null> 
 let codeHashMemo: string | null = null;
 
 /**
- * A hash of the tool's own code: every `.js`/`.ts` file of the folder this
- * module was loaded from and its parent (`dist/` or `src/`). Part of every
- * key, so that a changed extractor never reads an old entry.
+ * A hash of the tool's own code: every `.js`/`.ts` file under the folder the
+ * code runs from (`dist/` or `src/`), the templates next to it
+ * (`templates/`), and the package's `package.json` and `package-lock.json`
+ * (the versions of the libraries). Part of every key, so that a changed
+ * extractor, writer, template or library never reads an old entry.
  */
 export async function codeHash(): Promise<string> {
   if (codeHashMemo !== null) return codeHashMemo;
@@ -111,16 +113,19 @@ export async function codeHash(): Promise<string> {
     for (const d of names) {
       const p = join(dir, d.name);
       if (d.isDirectory()) await walk(p);
-      else if (/\.(js|ts|mjs|cjs)$/.test(d.name) && !d.name.endsWith(".d.ts")) files.push(p);
+      else if (/\.(js|ts|mjs|cjs|md|jinja|html|json)$/.test(d.name) && !d.name.endsWith(".d.ts")) files.push(p);
     }
   };
   await walk(root);
+  const pkg = resolve(root, "..");
+  await walk(join(pkg, "templates"));
+  for (const f of ["package.json", "package-lock.json"]) files.push(join(pkg, f));
   files.sort();
   const hash = createHash("sha256");
   for (const f of files) {
-    hash.update(f.slice(root.length));
+    hash.update(f.slice(pkg.length));
     hash.update("\0");
-    hash.update(await readFile(f));
+    hash.update(await readFile(f).catch(() => Buffer.alloc(0)));
     hash.update("\0");
   }
   codeHashMemo = hash.digest("hex");
@@ -140,6 +145,12 @@ export class FileCache {
   /** True when the cache reads and writes entries. */
   get enabled(): boolean {
     return this.dir !== null;
+  }
+
+  /** The key of an entry that depends on a text rather than on a file (hex sha256). */
+  async keyOfText(kind: string, text: string): Promise<string> {
+    const parts = [CACHE_LAYOUT, kind, await codeHash(), createHash("sha256").update(text).digest("hex")];
+    return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
   }
 
   /** The key of an entry (hex sha256). */

@@ -6,7 +6,6 @@ import { ExitCodeError, EXIT } from "../cli.js";
 import { manifestCsv, manifestJson, modelIdsTxt, provenanceJsonl } from "../writers/manifest.js";
 import { buildReportJson, countRows, hashInputs } from "../writers/report.js";
 import { writeFilesAtomically } from "../util/atomic.js";
-import { reportHtml } from "../writers/report-html.js";
 import { indexCard } from "../writers/card.js";
 import { dataPackage, manifestJsonSchema } from "../writers/datapackage.js";
 import { DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
@@ -17,7 +16,7 @@ import type { CellsFile } from "../schema.js";
 import type { Diagnostics } from "../diagnostics.js";
 import { parseCount } from "./snapshot.js";
 import { defaultCacheDir, FileCache } from "../cache/file-cache.js";
-import { cachedSha256 } from "../cache/build-cache.js";
+import { cachedOutputs, cachedSha256 } from "../cache/build-cache.js";
 import { byteProgress } from "../util/progress.js";
 import { inputBytes } from "../util/input-bytes.js";
 
@@ -95,18 +94,24 @@ async function buildAndWrite(
     ...(opts.pvc && Object.keys(opts.pvc).length > 0 ? { pvc: opts.pvc } : {}),
     ...(hubOpts ? { hub: redactUrl(hubOpts.hubUrl) } : {}),
   };
-  const files = new Map<string, string>([
-    ["manifest.json", manifestJson(result.rows)],
-    ["manifest.csv", manifestCsv(result.rows)],
-    ["model-ids.txt", modelIdsTxt(result.rows)],
-    ["provenance.jsonl", provenanceJsonl(result.provenance)],
-    ["build-report.json", buildReportJson(result, args, liveInputs(await hashAll(sourcesDir, cache, progress), opts.pvc, hubOpts ? liveRepos : null))],
-    ["report.html", await reportHtml(result)],
-  ]);
-  const csv = files.get("manifest.csv")!;
-  files.set("README.md", indexCard(result));
-  files.set("datapackage.json", dataPackage(csv, { name: `${result.registry.org}-index`, title: "AgentPTB checkpoint index" }));
-  files.set("manifest.schema.json", manifestJsonSchema());
+  const inputs = liveInputs(await hashAll(sourcesDir, cache, progress), opts.pvc, hubOpts ? liveRepos : null);
+  // The files are a function of (result, args, inputs): a warm build with nothing changed takes them from the cache.
+  const files = await cachedOutputs(cache, { result, args, inputs }, async () => {
+    const made = new Map<string, string>([
+      ["manifest.json", manifestJson(result.rows)],
+      ["manifest.csv", manifestCsv(result.rows)],
+      ["model-ids.txt", modelIdsTxt(result.rows)],
+      ["provenance.jsonl", provenanceJsonl(result.provenance)],
+      ["build-report.json", buildReportJson(result, args, inputs)],
+      // Loaded only when rendering (Vega is the heaviest module of the tool).
+      ["report.html", await (await import("../writers/report-html.js")).reportHtml(result)],
+    ]);
+    const csv = made.get("manifest.csv")!;
+    made.set("README.md", indexCard(result));
+    made.set("datapackage.json", dataPackage(csv, { name: `${result.registry.org}-index`, title: "AgentPTB checkpoint index" }));
+    made.set("manifest.schema.json", manifestJsonSchema());
+    return made;
+  });
   await writeFilesAtomically(resolve(opts.out), files);
   return { result, summary: summarise(result, opts.out) };
 }

@@ -136,7 +136,7 @@ export function registerValidate(program: Command): void {
 
 /** Parses a `--tolerance-h` value: a positive number of hours (a usage error otherwise). */
 export function parseHours(value: string): number {
-  const n = Number(value);
+  const n = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : NaN;
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`expected a positive number of hours, got "${value}"`);
   return n;
 }

@@ -4,7 +4,7 @@ import type { Diagnostics } from "../diagnostics.js";
 import type { Observation } from "../observations.js";
 import { readLines } from "../util/lines.js";
 import { clip } from "./pvc-listing.js";
-import { parseStep } from "../util/values.js";
+import { parseIsoTime, parseStep } from "../util/values.js";
 
 /**
  * Reads a cell's optional `anchors.tsv` (SOURCES.md: anchors.tsv): header
@@ -28,7 +28,7 @@ export async function readAnchors(sourcesDir: string, cell: Cell, diag: Diagnost
         continue;
       }
       const [family = "", step = "", time = "", kind = "", note = ""] = fields;
-      const ms = /T.*(Z|[+-]\d{2}:?\d{2})$/.test(time) ? Date.parse(time) : NaN;
+      const ms = parseIsoTime(time);
       if (fields.length < 3 || parseStep(step) === null || family === "" || Number.isNaN(ms)) {
         diag.warn("ANCHOR_BAD_LINE", `expected family, integer step and ISO time with offset: ${clip(line.text)}`, file, line.lineNo);
         continue;

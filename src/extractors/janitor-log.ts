@@ -7,7 +7,7 @@ import { familyIdOf } from "../sources/cells.js";
 import { readLineBatches } from "../util/lines.js";
 import { localToUtcCandidates, pickMonotonic } from "../resolve/local-time.js";
 import { clip } from "./pvc-listing.js";
-import { isTimeMs, parseStep } from "../util/values.js";
+import { isTimeMs, parseIsoTime, parseStep } from "../util/values.js";
 
 const LOG = "ckpt-janitor.log";
 const V2_RE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}))\s+(.*)$/;
@@ -46,6 +46,8 @@ interface JanitorState {
   seq: number;
   /** Whether any non-blank line was read (JANITOR_MISSING when none). */
   anyLine: boolean;
+  /** v1 times in a repeated hour: where each was read as the first occurrence, and how many as the second. */
+  repeated: { first: Origin[]; second: number };
 }
 
 /**
@@ -68,7 +70,9 @@ interface JanitorState {
  * `JANITOR_UNPARSED_LINE` (a line naming a checkpoint or an action that fits
  * neither format), `JANITOR_BAD_FIELD`,
  * `JANITOR_NONEXISTENT_LOCAL_TIME` (a time in the skipped hour of a DST
- * start), `JANITOR_OUTSIDE_ROOT`, `JANITOR_UNREADABLE` (a corrupt `.gz`
+ * start), `JANITOR_AMBIGUOUS_LOCAL_TIME` (times in the repeated hour of a
+ * DST end, with no line showing the clock set back), `JANITOR_OUT_OF_ORDER`
+ * (a line earlier than the one before it), `JANITOR_OUTSIDE_ROOT`, `JANITOR_UNREADABLE` (a corrupt `.gz`
  * part: the lines read before the fault are kept), `JANITOR_MISSING` (no
  * `ckpt-janitor.log` nor any rotated part, or only empty ones: the janitor
  * writes a line at least every 10 minutes, so that is lost evidence).
@@ -83,7 +87,7 @@ export async function readJanitorLog(
   const dir = join(sourcesDir, cell.cell, "janitor");
   const parts = await janitorParts(dir);
   const out: Observation[] = [];
-  const state: JanitorState = { lastUtcMs: null, freeForm: 0, inTraceback: false, seq: 0, anyLine: false };
+  const state: JanitorState = { lastUtcMs: null, freeForm: 0, inTraceback: false, seq: 0, anyLine: false, repeated: { first: [], second: 0 } };
   let carry: { text: string; origin: Origin } | null = null;
   for (const name of parts) {
     const file = `${relDir}/${name}`;
@@ -110,6 +114,16 @@ export async function readJanitorLog(
     }
   }
   if (carry) handleLine(carry.text, carry.origin, cell, state, diag, out);
+  if (state.repeated.first.length > 0 && state.repeated.second === 0) {
+    // The order of the lines tells the two occurrences apart only where the log shows the clock set back.
+    const at = state.repeated.first[0]!;
+    diag.warn(
+      "JANITOR_AMBIGUOUS_LOCAL_TIME",
+      `${state.repeated.first.length} line(s) fall in the hour that ${cell.janitor_tz} repeats at the end of daylight saving time, and no line shows the clock set back: read as the first occurrence, though any of them may be an hour later`,
+      at.file,
+      at.line,
+    );
+  }
   if (!state.anyLine) {
     const what = parts.length === 0 ? `no ${LOG} (nor a rotated part)` : `an empty janitor log (${parts.join(", ")})`;
     diag.warn("JANITOR_MISSING", `cell "${cell.cell}" has ${what}: no janitor evidence`, `${relDir}/${parts.length === 0 ? LOG : parts[parts.length - 1]}`, null);
@@ -131,10 +145,13 @@ function handleLine(
   const v2 = V2_RE.exec(trimmed);
   if (v2) {
     state.inTraceback = false;
-    const utc = Date.parse(v2[1]!);
+    const utc = parseIsoTime(v2[1]!);
     if (Number.isNaN(utc)) {
       diag.warn("JANITOR_BAD_FIELD", `bad time ${v2[1]}`, origin.file, origin.line);
       return;
+    }
+    if (state.lastUtcMs !== null && utc < state.lastUtcMs - 1000) {
+      diag.warn("JANITOR_OUT_OF_ORDER", `time ${v2[1]} is earlier than the line before it (${new Date(state.lastUtcMs).toISOString()}); the janitor writes in time order`, origin.file, origin.line);
     }
     state.lastUtcMs = utc;
     handleV2(v2[2]!, utc, origin, cell, state, diag, out);
@@ -145,7 +162,8 @@ function handleLine(
     state.inTraceback = false;
     const [, y, mo, d, h, mi, s, frac = "0", rest] = v1 as unknown as string[];
     const wallMs = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!) + Number(`0.${frac}`) * 1000;
-    const picked = pickMonotonic(localToUtcCandidates(wallMs, cell.janitor_tz), state.lastUtcMs, cell.janitor_tz);
+    const candidates = localToUtcCandidates(wallMs, cell.janitor_tz);
+    const picked = pickMonotonic(candidates, state.lastUtcMs, cell.janitor_tz);
     if (!picked) {
       diag.warn(
         "JANITOR_NONEXISTENT_LOCAL_TIME",
@@ -154,6 +172,12 @@ function handleLine(
         origin.line,
       );
       return;
+    }
+    if (state.lastUtcMs !== null && picked.utcMs < state.lastUtcMs - 1000) {
+      diag.warn("JANITOR_OUT_OF_ORDER", `local time ${trimmed.slice(0, 19)} (${cell.janitor_tz}) is earlier than the line before it (${new Date(state.lastUtcMs).toISOString()}) in every reading; the janitor writes in time order`, origin.file, origin.line);
+    } else if (candidates.utcMs.length === 2) {
+      if (picked.utcMs === candidates.utcMs[0]) state.repeated.first.push(origin);
+      else state.repeated.second += 1;
     }
     state.lastUtcMs = picked.utcMs;
     handleV1(rest!, picked.utcMs, picked.note, origin, cell, state, diag, out);

@@ -53,7 +53,15 @@ export function observePvcEntry(
   extractor: string,
 ): Observation | null {
   const { root, prefix } = rootOf(cell.pvc_root);
-  const { path } = entry;
+  let { path } = entry;
+  // Shapes `find` and `ls` never print: two records run together (a tab in the path), a trailing
+  // slash, bytes that are not UTF-8. Skipped with the line named, never read as another checkpoint.
+  if (path.includes("\t") || (path.endsWith("/") && path !== "/") || path.includes("\ufffd")) {
+    const why = path.includes("\t") ? "holds a tab (two lines run together?)" : path.endsWith("/") ? "ends with /" : "is not valid UTF-8";
+    diag.warn("PVC_BAD_LINE", `path ${JSON.stringify(path)} ${why}; skipped`, entry.origin.file, entry.origin.line);
+    return null;
+  }
+  if (path.includes("//")) path = path.replace(/\/{2,}/g, "/"); // the same directory on POSIX
   if (root.startsWith(path) && path !== root) {
     diag.warn("PVC_CUT_LINE", `path ${JSON.stringify(path)} is cut short (a prefix of pvc_root); skipped`, entry.origin.file, entry.origin.line);
     return null;

@@ -5,7 +5,7 @@ import type { Observation, Origin } from "../observations.js";
 import { familyIdOf } from "../sources/cells.js";
 import { readLines } from "../util/lines.js";
 import { clip } from "./pvc-listing.js";
-import { parseStep } from "../util/values.js";
+import { parseIsoTime, parseStep } from "../util/values.js";
 import { BudgetClock } from "../resolve/clock.js";
 
 /** A pause of the budget clock, UTC epoch ms; `endMs` null when never resumed. */
@@ -53,6 +53,8 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
   let runStart: { ms: number; origin: Origin } | null = null;
   let runEnd: { ms: number; line: number } | null = null;
   let latest: { ms: number; line: number } | null = null;
+  /** Line of a run_start whose `ts` could not be read, to name it if no run_start is usable. */
+  let badRunStart: number | null = null;
   const pauses: Pause[] = [];
   const pauseLines: number[] = [];
   const roleEvents: Observation[] = [];
@@ -71,8 +73,9 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
         diag.warn("SUPERVISOR_BAD_LINE", `not a JSON object (${(err as Error).message}): ${clip(line.text)}`, file, line.lineNo);
         continue;
       }
-      const ms = typeof ev.ts === "string" && /\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:?\d{2})$/.test(ev.ts) ? Date.parse(ev.ts) : NaN;
+      const ms = typeof ev.ts === "string" ? parseIsoTime(ev.ts) : NaN;
       if (Number.isNaN(ms)) {
+        if (ev.event === "run_start") badRunStart ??= line.lineNo;
         diag.warn("SUPERVISOR_BAD_LINE", `event without a valid "ts" (ISO time with offset): ${clip(line.text)}`, file, line.lineNo);
         continue;
       }
@@ -143,7 +146,9 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
     throw new InputError("SUPERVISOR_UNREADABLE", `cannot read: ${(err as Error).message}`, file);
   }
   if (!runStart) {
-    throw new InputError("SUPERVISOR_NO_RUN_START", `cell "${cell.cell}" has no run_start event: its hours cannot be computed`, file);
+    throw badRunStart !== null
+      ? new InputError("SUPERVISOR_NO_RUN_START", `cell "${cell.cell}": the run_start event has no valid "ts" (ISO time with an offset), so its hours cannot be computed`, file, badRunStart)
+      : new InputError("SUPERVISOR_NO_RUN_START", `cell "${cell.cell}" has no run_start event: its hours cannot be computed`, file);
   }
   pauses.forEach((p, i) => {
     if (p.startMs < runStart!.ms) diag.warn("SUPERVISOR_UNPAIRED_PAUSE", `pause at ${new Date(p.startMs).toISOString()} is before run_start`, file, pauseLines[i]!);
@@ -151,6 +156,10 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
   const last = pauses[pauses.length - 1];
   if (last && last.endMs === null && (!runEnd || runEnd.ms < last.startMs)) {
     diag.warn("SUPERVISOR_UNPAIRED_PAUSE", `pause at ${new Date(last.startMs).toISOString()} is never resumed and no run_end follows: the budget clock stops there, and so does the run`, file, pauseLines[pauses.length - 1]!);
+  } else if (last && last.endMs === null && runEnd) {
+    // A missing (or unreadable) resume freezes the clock until run_end: every later write gets one hour.
+    const frozenH = (runEnd.ms - last.startMs) / 3_600_000;
+    diag.warn("SUPERVISOR_UNPAIRED_PAUSE", `pause at ${new Date(last.startMs).toISOString()} is never resumed: the budget clock stands still for the ${frozenH.toFixed(2)} h of wall time up to run_end, so every checkpoint written then gets the same hour`, file, pauseLines[pauses.length - 1]!);
   }
   let runEndMs: number | null = runEnd?.ms ?? null;
   if (runEnd && runEnd.ms < runStart.ms) {

@@ -129,7 +129,10 @@ const iso = (ms: number | null): string | null => (ms === null || !isTimeMs(ms) 
  *   `JANITOR_TIME_OUTSIDE_RUN`, `HOUR_CONFLICT` (mtime and janitor differ by
  *   more than the tolerance), `SUPERVISOR_UNKNOWN_CHECKPOINT`,
  *   `EXTRAPOLATION_CLAMPED`, `CHECKPOINT_LOST` (at the first evidence of it),
- *   `PVC_DUPLICATE_ENTRY` (one STABLE listed twice with different mtimes).
+ *   `PVC_DUPLICATE_ENTRY` (one STABLE listed twice with different mtimes),
+ *   `HUB_NO_EOS` (a published repo whose files give no stop ids: `eos_ok` null),
+ *   `CADENCE_NOT_VALIDATED` (a family with anchors whose fit fails: its
+ *   untimed checkpoints stay unrecoverable).
  */
 export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolution {
   const { registry, cell, supervisor } = input;
@@ -201,11 +204,14 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     }
     const problem = familyNameProblem(c.family);
     if (problem) {
-      const dir = [...c.pvcDirs][0] ?? c.obs.find((o) => o.familyDir)?.familyDir ?? c.family;
+      // Name the first line that shows the directory (the listing, else a janitor or supervisor line).
+      const first = [...c.obs].filter((o) => o.familyDir !== null).sort((x, y) => cmpStr(x.origin.file, y.origin.file) || (x.origin.line ?? 0) - (y.origin.line ?? 0))[0];
+      const dir = [...c.pvcDirs][0] ?? first?.familyDir ?? c.family;
       throw new InputError(
         "FAMILY_INVALID_NAME",
         `cell "${cell.cell}": family directory ${JSON.stringify(dir)} ${problem}, so it cannot stand in a Hub repo name; map it in cells.json family_aliases`,
-        "cells.json",
+        first?.origin.file ?? "cells.json",
+        first?.origin.line ?? null,
       );
     }
     rowsCands.push(c);
@@ -329,6 +335,16 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
           : `unrecoverable: no mtime or janitor time survives, and family ${family} has ${exact.length} exactly timed checkpoints (a fit needs 3)`;
       }
     }
+    // A family with anchors was meant to be checked: say why its untimed checkpoints get no hour.
+    const familyAnchors = anchorsByFamily.get(family) ?? [];
+    if (untimed.length > 0 && familyAnchors.length > 0 && !(fit && fit.validated)) {
+      diag.warn(
+        "CADENCE_NOT_VALIDATED",
+        `${cell.cell} family ${family}: ${untimed.length} untimed checkpoint(s) stay unrecoverable: ${fit ? fit.reason : `only ${exact.length} exactly timed checkpoint(s), a fit needs 3`}`,
+        familyAnchors[0]!.origin.file,
+        familyAnchors[0]!.origin.line,
+      );
+    }
   }
 
   for (const [family, list] of [...anchorsByFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
@@ -377,7 +393,11 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
           : [...c.published].sort((a, b) => cmpStr(a.repo.id, b.repo.id))[0]!.repo.id;
     const pub = [...c.published].sort((a, b) => cmpStr(b.repo.lastModified ?? "", a.repo.lastModified ?? "") || cmpStr(a.repo.id, b.repo.id))[0];
     const eosIds = pub ? pub.repo.eos.ids : null;
-    const eosOk = pub ? (eosIds ?? []).includes(registry.required_eos_token_id) : null;
+    // No file of the published repo gives stop ids: unknown, not a packaging defect (null, with a warning).
+    const eosOk = pub && eosIds !== null ? eosIds.includes(registry.required_eos_token_id) : null;
+    if (pub && eosIds === null) {
+      diag.warn("HUB_NO_EOS", `${pub.repo.id}: no generation_config.json or config.json gives eos_token_id, so eos_ok is unknown (null)`, pub.repo.dir, null);
+    }
     const role = roleOf.get(key(c.family, c.step));
     const tokens = c.writeMs !== null ? input.tokens.at(c.writeMs, supervisor.runStartMs) : null;
     const untimed = c.source === "extrapolated" || c.source === "unrecoverable";
@@ -442,10 +462,20 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   }
 
   // Ids are unique (MANIFEST.md: "Two checkpoints may never get the same id").
-  const seenIds = new Set<string>();
+  // The Hub compares repo names without case, so `dpo` and `DPO` would be one repo there.
+  const seenIds = new Map<string, Row>();
   for (const r of rows) {
-    if (seenIds.has(r.model_id)) throw new InputError("DUPLICATE_MODEL_ID", `two checkpoints get the id ${r.model_id}`, null);
-    seenIds.add(r.model_id);
+    const other = seenIds.get(r.model_id.toLowerCase());
+    if (other) {
+      throw new InputError(
+        "DUPLICATE_MODEL_ID",
+        other.model_id === r.model_id
+          ? `two checkpoints get the id ${r.model_id}`
+          : `ids ${other.model_id} and ${r.model_id} differ only in case, and the Hub treats repo names case-insensitively (family directories ${JSON.stringify(other.family)} and ${JSON.stringify(r.family)}): map one in family_aliases`,
+        "cells.json",
+      );
+    }
+    seenIds.set(r.model_id.toLowerCase(), r);
   }
   return {
     rows, evidence, lost, fits,

@@ -1,4 +1,4 @@
-import { open } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { createReadStream } from "node:fs";
 import { createGunzip } from "node:zlib";
 
@@ -88,7 +88,8 @@ type Filler = (buf: Buffer, start: number) => Promise<number>;
 export async function* readLines(path: string, opts: ReadLinesOptions = {}): AsyncGenerator<Line> {
   const source = openSource(path, opts.onBytes);
   try {
-    yield* scan(source.fill, opts);
+    const chunkBytes = await chunkFor(path, opts.chunkBytes ?? DEFAULT_CHUNK);
+    yield* scan(source.fill, { ...opts, chunkBytes });
   } finally {
     await source.close();
   }
@@ -104,7 +105,7 @@ export async function* readLineBatches(path: string, opts: { onBytes?: (bytes: n
   const source = openSource(path, opts.onBytes);
   try {
     // Small batches: their lines die young, which keeps the garbage collector cheap.
-    let buf = Buffer.allocUnsafe(opts.chunkBytes ?? BATCH_CHUNK);
+    let buf = Buffer.allocUnsafe(await chunkFor(path, opts.chunkBytes ?? BATCH_CHUNK));
     let carry = 0;
     let bufOffset = 0;
     let lineNo = 0;
@@ -147,6 +148,17 @@ export async function* readLineBatches(path: string, opts: { onBytes?: (bytes: n
   } finally {
     await source.close();
   }
+}
+
+/**
+ * The read buffer's size for `path`: `max` for a large or compressed file, the
+ * file's size (at least 64 KiB) for a small one, so that reading many small
+ * files does not allocate a large buffer each.
+ */
+async function chunkFor(path: string, max: number): Promise<number> {
+  if (path.endsWith(".gz")) return max;
+  const size = await stat(path).then((s) => s.size, () => max);
+  return Math.min(max, Math.max(64 << 10, size + 1));
 }
 
 /** Opens a file (gunzipped when its name ends in `.gz`) as a {@link Filler}. */

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
 import fg from "fast-glob";
 import type { BuildResult } from "../build.js";
 import type { Row } from "../schema.js";
@@ -15,14 +16,23 @@ export async function hashInputs(
   hashFile: (absPath: string) => Promise<string> = sha256File,
 ): Promise<Record<string, string>> {
   const files = (await fg("**/*", { cwd: sourcesDir, dot: true, onlyFiles: true, followSymbolicLinks: false })).sort();
+  // Up to 16 files at a time (many small files: the waits overlap); keys stay in sorted order.
+  const hashes: string[] = new Array<string>(files.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < files.length; i = next++) hashes[i] = await hashFile(`${sourcesDir}/${files[i]}`);
+  };
+  await Promise.all(Array.from({ length: Math.min(16, files.length) }, worker));
   const out: Record<string, string> = Object.create(null); // keys come from file names
-  for (const f of files) out[f] = await hashFile(`${sourcesDir}/${f}`);
+  files.forEach((f, i) => (out[f] = hashes[i]!));
   return out;
 }
 
-/** The hex sha256 of a file, streamed. */
+/** The hex sha256 of a file, streamed (a small file is read whole). */
 export async function sha256File(absPath: string): Promise<string> {
   const hash = createHash("sha256");
+  const size = (await stat(absPath)).size;
+  if (size <= 1 << 20) return hash.update(await readFile(absPath)).digest("hex");
   for await (const chunk of createReadStream(absPath, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
   return hash.digest("hex");
 }
