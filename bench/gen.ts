@@ -436,26 +436,26 @@ export async function generateJanitor(dir: string, totalBytes: number, pvcRoot =
     while (size < per) {
       t += int(r, 1_000, 20_000);
       const v2 = new Date(t).toISOString().replace("Z", "+00:00");
-      // Mostly verbose scan lines, as a 1 GB log would be; checkpoint lines are rare.
+      // Mostly verbose scan lines, as a 1 GB log would be; lines naming a checkpoint are
+      // rare (a run archives a few thousand checkpoints, whatever its log's verbosity).
       const k = r();
-      if (k < 0.93) {
-        push(`${v2} level=debug msg=scan dir=${pvcRoot}/sft-${int(r, 0, 9)}/weights entries=${int(r, 10, 90)} free_gib=${int(r, 100, 900)}.${int(r, 0, 9)} took_ms=${int(r, 3, 900)}`);
-      } else if (k < 0.94) {
+      if (k < 0.9965) {
+        if (k < 0.99) push(`${v2} level=debug msg=scan dir=${pvcRoot}/sft-${int(r, 0, 9)}/weights entries=${int(r, 10, 90)} free_gib=${int(r, 100, 900)}.${int(r, 0, 9)} took_ms=${int(r, 3, 900)}`);
+        else push(`janitor starting: pvc_root=${pvcRoot} interval=600s keep_last=3`);
+      } else if (k < 0.9975) {
         step += 100;
         push(`${v2} level=info action=archive family=sft-${step % 7} step=${step} src_mtime=${((t - 400_000) / 1000).toFixed(3)} dest=msr-spare/bench.sft-${step % 7}.step_${step}`);
-      } else if (k < 0.945) {
+      } else if (k < 0.998) {
         const d = new Date(t).toISOString();
         push(`${d.slice(0, 10)} ${d.slice(11, 19)} archived ${pvcRoot}/sft-${step % 7}/weights/step_${step} -> msr-spare/bench.sft-${step % 7}.step_${step}`);
-      } else if (k < 0.975) {
+      } else if (k < 0.9995) {
         push(`${v2} level=info action=skip family=sft-${step % 7} step=${step} reason=recent`);
-      } else if (k < 0.98) {
+      } else {
         push(`${v2} level=error action=error family=sft-${step % 7} step=${step} msg="upload failed"`);
         push("Traceback (most recent call last):");
         push('  File "/app/janitor.py", line 88, in archive');
         push("    api.upload_folder(folder_path=path, repo_id=dest)");
         push("requests.exceptions.ConnectionError: ('Connection aborted.', RemoteDisconnected('Remote end closed connection'))");
-      } else {
-        push(`janitor starting: pvc_root=${pvcRoot} interval=600s keep_last=3`);
       }
     }
     // Split the last line across the rotation (copytruncate).

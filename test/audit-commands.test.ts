@@ -117,6 +117,9 @@ describe("diff", () => {
     await runCli("build", "--sources", dir, "--out", `${dir}-out`, "--quiet");
     const same = JSON.parse((await runCli("diff", `${dir}-out/manifest.csv`, `${dir}-out/manifest.csv`, "--json")).stdout);
     expect([same.added, same.removed, same.changed, same.renames]).toEqual([[], [], [], []]);
+    // The CSV is typed back by the row schema: a build's JSON and its CSV agree (test/diff-input.test.ts has more).
+    const jsonCsv = JSON.parse((await runCli("diff", `${dir}-out`, `${dir}-out/manifest.csv`, "--json")).stdout);
+    expect([jsonCsv.added, jsonCsv.removed, jsonCsv.changed, jsonCsv.renames]).toEqual([[], [], [], []]);
     const fs = await import("node:fs/promises");
     const rows = JSON.parse(await fs.readFile(`${dir}-out/manifest.json`, "utf8"));
     rows[1].hour = 6.5;

@@ -53,6 +53,20 @@ function expectedRows(spec: BadCase): Row[] {
   return byId([...rows, ...(spec.rows?.added ?? [])]);
 }
 
+/** Every entry under `dir` (links not followed) with its type, and size and mtime for files: "nothing written" means this does not change. */
+async function treeState(dir: string, prefix = ""): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of (await readdir(join(dir, prefix), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const rel = prefix ? `${prefix}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(`${rel}/`, ...(await treeState(dir, rel)));
+    else if (e.isFile()) {
+      const s = await stat(join(dir, rel));
+      out.push(`${rel} ${s.size} ${s.mtimeMs}`);
+    } else out.push(`${rel} (not a file or folder)`);
+  }
+  return out;
+}
+
 const STACK_TRACE = /^\s+at .+(:\d+:\d+\)?|\(native\))$/m;
 
 describe("bad-input corpus (test/fixtures/bad)", () => {
@@ -67,23 +81,34 @@ describe("bad-input corpus (test/fixtures/bad)", () => {
       roots.push(root);
       const sources = await writeCase(root, applyEdits(miniSweepFiles(), spec.edits));
       const out = join(root, "out");
-      const r = await runCli("build", "--sources", sources, "--out", out, "--quiet", ...(spec.args ?? []));
+      const expand = (text: string): string => text.replaceAll("$SOURCES", sources).replaceAll("$ROOT", root);
+      const before = await treeState(root);
+      const r = await runCli("build", "--sources", sources, "--out", out, "--quiet", ...(spec.args ?? []).map(expand));
       expect(r.stderr).not.toMatch(STACK_TRACE);
       expect({ code: r.code, stderr: r.code === spec.exit ? "" : r.stderr }).toEqual({ code: spec.exit, stderr: "" });
 
       if (spec.exit !== 0) {
         expect(r.stdout).toBe("");
         await expect(stat(out)).rejects.toThrow(); // nothing written
+        expect(await treeState(root)).toEqual(before); // nor anywhere else under the case's folder (e.g. an --out inside the sources)
         if (spec.exit === 1) {
           const e = spec.error!;
-          const at = e.file === null ? "" : ` at ${e.file}${e.line === null ? "" : `:${e.line}`}`;
+          const file = e.file === null ? null : expand(e.file);
+          const at = file === null ? "" : ` at ${file}${e.line === null ? "" : `:${e.line}`}`;
           expect(r.stderr).toContain(`ptb-manifest: error ${e.code}${at}: `);
-          expect(r.stderr).toContain(e.message);
+          expect(r.stderr).toContain(expand(e.message));
           expect(r.stderr.trim().split("\n")).toHaveLength(1);
+        } else if (spec.exit === 64) {
+          expect(r.stderr).toContain(spec.usage!);
         } else {
           expect(r.stderr).toContain("--strict:");
         }
         return;
+      }
+      for (const text of spec.stdout ?? []) expect(r.stdout).toContain(text);
+      for (const [file, texts] of Object.entries(spec.files ?? {})) {
+        const body = await readFile(join(out, file), "utf8");
+        for (const text of texts) expect(body).toContain(text);
       }
 
       const report = JSON.parse(await readFile(join(out, "build-report.json"), "utf8")) as {
@@ -123,7 +148,7 @@ describe("bad-input corpus (test/fixtures/bad)", () => {
     const src = join(import.meta.dirname, "..", "src");
     const files = [
       "extractors/anchors.ts", "extractors/hub-files.ts", "extractors/janitor-log.ts", "extractors/pvc-listing.ts",
-      "extractors/supervisor.ts", "sources/cells.ts", "sources/confine.ts", "resolve/resolve-cell.ts",
+      "extractors/supervisor.ts", "sources/cells.ts", "sources/confine.ts", "resolve/resolve-cell.ts", "util/out-folder.ts",
     ];
     const raised = new Set<string>();
     for (const f of files) {

@@ -6,6 +6,7 @@ import { ExitCodeError, EXIT } from "../cli.js";
 import { manifestCsv, manifestJson, modelIdsTxt, provenanceJsonl } from "../writers/manifest.js";
 import { buildReportJson, countRows, hashInputs } from "../writers/report.js";
 import { writeFilesAtomically } from "../util/atomic.js";
+import { checkOutFolder, outPathOption } from "../util/out-folder.js";
 import { indexCard } from "../writers/card.js";
 import { dataPackage, manifestJsonSchema } from "../writers/datapackage.js";
 import { DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
@@ -19,6 +20,7 @@ import { defaultCacheDir, FileCache } from "../cache/file-cache.js";
 import { cachedOutputs, cachedSha256 } from "../cache/build-cache.js";
 import { byteProgress } from "../util/progress.js";
 import { inputBytes } from "../util/input-bytes.js";
+import { mdCell } from "../util/markdown.js";
 
 /** Options of the `build` command. */
 export interface BuildCommandOptions {
@@ -53,11 +55,16 @@ export interface BuildCommandOptions {
  * atomically.
  *
  * @returns the build result and the summary text printed.
- * @throws InputError (fatal input: nothing written), ExitCodeError with
- *   exit code 2 under `strict` when there are warnings (nothing written).
+ * @throws InputError (fatal input: nothing written), among them
+ *   `OUT_NOT_A_FOLDER`, `OUT_UNWRITABLE` and `OUT_INSIDE_SOURCES` for an
+ *   `out` that cannot take the outputs or lies in the sources folder (checked
+ *   before anything is read); ExitCodeError with exit code 2 under `strict`
+ *   when there are warnings, 64 for an empty `out` (nothing written).
  */
 export async function runBuild(opts: BuildCommandOptions): Promise<{ result: BuildResult; summary: string }> {
   const sourcesDir = resolve(opts.sources);
+  // Before anything is read: an --out that cannot take the outputs, or that lies in the sources, is refused at once.
+  await checkOutFolder(opts.out, { sources: opts.sources });
   const progress = byteProgress({ quiet: opts.quiet });
   try {
     return await buildAndWrite(opts, sourcesDir, progress);
@@ -72,7 +79,8 @@ async function buildAndWrite(
   progress: ReturnType<typeof byteProgress>,
 ): Promise<{ result: BuildResult; summary: string }> {
   const log = opts.quiet ? undefined : (m: string) => progress.log(m);
-  const cache = opts.noCache ? undefined : new FileCache(opts.cacheDir !== undefined ? resolve(opts.cacheDir) : defaultCacheDir(opts.env));
+  // The build cache trusts a file's size, mtime, head and tail (issue 7); the release gate reads every byte.
+  const cache = opts.noCache || opts.strict ? undefined : new FileCache(opts.cacheDir !== undefined ? resolve(opts.cacheDir) : defaultCacheDir(opts.env));
   const onBytes = progress.active ? (n: number) => progress.add(n) : undefined;
   if (progress.active) progress.stage("reading", (await inputBytes(sourcesDir)).extracted);
   const hubOpts = opts.hub ? hubOptionsFrom({ hubUrl: opts.hubUrl, cacheDir: opts.cacheDir, concurrency: opts.concurrency }, opts.env) : null;
@@ -122,7 +130,11 @@ async function hashAll(sourcesDir: string, cache: FileCache | undefined, progres
   return hashInputs(sourcesDir, cachedSha256(cache, progress.active ? (n) => progress.add(n) : undefined));
 }
 
-/** The short summary printed on success: rows per cell, per hour_source, warnings. */
+/**
+ * The short summary printed on success: rows per cell, per hour_source,
+ * warnings. Text from `cells.json` in its tables goes through `mdCell`, so a
+ * `|` or a line break in a driver or effort cannot break them.
+ */
 export function summarise(result: BuildResult, out: string): string {
   const c = countRows(result.rows);
   const lines = [`wrote ${out}/: manifest.json, manifest.csv, model-ids.txt, provenance.jsonl, build-report.json, report.html, README.md, datapackage.json, manifest.schema.json`];
@@ -130,7 +142,7 @@ export function summarise(result: BuildResult, out: string): string {
   lines.push("", "| cell | driver | effort | checkpoints | eos_ok |", "|---|---|---|---|---|");
   for (const cell of result.registry.cells) {
     if (cell.excluded) continue;
-    lines.push(`| \`${cell.cell}\` | ${cell.driver} | ${cell.effort} | ${c.per_cell[cell.cell] ?? 0} | ${c.eos_ok_per_cell[cell.cell] ?? "0/0"} |`);
+    lines.push(`| ${mdCell(`\`${cell.cell}\``)} | ${mdCell(cell.driver)} | ${mdCell(cell.effort)} | ${c.per_cell[cell.cell] ?? 0} | ${c.eos_ok_per_cell[cell.cell] ?? "0/0"} |`);
   }
   lines.push("", "| hour_source | n |", "|---|---|");
   for (const [k, n] of Object.entries(c.per_hour_source)) lines.push(`| \`${k}\` | ${n} |`);
@@ -146,7 +158,7 @@ export function registerBuild(program: Command): void {
     .command("build")
     .description("Build the manifest from a sources folder (SOURCES.md layout) into an output folder.")
     .option("--sources <dir>", "the sources folder to read", "sources")
-    .option("--out <dir>", "the folder to write the manifest files into", "out")
+    .option("--out <dir>", "the folder to write the manifest files into (not inside --sources)", outPathOption, "out")
     .option("--strict", "treat every warning as a failure: exit 2 and write nothing (the release gate)", false)
     .option("--tolerance-h <hours>", "largest leave-one-out error and anchor residual for an extrapolated hour", parseHours, DEFAULT_TOLERANCE_H)
     .option("-q, --quiet", "no progress messages nor progress bar on stderr", false)
@@ -154,7 +166,7 @@ export function registerBuild(program: Command): void {
     .option("--hub", "read the published repos, spare repos and baseline from the Hub instead of hub/ (HF_TOKEN, HF_ENDPOINT)", false)
     .option("--hub-url <url>", "with --hub: the Hub's URL (default: HF_ENDPOINT, else https://huggingface.co)")
     .option("--cache-dir <dir>", "cache of per-file extractor results and input hashes (warm rebuilds), and with --hub of the Hub's small files (default: $XDG_CACHE_HOME/ptb-manifest)")
-    .option("--no-cache", "neither read nor write the build cache (every input is read again)")
+    .option("--no-cache", "neither read nor write the build cache (every input is read again; --strict implies it)")
     .option("--concurrency <n>", "with --hub: repos fetched at once (default 8)", parseCount)
     .addHelpText("after", "\nExit codes: 0 written; 1 fatal input error (nothing written); 2 --strict with warnings (nothing written); 64 usage error; 70 internal error.")
     .action(async (o: { sources: string; out: string; strict: boolean; toleranceH: number; quiet: boolean; pvc?: Record<string, string>; hub: boolean; hubUrl?: string; cacheDir?: string; cache: boolean; concurrency?: number }, command: Command) => {

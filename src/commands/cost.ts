@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
@@ -9,6 +9,7 @@ import { RowSchema, type Row } from "../schema.js";
 import { parsePublishedName } from "../extractors/hub-files.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
 import { writeFilesAtomically } from "../util/atomic.js";
+import { outPathOption } from "../util/out-folder.js";
 import { escapeHtml, renderSvg } from "../writers/report-html.js";
 
 /** One eval result: a model's score on a suite. */
@@ -245,7 +246,7 @@ export function registerCost(program: Command): void {
     .option("--json", "print the report as one JSON object", false)
     .option("--csv", "print the figures as CSV", false)
     .option("--include-eos-broken", "keep rows with eos_ok false or null in the figures, marked in their note", false)
-    .option("--html <file>", "where to write cost.html (default: beside the manifest)")
+    .option("--html <file>", "where to write cost.html (default: beside the manifest)", outPathOption)
     .action(async (o: { scores: string; manifest: string; suite?: string; json: boolean; csv: boolean; includeEosBroken: boolean; html?: string }) => {
       let rows: Row[];
       try {
@@ -255,7 +256,7 @@ export function registerCost(program: Command): void {
       }
       const report = computeCost(rows, await readScores(o.scores), { suite: o.suite, includeEosBroken: o.includeEosBroken });
       const html = resolve(o.html ?? join(dirname(o.manifest), "cost.html"));
-      await writeFilesAtomically(dirname(html), new Map([[html.slice(dirname(html).length + 1), await costHtml(report)]]));
+      await writeFilesAtomically(dirname(html), new Map([[basename(html), await costHtml(report)]]), "--html");
       process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : o.csv ? costCsv(report) : renderCost(report));
     });
 }

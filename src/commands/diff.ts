@@ -1,10 +1,11 @@
 import { readFile, stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { Command } from "commander";
 import { parse } from "csv-parse/sync";
-import { unescapeCsvText } from "../writers/manifest.js";
+import { parseCsvCell } from "../writers/manifest.js";
 import { InputError } from "../diagnostics.js";
-import { ROW_KEYS } from "../schema.js";
+import { ROW_KEYS, RowSchema } from "../schema.js";
+import { hubNameProblem } from "../resolve/ids.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
 import { loadCells } from "../sources/cells.js";
 import { parsePublishedName, readHubSnapshot } from "../extractors/hub-files.js";
@@ -46,13 +47,174 @@ function add(side: Side, key: string, rec: Record<string, unknown>): void {
   side.set(key, [...(side.get(key) ?? []), rec]);
 }
 
+/** Where a diff side went wrong: the `DIFF_INPUT` error naming the file and, where there is one, the line. */
+function bad(file: string, message: string, line: number | null = null): InputError {
+  return new InputError("DIFF_INPUT", message, file, line);
+}
+
+/** Why `id` is not an `owner/name` Hub repo id, or null when it is one. */
+export function hubIdProblem(id: string): string | null {
+  const parts = id.split("/");
+  if (parts.length !== 2) return "is not owner/name";
+  for (const [what, part] of [["owner", parts[0]!], ["name", parts[1]!]] as const) {
+    const problem = hubNameProblem(part);
+    if (problem) return `has a ${what} that ${problem}`;
+  }
+  return null;
+}
+
+/** A value shown in a message, cut to a readable length. */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
 /**
- * Loads one side of a diff: a `manifest.json`, a `manifest.csv` (values as
- * the CSV writes them, compared as text), a `model-ids.txt`, an output folder
- * holding `manifest.json`, or a sources folder (its Hub snapshot's published
- * ids and the baseline).
+ * The 1-based line on which each element of the JSON array `text` starts
+ * (`text` is valid JSON: it has been parsed), so that a bad row of a
+ * `manifest.json` can be named by its line.
+ */
+function arrayElementLines(text: string): number[] {
+  const lines: number[] = [];
+  let line = 1;
+  let depth = 0;
+  let inString = false;
+  let expectElement = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === "\n") line += 1;
+    if (inString) {
+      if (ch === "\\") i += 1;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (depth === 1 && expectElement && !/\s/.test(ch) && ch !== "]") {
+      lines.push(line);
+      expectElement = false;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === "[" || ch === "{") {
+      depth += 1;
+      if (depth === 1) expectElement = true;
+    } else if (ch === "]" || ch === "}") depth -= 1;
+    else if (ch === "," && depth === 1) expectElement = true;
+  }
+  return lines;
+}
+
+/**
+ * Checks the rows of a `manifest.json` or `manifest.csv` against the row
+ * schema and each other, and adds them to `side`: every row a valid
+ * {@link RowSchema} row with an `owner/name` model id, no model id and no
+ * checkpoint twice.
+ */
+function addRows(side: Side, file: string, rows: { value: unknown; line: number | null; label: string }[]): void {
+  const ids = new Map<string, string>();
+  const keys = new Map<string, string>();
+  for (const { value, line, label } of rows) {
+    const parsed = RowSchema.safeParse(value);
+    const id = (value as Record<string, unknown> | null)?.model_id;
+    const named = typeof id === "string" ? ` (${shown(id)})` : "";
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const at = issue.path.length ? `${issue.path.join(".")}: ` : "";
+      const field = issue.path.length === 1 && value && typeof value === "object" ? (value as Record<string, unknown>)[issue.path[0] as string] : undefined;
+      const got = field !== undefined && field !== null ? ` (got ${shown(field)})` : "";
+      throw bad(file, `${label}${named} is not a manifest row: ${at}${issue.message}${got}`, line);
+    }
+    const row = parsed.data;
+    const problem = hubIdProblem(row.model_id);
+    if (problem) throw bad(file, `${label}: model_id ${shown(row.model_id)} ${problem}: not a Hub model id`, line);
+    const key = keyOfRecord(row);
+    if (ids.has(row.model_id)) throw bad(file, `${label}: model_id ${row.model_id} is also the id of ${ids.get(row.model_id)}: a manifest holds each id once`, line);
+    if (keys.has(key)) throw bad(file, `${label} (${row.model_id}): checkpoint ${key} is also the checkpoint of ${keys.get(key)}: a manifest holds each checkpoint once`, line);
+    ids.set(row.model_id, label);
+    keys.set(key, `${label} (${row.model_id})`);
+    add(side, key, row);
+  }
+}
+
+/** The rows of a `manifest.json`, each with the line it starts on. */
+function jsonRows(file: string, text: string): { value: unknown; line: number | null; label: string }[] {
+  let rows: unknown;
+  try {
+    rows = JSON.parse(text);
+  } catch (err) {
+    const message = (err as Error).message.split("\n")[0]!;
+    const pos = /position (\d+)/.exec(message);
+    const line = pos ? text.slice(0, Number(pos[1])).split("\n").length : null;
+    throw bad(file, `not JSON: ${message}`, line);
+  }
+  if (!Array.isArray(rows)) throw bad(file, `a manifest.json is a JSON array of rows, not ${rows === null ? "null" : typeof rows}`, 1);
+  if (rows.length === 0) throw bad(file, "a manifest with no rows (every build has at least the baseline row)", 1);
+  const lines = arrayElementLines(text);
+  return rows.map((value, i) => ({ value, line: lines[i] ?? null, label: `row ${i + 1}` }));
+}
+
+/** The rows of a `manifest.csv`, typed back by the row schema ({@link parseCsvCell}), each with its line. */
+function csvRows(file: string, text: string): { value: unknown; line: number | null; label: string }[] {
+  let records: { record: string[]; info: { lines: number } }[];
+  try {
+    records = parse(text, { info: true }) as unknown as { record: string[]; info: { lines: number } }[];
+  } catch (err) {
+    const e = err as Error & { lines?: number };
+    throw bad(file, `not CSV: ${e.message.split("\n")[0]}`, typeof e.lines === "number" ? e.lines : null);
+  }
+  const header = records[0]?.record ?? [];
+  const missing = ROW_KEYS.filter((k) => !header.includes(k));
+  const extra = header.filter((k, i) => !(ROW_KEYS as string[]).includes(k) || header.indexOf(k) !== i);
+  if (missing.length || extra.length) {
+    const what = [missing.length ? `without ${missing.join(", ")}` : "", extra.length ? `with ${extra.map((k) => JSON.stringify(k)).join(", ")} (unknown or twice)` : ""].filter(Boolean).join(" and ");
+    throw bad(file, `the header row is not manifest.csv's: ${what}`, 1);
+  }
+  if (records.length < 2) throw bad(file, "a manifest with no rows (every build has at least the baseline row)", 1);
+  const out: { value: unknown; line: number | null; label: string }[] = [];
+  for (let r = 1; r < records.length; r++) {
+    const line = records[r - 1]!.info.lines + 1;
+    const label = `row ${r}`;
+    const value: Record<string, unknown> = {};
+    header.forEach((k, c) => {
+      const cell = records[r]!.record[c]!;
+      try {
+        value[k] = parseCsvCell(k, cell);
+      } catch (err) {
+        const id = records[r]!.record[header.indexOf("model_id")];
+        throw bad(file, `${label}${id ? ` (${shown(id)})` : ""} is not a manifest row: ${k}: ${(err as Error).message}`, line);
+      }
+    });
+    out.push({ value, line, label });
+  }
+  return out;
+}
+
+/** The ids of a `model-ids.txt`: one `owner/name` Hub id a line, none twice (blank lines skipped). */
+function idLines(side: Side, file: string, text: string): void {
+  const seen = new Map<string, number>();
+  text.split("\n").forEach((raw, i) => {
+    const id = raw.replace(/\r$/, "").trim();
+    if (id === "") return;
+    const problem = hubIdProblem(id);
+    if (problem) throw bad(file, `${shown(id)} ${problem}: a model-ids.txt holds one Hub model id (owner/name) a line`, i + 1);
+    if (seen.has(id)) throw bad(file, `${id} is also on line ${seen.get(id)}: a model-ids.txt holds each id once`, i + 1);
+    seen.set(id, i + 1);
+    add(side, keyOfId(id, null), { model_id: id });
+  });
+}
+
+/**
+ * Loads one side of a diff: a `manifest.json` (rows checked with the row
+ * schema), a `manifest.csv` (values typed back by the row schema and the
+ * formula escape undone, so the CSV and the JSON of one build compare
+ * equal), a `model-ids.txt` (one `owner/name` Hub id a line), an output
+ * folder holding `manifest.json`, or a sources folder (its Hub snapshot's
+ * published ids and the baseline).
  *
- * @throws InputError `DIFF_INPUT` for a path that is none of these.
+ * @param path the path as given; errors name it.
+ * @throws InputError `DIFF_INPUT` naming the file and the row's line for a
+ *   path that is none of these: missing, not a regular file (`/dev/null`, a
+ *   FIFO), empty, not JSON or CSV, a row that is not a manifest row (e.g. a
+ *   null `model_id`, an `hour` that is text), a line that is not a Hub id
+ *   (e.g. a `provenance.jsonl`), an id or a checkpoint twice.
  */
 export async function loadSide(path: string): Promise<Side> {
   const side: Side = new Map();
@@ -60,7 +222,7 @@ export async function loadSide(path: string): Promise<Side> {
   try {
     info = await stat(path);
   } catch {
-    throw new InputError("DIFF_INPUT", `no such file or folder: ${path}`, path);
+    throw bad(path, `no such file or folder: ${path}`);
   }
   if (info.isDirectory()) {
     if ((await stat(join(path, "cells.json")).catch(() => null))?.isFile()) {
@@ -72,26 +234,18 @@ export async function loadSide(path: string): Promise<Side> {
       }
       return side;
     }
+    if (!(await stat(join(path, "manifest.json")).catch(() => null))) {
+      throw bad(path, `a folder that is neither a sources folder (cells.json) nor a build's output folder (manifest.json)`);
+    }
     return loadSide(join(path, "manifest.json"));
   }
-  const text = await readFile(path, "utf8");
-  if (path.endsWith(".json")) {
-    let rows: unknown;
-    try {
-      rows = JSON.parse(text);
-    } catch (err) {
-      throw new InputError("DIFF_INPUT", `not JSON: ${(err as Error).message}`, path);
-    }
-    if (!Array.isArray(rows)) throw new InputError("DIFF_INPUT", "a manifest.json is a JSON array of rows", path);
-    for (const r of rows as Record<string, unknown>[]) add(side, keyOfRecord(r), r);
-  } else if (path.endsWith(".csv")) {
-    for (const r of parse(text, { columns: true }) as Record<string, string>[]) {
-      const rec = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, unescapeCsvText(v)])); // undo the formula escape
-      add(side, keyOfRecord(rec), rec);
-    }
-  } else {
-    for (const id of text.split("\n").map((l) => l.trim()).filter(Boolean)) add(side, keyOfId(id, null), { model_id: id });
-  }
+  if (!info.isFile()) throw bad(path, `not a regular file (a device, FIFO or socket): a diff side is a manifest file or folder`);
+  if (info.size === 0) throw bad(path, "an empty file is not a manifest");
+  const text = (await readFile(path, "utf8")).replace(/^\uFEFF/, "");
+  if (text.trim() === "") throw bad(path, "a blank file is not a manifest");
+  if (path.endsWith(".json")) addRows(side, path, jsonRows(path, text));
+  else if (path.endsWith(".csv")) addRows(side, path, csvRows(path, text));
+  else idLines(side, path, text);
   return side;
 }
 
@@ -155,7 +309,7 @@ export function registerDiff(program: Command): void {
     .argument("<new>", "the same kinds as <old>")
     .option("--json", "print the diff as one JSON object", false)
     .action(async (oldPath: string, newPath: string, o: { json: boolean }) => {
-      const d = diffSides(await loadSide(resolve(oldPath)), await loadSide(resolve(newPath)), oldPath, newPath);
+      const d = diffSides(await loadSide(oldPath), await loadSide(newPath), oldPath, newPath);
       process.stdout.write(o.json ? `${JSON.stringify(d, null, 2)}\n` : renderDiff(d));
     });
 }

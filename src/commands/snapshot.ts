@@ -4,6 +4,7 @@ import { Diagnostics, where } from "../diagnostics.js";
 import { readPvcTree } from "../extractors/pvc-live.js";
 import { loadCells } from "../sources/cells.js";
 import { hubOptionsFrom, snapshotHub, type LiveHubStats } from "../hub/live-hub.js";
+import { outPathOption } from "../util/out-folder.js";
 
 /** Options of {@link runSnapshotPvc}. */
 export interface SnapshotPvcOptions {
@@ -135,7 +136,7 @@ export function registerSnapshot(program: Command): void {
   program
     .command("snapshot-hub")
     .description("Write the Hub's published repos, spare repos and baseline as a hub/ snapshot folder (small files only).")
-    .requiredOption("--out <dir>", "the hub/ folder to write (replaced whole), e.g. sources/hub")
+    .requiredOption("--out <dir>", "the hub/ folder to write (replaced whole), e.g. sources/hub", outPathOption)
     .option("--sources <dir>", "the sources folder whose cells.json names the org, spare owner and baseline", "sources")
     .option("--hub-url <url>", "the Hub's URL (default: HF_ENDPOINT, else https://huggingface.co)")
     .option("--cache-dir <dir>", "cache of small files by repo and commit (default: $XDG_CACHE_HOME/ptb-manifest)")

@@ -5,6 +5,7 @@
 import { Command, Option } from "commander";
 import { where, type Warning } from "../diagnostics.js";
 import { byteProgress } from "../util/progress.js";
+import { parseIsoTime } from "../util/values.js";
 import {
   readTrajectory,
   TokenLedger,
@@ -36,8 +37,8 @@ const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-
 export function parseAtTime(value: string): number | null {
   const s = value.trim();
   if (!ISO_WITH_ZONE.test(s)) return null;
-  const ms = Date.parse(s);
-  return Number.isFinite(ms) ? ms : null;
+  const ms = parseIsoTime(s); // strict: 2026-02-30 is refused, not rolled over
+  return Number.isFinite(ms) ? Math.floor(ms) : null;
 }
 
 /** Formats epoch ms as ISO 8601 UTC with milliseconds (`2026-02-23T11:46:43.614Z`), or null. */

@@ -20,6 +20,7 @@ import { InputError, type Diagnostics } from "../diagnostics.js";
 import { readEos, type HubRepo } from "../extractors/hub-files.js";
 import { HubFileCache, defaultCacheDir, type CacheEntry } from "./cache.js";
 import { createHubFetch, HubRequestError, redactUrl, type HubFetchStats, type RetryPolicy } from "./fetch.js";
+import { checkOutFolder, makeFolder } from "../util/out-folder.js";
 
 /** The small files of a repo that the manifest reads (SOURCES.md: hub/), in this order. */
 export const SMALL_FILES = ["config.json", "generation_config.json", "tokenizer_config.json", "chat_template.jinja"] as const;
@@ -245,7 +246,9 @@ export async function readLiveHub(registry: CellsFile, opts: LiveHubOptions, dia
  * files byte for byte. The folder is written beside `outDir` and swapped in
  * whole, so it is never half-written and holds no repo that is gone.
  *
- * @throws InputError `SNAPSHOT_OUT_NOT_HUB` when `outDir` exists and is not
+ * @throws InputError `OUT_NOT_A_FOLDER` or `OUT_UNWRITABLE` (from
+ *   `checkOutFolder`, before the Hub is asked) for an `outDir` that cannot
+ *   take the snapshot; `SNAPSHOT_OUT_NOT_HUB` when `outDir` exists and is not
  *   empty and not a hub snapshot (so `--out sources` cannot wipe a sources
  *   folder), and as {@link fetchHubRepos}.
  */
@@ -255,10 +258,10 @@ export async function snapshotHub(
   outDir: string,
   diag: Diagnostics,
 ): Promise<{ repos: number; files: number; stats: LiveHubStats }> {
-  const out = resolve(outDir);
+  const out = await checkOutFolder(outDir, { replaced: true });
   await assertReplaceable(out);
   const { repos, stats } = await fetchHubRepos({ owners: [registry.org, registry.spare_owner], baseline: registry.baseline }, opts, diag);
-  await mkdir(dirname(out), { recursive: true });
+  await makeFolder(dirname(out)); // not a recursive mkdir, which never returns under /proc
   const tmp = await mkdtemp(join(dirname(out), `.${basename(out)}.tmp-`));
   let files = 0;
   try {

@@ -1,7 +1,8 @@
 import { renameSync, rmSync } from "node:fs";
-import { mkdir, open, readdir, rm } from "node:fs/promises";
+import { open, readdir, rm, rmdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { checkOutFile, checkOutFolder, makeFolder, outWriteError } from "./out-folder.js";
 
 const liveTemps = new Set<string>();
 let hooked = false;
@@ -87,35 +88,51 @@ async function testHold(written: number): Promise<void> {
  * Temporary files are removed on failure and on SIGINT/SIGTERM; those left by
  * a build killed outright are removed by the next write to the same folder.
  *
+ * The folder is first checked by {@link checkOutFolder}, and every target
+ * by {@link checkOutFile}; a file system error while writing the temporary
+ * files (permission, read-only or pseudo file system, disk full) is the input
+ * error `OUT_UNWRITABLE`. In all these cases nothing has been replaced.
+ *
  * @param outDir the output folder (created if missing).
  * @param files file name → content.
+ * @param option the option that named the folder, for messages (default `--out`).
+ * @throws InputError `OUT_NOT_A_FOLDER`, `OUT_UNWRITABLE`, `OUT_NOT_A_FILE`.
  */
-export async function writeFilesAtomically(outDir: string, files: Map<string, string | Buffer>): Promise<void> {
+export async function writeFilesAtomically(outDir: string, files: Map<string, string | Buffer>, option = "--out"): Promise<void> {
   hookSignals();
-  await mkdir(outDir, { recursive: true });
-  const byDir = new Map<string, Set<string>>();
-  for (const name of files.keys()) {
-    const dir = dirname(join(outDir, name));
-    byDir.set(dir, (byDir.get(dir) ?? new Set()).add(basename(name)));
-  }
-  for (const [dir, names] of byDir) await removeStaleTemps(dir, names);
+  await checkOutFolder(outDir, { option });
+  for (const name of files.keys()) await checkOutFile(join(outDir, name));
+  const created: string[] = []; // folders made here, removed again if nothing gets written
+  let done = false;
   const temps: [string, string][] = [];
   try {
+    created.push(...(await makeFolder(outDir, option)));
+    const byDir = new Map<string, Set<string>>();
+    for (const name of files.keys()) {
+      const dir = dirname(join(outDir, name));
+      byDir.set(dir, (byDir.get(dir) ?? new Set()).add(basename(name)));
+    }
+    for (const [dir, names] of byDir) await removeStaleTemps(dir, names);
     for (const [name, content] of files) {
       const target = join(outDir, name);
-      await mkdir(dirname(target), { recursive: true });
+      created.push(...(await makeFolder(dirname(target), option)));
       const tmp = join(dirname(target), `.${basename(name)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
       liveTemps.add(tmp);
       temps.push([tmp, target]);
-      const handle = await open(tmp, "wx");
       try {
-        await handle.writeFile(content);
-        await handle.sync();
-      } finally {
-        await handle.close();
+        const handle = await open(tmp, "wx");
+        try {
+          await handle.writeFile(content);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      } catch (err) {
+        throw outWriteError(err, outDir, option);
       }
       await testHold(temps.length);
     }
+    done = true; // from the first rename on, the folders hold outputs
     for (const [tmp, target] of temps) {
       renameSync(tmp, target);
       liveTemps.delete(tmp);
@@ -124,10 +141,11 @@ export async function writeFilesAtomically(outDir: string, files: Map<string, st
   } finally {
     for (const [tmp] of temps) {
       if (liveTemps.has(tmp)) {
-        await rm(tmp, { force: true });
+        await rm(tmp, { force: true }).catch(() => {}); // best effort: never hide the error being thrown
         liveTemps.delete(tmp);
       }
     }
+    if (!done) for (const dir of created.reverse()) await rmdir(dir).catch(() => {});
   }
 }
 

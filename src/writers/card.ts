@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { BuildResult } from "../build.js";
 import { countRows } from "./report.js";
 import { VERSION } from "../version.js";
+import { mdCell } from "../util/markdown.js";
 
 /** The card template shipped with the tool (`templates/index-card.md`). */
 export const CARD_TEMPLATE_PATH = fileURLToPath(new URL("../../templates/index-card.md", import.meta.url));
@@ -15,8 +16,13 @@ const HOUR_SOURCE_MEANING: Record<string, string> = {
   unrecoverable: "local copy pruned, no timing record survives. `hour` is null — use `hour_upper_bound` and step order, or exclude",
 };
 
+/** A Markdown table; every cell goes through {@link mdCell}, so a `|` or a line break in a `driver` or `effort` cannot break it. */
 const mdTable = (head: string[], rows: (string | number)[][]): string =>
-  [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+  [
+    `| ${head.map(mdCell).join(" | ")} |`,
+    `|${head.map(() => "---").join("|")}|`,
+    ...rows.map((r) => `| ${r.map((x) => mdCell(String(x))).join(" | ")} |`),
+  ].join("\n");
 
 /**
  * `README.md` of the index dataset (issue: publish): the template's prose with

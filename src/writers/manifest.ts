@@ -1,5 +1,6 @@
 import { stringify } from "csv-stringify/sync";
-import { ROW_KEYS, type Row } from "../schema.js";
+import { z } from "zod";
+import { ROW_KEYS, RowSchema, type Row } from "../schema.js";
 
 /**
  * `manifest.json`: a JSON array, one object per row, keys in MANIFEST.md
@@ -33,6 +34,71 @@ export function escapeCsvText(text: string): string {
 /** Undoes {@link escapeCsvText}: drops one leading `'`. */
 export function unescapeCsvText(text: string): string {
   return text.startsWith("'") ? text.slice(1) : text;
+}
+
+/** How a column's values are written to the CSV, read off the row schema. */
+type CsvKind = "number" | "boolean" | "list" | "text";
+
+/** The kind and nullability of each column, from {@link RowSchema} (so the reader follows the schema, never a second list). */
+const CSV_COLUMNS: Record<string, { kind: CsvKind; nullable: boolean }> = Object.fromEntries(
+  Object.entries(RowSchema.shape).map(([key, field]) => {
+    let type: z.ZodType = field;
+    const nullable = type instanceof z.ZodNullable;
+    if (type instanceof z.ZodNullable) type = type.unwrap() as z.ZodType;
+    const kind: CsvKind =
+      type instanceof z.ZodNumber ? "number" : type instanceof z.ZodBoolean ? "boolean" : type instanceof z.ZodArray ? "list" : "text";
+    return [key, { kind, nullable }];
+  }),
+);
+
+/** A number as JavaScript writes one (`String(n)`): optional `-`, digits, an optional fraction and exponent. */
+const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:e[+-]?\d+)?$/;
+
+/**
+ * Reads one `manifest.csv` field back into the value {@link csvCell} wrote
+ * for the column `key`, typed by the row schema: an empty field is null (in
+ * a nullable column; else the empty string), numbers, `true`/`false`, lists
+ * as JSON text, and text with the formula escape of {@link escapeCsvText}
+ * undone. So a manifest read from its CSV equals the same manifest's JSON.
+ *
+ * Strict: a field that {@link csvCell} cannot have written (a number
+ * column holding `5 h` or `=cmd()`, a text starting with `=`, `+`, `-`, `@`,
+ * tab or carriage return without the escape, a `'` that escapes nothing) is
+ * refused; the returned value is still to be checked with {@link RowSchema}.
+ *
+ * @throws Error whose message says what is wrong with the field (without the column's name).
+ */
+export function parseCsvCell(key: string, text: string): unknown {
+  const column = CSV_COLUMNS[key];
+  if (!column) throw new Error(`is not a manifest column`);
+  if (text === "") return column.nullable ? null : "";
+  switch (column.kind) {
+    case "number": {
+      const n = Number(text);
+      if (!NUMBER_TEXT.test(text) || !Number.isFinite(n)) throw new Error(`${JSON.stringify(text)} is not a number`);
+      return n;
+    }
+    case "boolean":
+      if (text === "true" || text === "false") return text === "true";
+      throw new Error(`${JSON.stringify(text)} is not true or false`);
+    case "list": {
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        value = undefined;
+      }
+      if (!Array.isArray(value)) throw new Error(`${JSON.stringify(text)} is not a list written as JSON text`);
+      return value;
+    }
+    case "text": {
+      if (!FORMULA_START.test(text)) return text;
+      const rest = text.slice(1);
+      if (text.startsWith("'") && FORMULA_START.test(rest)) return rest;
+      if (text.startsWith("'")) throw new Error(`${JSON.stringify(text)} starts with a ' that escapes nothing (ptb-manifest escapes only a text starting with =, +, -, @, tab, carriage return or ')`);
+      throw new Error(`${JSON.stringify(text)} starts with ${JSON.stringify(text[0])} without the ' escape: a spreadsheet would run it as a formula, and ptb-manifest never writes it so`);
+    }
+  }
 }
 
 /**

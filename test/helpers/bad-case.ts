@@ -10,9 +10,16 @@
  *   "fault":    what is wrong with the input (one line; unique in the corpus),
  *   "why":      (optional) why the rows it changes change, where that is not obvious,
  *   "edits":    [Edit, ...] applied in order to the mini sweep's files,
- *   "args":     extra `build` arguments (optional, e.g. ["--strict"]),
- *   "exit":     the exit code (0 written, 1 fatal input error, 2 --strict with warnings),
+ *   "args":     extra `build` arguments (optional, e.g. ["--strict"]; they come after the case's own
+ *               `--out <case folder>/out`, so an `--out` here replaces it); "$SOURCES" stands for the
+ *               case's sources folder and "$ROOT" for the folder holding it (also in error.file and
+ *               error.message),
+ *   "exit":     the exit code (0 written, 1 fatal input error, 2 --strict with warnings, 64 usage error);
+ *               for every exit but 0, nothing under the case's folder may change,
  *   "error":    for exit 1: {"code", "file", "line" (null when none), "message": a substring},
+ *   "usage":    for exit 64: a substring of the usage error on stderr,
+ *   "stdout":   for exit 0 (optional): substrings of what the build prints (its summary),
+ *   "files":    for exit 0 (optional): {"<output file>": [substring, ...]}, e.g. of "README.md",
  *   "warnings": {"added": [[code, file, line, message substring?], ...], "removed": [[code, file, line], ...]}
  *               relative to the mini sweep's warnings (compared as exact multisets of [code, file, line]),
  *   "rows":     {"changed": {"<model id in the mini sweep>": {field: value, ...}}, "removed": [id, ...], "added": [row, ...]}
@@ -52,8 +59,11 @@ export interface BadCase {
   why?: string;
   edits: Edit[];
   args?: string[];
-  exit: 0 | 1 | 2;
+  exit: 0 | 1 | 2 | 64;
   error?: { code: string; file: string | null; line: number | null; message: string };
+  usage?: string;
+  stdout?: string[];
+  files?: Record<string, string[]>;
   warnings?: { added?: WarningKey[]; removed?: WarningKey[] };
   rows?: { changed?: Record<string, Partial<Row>>; removed?: string[]; added?: Row[] };
   lost?: { added?: unknown[]; removed?: unknown[] };

@@ -6,7 +6,7 @@
 import type { Warning } from "../../diagnostics.js";
 import { LINE_SKIP, LINE_TAKE, LINE_UNKNOWN, readLines, type LineClass, type ReadLinesOptions } from "../../util/lines.js";
 import { LeadingScalarReader } from "../../util/json-prefix.js";
-import { isTimeMs } from "../../util/values.js";
+import { isTimeMs, parseIsoTime } from "../../util/values.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
 /** One session file to read: its real path and the name used in warnings and calls. */
@@ -210,8 +210,9 @@ export function str(value: unknown, key: string): string | undefined {
  */
 export function count(value: unknown): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) return Number.NaN;
-  return Math.round(value);
+  // Token counts are whole numbers a double holds exactly: a fraction or 1e20 is a bad value, not a count.
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) return Number.NaN;
+  return value;
 }
 
 /** Reads the named count fields of a usage object; missing fields are 0. Null when any is invalid. */
@@ -238,8 +239,8 @@ export function isoMs(value: unknown): number | null {
   let s = value.trim();
   if (ISO_NO_ZONE.test(s)) s += "Z";
   else if (!ISO_WITH_ZONE.test(s)) return null;
-  const ms = Date.parse(s.replace(" ", "T"));
-  return Number.isFinite(ms) ? ms : null;
+  const ms = parseIsoTime(s); // strict: an impossible date (2026-02-30) is refused, not rolled over
+  return Number.isFinite(ms) ? Math.floor(ms) : null;
 }
 
 /** Epoch ms of an epoch-seconds float (microseconds rounded, then truncated to ms). */

@@ -14,11 +14,14 @@
  * - `TRAJECTORY_FOREIGN_THREAD`      codex: token_count lines of another thread in a rollout; skipped.
  * - `TRAJECTORY_INCONSISTENT_TOTAL`  codex: a running total grew while one part shrank; counted from last_token_usage.
  * - `TRAJECTORY_NO_FILES`            a folder given holds no session file of the format.
+ * - `TRAJECTORY_DUPLICATE_PATH`      a session file reached by several paths (links, a link loop): read once.
+ * - `TRAJECTORY_DUPLICATE_RECORDS`   kimi-code: timed records repeated in another file (a copied session): counted once.
  *
  * Fatal: `InputError` `TRAJECTORY_PATH_MISSING` (a path that does not exist),
+ * `TRAJECTORY_PATH_SPECIAL` (a pipe or a device: it could block forever),
  * `TRAJECTORY_UNKNOWN_FORMAT` (a format not in TRAJECTORY_FORMATS).
  */
-import { stat } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
 import fg from "fast-glob";
 import { InputError, type Warning } from "../../diagnostics.js";
@@ -70,7 +73,11 @@ const toPosix = (p: string): string => p.replace(/\\/g, "/");
  * recursively for the format's session files), without duplicates, sorted by
  * absolute path (code-unit order).
  *
- * @throws InputError `TRAJECTORY_PATH_MISSING` when a path does not exist.
+ * A file reached by several paths (symbolic links, a link loop) is listed
+ * once, under the first path in order (warning `TRAJECTORY_DUPLICATE_PATH`).
+ *
+ * @throws InputError `TRAJECTORY_PATH_MISSING` when a path does not exist,
+ *   `TRAJECTORY_PATH_SPECIAL` when it is a pipe or a device.
  */
 export async function listTrajectoryFiles(
   format: TrajectoryFormat,
@@ -79,6 +86,18 @@ export async function listTrajectoryFiles(
 ): Promise<{ files: TrajectoryFile[]; warnings: Warning[] }> {
   const warnings: Warning[] = [];
   const found = new Map<string, string>(); // absolute path -> display
+  // One real file reached by several paths (a link to a folder, a link loop) is read once.
+  const real = new Set<string>();
+  let aliases = 0;
+  const keep = async (fileAbs: string, shown: string): Promise<void> => {
+    const r = await realpath(fileAbs).catch(() => fileAbs);
+    if (real.has(r)) {
+      if (!found.has(fileAbs)) aliases += 1;
+      return;
+    }
+    real.add(r);
+    found.set(fileAbs, shown);
+  };
   const display = (abs: string, given: string): string => {
     if (opts.displayRoot !== undefined) return toPosix(relative(resolve(opts.displayRoot), abs)) || ".";
     return toPosix(given);
@@ -90,6 +109,10 @@ export async function listTrajectoryFiles(
       info = await stat(abs);
     } catch {
       throw new InputError("TRAJECTORY_PATH_MISSING", `trajectory path does not exist: ${given}`, given);
+    }
+    if (!info.isDirectory() && !info.isFile()) {
+      // A FIFO would block forever and a device is no session log (build refuses them too).
+      throw new InputError("TRAJECTORY_PATH_SPECIAL", `trajectory path is neither a file nor a folder (a pipe or a device): ${given}`, given);
     }
     if (info.isDirectory()) {
       const entries = await fg(SESSION_FILE_PATTERNS[format], {
@@ -107,14 +130,22 @@ export async function listTrajectoryFiles(
           line: null,
         });
       }
-      for (const e of entries) {
+      for (const e of [...entries].sort((a, b) => a.split("/").length - b.split("/").length || cmp(a, b))) {
         const fileAbs = resolve(abs, e);
         const shown = isAbsolute(given) || opts.displayRoot !== undefined ? display(fileAbs, fileAbs) : toPosix(`${given.replace(/[\\/]+$/, "")}/${e}`);
-        if (!found.has(fileAbs)) found.set(fileAbs, shown);
+        await keep(fileAbs, shown);
       }
-    } else if (!found.has(abs)) {
-      found.set(abs, display(abs, given));
+    } else {
+      await keep(abs, display(abs, given));
     }
+  }
+  if (aliases > 0) {
+    warnings.push({
+      code: "TRAJECTORY_DUPLICATE_PATH",
+      message: `${aliases} path(s) reach a session file already read (through a symbolic link, or a link loop): each file is read once`,
+      file: null,
+      line: null,
+    });
   }
   const files = [...found]
     .sort((a, b) => cmp(toPosix(a[0]), toPosix(b[0])))
@@ -131,6 +162,14 @@ export async function listTrajectoryFiles(
  *   files; see {@link SESSION_FILE_PATTERNS}); all of them form one run.
  * - `opts.displayRoot`: when given, warnings' `file` and calls' `file` are
  *   relative to it (forward slashes).
+ * - `opts.cache`: each file's scan is read from / written to the build cache
+ *   (keyed by the file's fingerprint and display name); `opts.onBytes`
+ *   reports progress; `opts.threads` bounds the worker threads that scan
+ *   large inputs (see `parallel.ts`). None of them changes the result.
+ *
+ * Each file is scanned on its own (`FormatCounter.scan`, the fast path of
+ * `jsonLines`), then the format's cross-file rules run on the scans
+ * (`FormatCounter.merge`).
  *
  * Files are streamed line by line, never read whole. Calls come out sorted by
  * (timeMs, file, line), calls with a null time last. Token counts are integers;

@@ -14,7 +14,9 @@
  *   counted once, however many sibling forks copy it: it is the only record of
  *   a real call, and its original time places it correctly (the same choice
  *   TRAJECTORIES.md makes for pi). A `TRAJECTORY_PARENT_ABSENT` warning says so.
- * Records are matched by time + model + scope + usage.
+ * Records are matched by time + model + scope + usage. A timed record that
+ * two files both have as their own (a session folder copied whole) is one
+ * call: counted once, with a `TRAJECTORY_DUPLICATE_RECORDS` warning.
  */
 import {
   call,
@@ -117,6 +119,26 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
       own.push(...withCalls.filter((x) => x.r.markersBefore === markers));
       inheritedByFile.push(withCalls.filter((x) => x.r.markersBefore < markers));
     });
+    // A session folder copied whole (a backup beside the original) repeats its records with their
+    // times: a timed record that another file already has as its own is the same call, counted once.
+    const ownFile = new Map<string, string>();
+    const duplicates = new Map<string, number>();
+    const ownOnce = own.filter((r) => {
+      if (r.call.timeMs === null) return true;
+      const first = ownFile.get(r.key);
+      if (first === undefined) {
+        ownFile.set(r.key, r.call.file);
+        return true;
+      }
+      if (first === r.call.file) return true;
+      duplicates.set(r.call.file, (duplicates.get(r.call.file) ?? 0) + 1);
+      return false;
+    });
+    for (const [file, n] of duplicates) {
+      sink.warn("TRAJECTORY_DUPLICATE_RECORDS", `${n} usage record(s) repeat, with the same time and usage, records of another file (a copied session?): counted once`, file, null);
+    }
+    own.length = 0;
+    own.push(...ownOnce);
     const ownKeys = new Set(own.map((r) => r.key));
     const counted = new Map<string, TokenCall>();
     files.forEach((file, i) => {

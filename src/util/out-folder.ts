@@ -1,0 +1,217 @@
+/**
+ * The one check of an output folder, used by every command that writes
+ * files: `build --out`, `cost --html` (through {@link writeFilesAtomically})
+ * and `snapshot-hub --out`. A folder that cannot take the outputs is a fatal
+ * input error with a stable code before anything is written, never an
+ * internal error halfway:
+ *
+ * - `OUT_NOT_A_FOLDER`: the path, or a folder above it, is a file, a device,
+ *   a FIFO or a socket (`--out /dev/null`, `--out some-file/x`);
+ * - `OUT_UNWRITABLE`: the folder (or, when it does not exist yet, the
+ *   nearest folder above it) cannot be written (`--out /proc/self`, a
+ *   read-only file system, no permission);
+ * - `OUT_INSIDE_SOURCES`: the folder is the sources folder or inside it
+ *   (`build --out sources/kimi`), compared after resolving links;
+ * - `OUT_NOT_A_FILE`: a file to write whose name is taken by a folder or a
+ *   special file (`cost --html /dev/null`).
+ *
+ * An empty path is a usage error (exit 64), like any other bad argument.
+ *
+ * @see writeFilesAtomically (src/util/atomic.ts)
+ */
+import { constants, type Stats } from "node:fs";
+import { access, lstat, mkdir, realpath, stat } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { InvalidArgumentError } from "commander";
+import { InputError } from "../diagnostics.js";
+import { EXIT, ExitCodeError } from "../cli.js";
+
+/** What a non-folder is, for messages. */
+function kindOf(s: Stats): string {
+  if (s.isFile()) return "a file";
+  if (s.isCharacterDevice()) return "a character device";
+  if (s.isBlockDevice()) return "a block device";
+  if (s.isFIFO()) return "a FIFO";
+  if (s.isSocket()) return "a socket";
+  if (s.isSymbolicLink()) return "a symbolic link";
+  return "not a regular file or folder";
+}
+
+/** Error codes of the file system that mean "this place cannot be written", mapped to `OUT_UNWRITABLE`. */
+const UNWRITABLE = new Set(["EACCES", "EPERM", "EROFS", "ENOENT", "ENOTDIR", "EISDIR", "ENOSPC", "EDQUOT", "EEXIST", "ELOOP", "ENAMETOOLONG", "EINVAL"]);
+
+/**
+ * Turns a file system error met while writing under `folder` into the
+ * `OUT_UNWRITABLE` input error (the folder and the system's reason), and
+ * returns any other error unchanged.
+ */
+export function outWriteError(err: unknown, folder: string, option = "--out"): unknown {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== "string" || !UNWRITABLE.has(code)) return err;
+  const msg = (err as Error).message.split("\n")[0];
+  return new InputError("OUT_UNWRITABLE", `${option} ${folder} cannot be written (${msg}); nothing written`, folder);
+}
+
+/**
+ * The commander parser of an output path option (`build --out`,
+ * `snapshot-hub --out`, `cost --html`): an empty or blank value is a usage
+ * error (exit 64) rather than the current folder.
+ */
+export function outPathOption(value: string): string {
+  if (value.trim() === "") throw new InvalidArgumentError("an empty path is not an output folder or file (use . for the current folder)");
+  return value;
+}
+
+/** Options of {@link checkOutFolder}. */
+export interface OutFolderCheck {
+  /** The option that named the folder, for messages (default `--out`). */
+  option?: string;
+  /** The sources folder: the output folder may not be it or inside it (`OUT_INSIDE_SOURCES`). */
+  sources?: string;
+  /**
+   * The folder is replaced whole by a rename in its parent (`snapshot-hub`),
+   * so the parent must be writable rather than the folder itself.
+   */
+  replaced?: boolean;
+}
+
+/** Resolves links in the longest existing part of `path`; the missing rest is appended as it is. */
+async function realPathOf(path: string): Promise<string> {
+  let head = path;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return join(await realpath(head), ...rest);
+    } catch {
+      const up = dirname(head);
+      if (up === head) return path;
+      rest.unshift(basename(head));
+      head = up;
+    }
+  }
+}
+
+/** True when `inner` is `outer` or a path inside it. */
+function within(inner: string, outer: string): boolean {
+  const rel = relative(outer, inner);
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+}
+
+/**
+ * Checks that `out` can be (or become) the output folder of a command,
+ * before anything is read or written: not empty, a folder or a path that can
+ * be created as one, writable, and, given `sources`, neither the sources
+ * folder nor inside it. A folder that *contains* the sources folder
+ * (`build --out .`) is fine. Nothing is created.
+ *
+ * @returns the absolute path of the folder.
+ * @throws ExitCodeError with exit code 64 for an empty path; InputError
+ *   `OUT_NOT_A_FOLDER`, `OUT_UNWRITABLE` or `OUT_INSIDE_SOURCES`, naming the
+ *   path given.
+ */
+export async function checkOutFolder(out: string, opts: OutFolderCheck = {}): Promise<string> {
+  const option = opts.option ?? "--out";
+  if (out.trim() === "") throw new ExitCodeError(EXIT.usage, `error: ${option} is empty: give a folder (. for the current one)`);
+  const abs = resolve(out);
+  // The nearest existing path: the folder itself, or the first folder above it.
+  let existing = abs;
+  let info: Stats;
+  for (;;) {
+    try {
+      info = await stat(existing);
+      break;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const up = dirname(existing);
+      if ((code === "ENOENT" || code === "ENOTDIR") && up !== existing) {
+        existing = up;
+        continue;
+      }
+      if (code === "ELOOP") throw new InputError("OUT_NOT_A_FOLDER", `${option} ${out}: ${existing} is a loop of symbolic links, not a folder; nothing written`, out);
+      throw outWriteError(err, out, option);
+    }
+  }
+  if (!info.isDirectory()) {
+    const what = existing === abs ? `is ${kindOf(info)}` : `cannot be created: ${existing} is ${kindOf(info)}`;
+    throw new InputError("OUT_NOT_A_FOLDER", `${option} ${out} ${what}, not a folder; nothing written`, out);
+  }
+  const writable = opts.replaced && existing === abs ? dirname(abs) : existing;
+  try {
+    await access(writable, constants.W_OK | constants.X_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? "error";
+    const what = writable === abs ? "is not writable" : `cannot be created: ${writable} is not writable`;
+    throw new InputError("OUT_UNWRITABLE", `${option} ${out} ${what} (${code}); nothing written`, out);
+  }
+  if (opts.sources !== undefined) {
+    const src = await realPathOf(resolve(opts.sources));
+    const real = await realPathOf(abs);
+    if (within(real, src) || within(abs, resolve(opts.sources))) {
+      const what = real === src || abs === resolve(opts.sources) ? "is the sources folder" : `is inside the sources folder ${opts.sources}`;
+      throw new InputError("OUT_INSIDE_SOURCES", `${option} ${out} ${what}: the outputs would mix with the inputs (the next build would read them); give a folder outside it; nothing written`, out);
+    }
+  }
+  return abs;
+}
+
+/**
+ * Creates `folder` and the missing folders above it, one `mkdir(2)` at a
+ * time (Node's recursive `mkdir` never returns on some pseudo file systems,
+ * e.g. under `/proc`). A folder that exists is fine.
+ *
+ * @returns the folders created, outermost first.
+ * @throws InputError `OUT_NOT_A_FOLDER` when a path on the way is not a
+ *   folder, `OUT_UNWRITABLE` when a folder cannot be created.
+ */
+export async function makeFolder(folder: string, option = "--out"): Promise<string[]> {
+  const abs = resolve(folder);
+  const missing: string[] = [];
+  let p = abs;
+  for (;;) {
+    let s: Stats | null = null;
+    try {
+      s = await stat(p);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw outWriteError(err, folder, option);
+    }
+    if (s) {
+      if (!s.isDirectory()) throw new InputError("OUT_NOT_A_FOLDER", `${option} ${folder} cannot be created: ${p} is ${kindOf(s)}, not a folder; nothing written`, folder);
+      break;
+    }
+    const up = dirname(p);
+    if (up === p) break;
+    missing.unshift(p);
+    p = up;
+  }
+  const created: string[] = [];
+  for (const dir of missing) {
+    try {
+      await mkdir(dir);
+      created.push(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EEXIST" && (await stat(dir).catch(() => null))?.isDirectory()) continue;
+      throw outWriteError(err, folder, option);
+    }
+  }
+  return created;
+}
+
+/**
+ * Checks that `target`, a file about to be replaced by a rename, is absent,
+ * a regular file or a symbolic link (which is replaced, never written
+ * through).
+ *
+ * @throws InputError `OUT_NOT_A_FILE` for a folder, a device, a FIFO or a socket at that name.
+ */
+export async function checkOutFile(target: string): Promise<void> {
+  let s: Stats;
+  try {
+    s = await lstat(target);
+  } catch {
+    return;
+  }
+  if (s.isFile() || s.isSymbolicLink()) return;
+  const what = s.isDirectory() ? "a folder" : kindOf(s);
+  throw new InputError("OUT_NOT_A_FILE", `cannot write ${target}: the name is taken by ${what}, which an output file would replace; nothing written`, target);
+}

@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lstat, mkdir, mkdtemp, readdir, stat, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { makeMiniSweep, miniSweepFiles } from "./helpers/mini-sweep.js";
+import { lines, removeTree, writeTree } from "./helpers/tree.js";
+import { runCli } from "./helpers/cli.js";
+import { checkOutFolder, makeFolder } from "../src/util/out-folder.js";
+import { writeFilesAtomically } from "../src/util/atomic.js";
+import { InputError } from "../src/diagnostics.js";
+import { ExitCodeError } from "../src/cli.js";
+
+/**
+ * The output folder check shared by every command that writes (P8, P19):
+ * `build --out`, `cost --html`, `snapshot-hub --out`. The bad-input corpus
+ * (test/fixtures/bad/out-*) has the build's cases through the CLI; these are
+ * the other commands, the cases the corpus cannot state, and the helpers.
+ */
+
+const roots: string[] = [];
+afterAll(async () => Promise.all(roots.map(removeTree)));
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "ptb-out-"));
+  roots.push(dir);
+  return dir;
+}
+
+/** Every path under `dir`, relative. */
+async function listing(dir: string): Promise<string[]> {
+  return (await readdir(dir, { recursive: true })).map((p) => relative(dir, join(dir, p))).sort();
+}
+
+/** The code and message of what `body` throws. */
+async function thrown(body: () => Promise<unknown>): Promise<[string, string] | null> {
+  try {
+    await body();
+    return null;
+  } catch (err) {
+    if (err instanceof InputError) return [err.code, err.message];
+    if (err instanceof ExitCodeError) return [`exit ${err.exitCode}`, err.message];
+    throw err;
+  }
+}
+
+describe("build --out", () => {
+  it("may contain the sources folder (--out . beside sources/)", async () => {
+    const root = await tempDir();
+    await writeTree(join(root, "sources"), miniSweepFiles());
+    const r = await runCli("build", "--sources", join(root, "sources"), "--out", root, "--quiet", "--no-cache");
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+    expect((await readdir(root)).sort()).toEqual([
+      "README.md", "build-report.json", "datapackage.json", "manifest.csv", "manifest.json", "manifest.schema.json", "model-ids.txt", "provenance.jsonl", "report.html", "sources",
+    ]);
+  });
+
+  it("refuses a link outside the sources that leads into them (OUT_INSIDE_SOURCES), writing nothing", async () => {
+    const root = await tempDir();
+    await writeTree(join(root, "sources"), miniSweepFiles());
+    await symlink(join(root, "sources", "beta"), join(root, "link"));
+    const before = await listing(root);
+    const r = await runCli("build", "--sources", join(root, "sources"), "--out", join(root, "link"), "--quiet", "--no-cache");
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `ptb-manifest: error OUT_INSIDE_SOURCES at ${root}/link: --out ${root}/link is inside the sources folder ${root}/sources: the outputs would mix with the inputs (the next build would read them); give a folder outside it; nothing written\n`,
+    });
+    expect(await listing(root)).toEqual(before);
+  });
+
+  it("refuses a regular file as --out (OUT_NOT_A_FOLDER) and a folder where an output file goes (OUT_NOT_A_FILE), writing nothing", async () => {
+    const sources = await makeMiniSweep();
+    roots.push(sources);
+    const root = await tempDir();
+    await writeFile(join(root, "file"), "x");
+    const file = await runCli("build", "--sources", sources, "--out", join(root, "file"), "--quiet", "--no-cache");
+    expect({ code: file.code, stderr: file.stderr }).toEqual({
+      code: 1,
+      stderr: `ptb-manifest: error OUT_NOT_A_FOLDER at ${root}/file: --out ${root}/file is a file, not a folder; nothing written\n`,
+    });
+    await mkdir(join(root, "out", "manifest.csv"), { recursive: true });
+    const taken = await runCli("build", "--sources", sources, "--out", join(root, "out"), "--quiet", "--no-cache");
+    expect({ code: taken.code, stderr: taken.stderr }).toEqual({
+      code: 1,
+      stderr: `ptb-manifest: error OUT_NOT_A_FILE at ${root}/out/manifest.csv: cannot write ${root}/out/manifest.csv: the name is taken by a folder, which an output file would replace; nothing written\n`,
+    });
+    expect(await listing(root)).toEqual(["file", "out", "out/manifest.csv"]);
+  });
+});
+
+describe("cost --html", () => {
+  let out: string;
+  beforeAll(async () => {
+    const dir = await makeMiniSweep();
+    out = `${dir}-out`;
+    roots.push(dir, out);
+    expect((await runCli("build", "--sources", dir, "--out", out, "--quiet", "--no-cache")).code).toBe(0);
+    await writeFile(join(out, "scores.csv"), lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,40", "agentic-ptb/alpha.h005.sft2.100,mmlu,42.5"));
+  });
+  const cost = (...args: string[]) => runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), ...args);
+
+  it("refuses a device, a folder and a pseudo file system as the file to write, and an empty path", async () => {
+    expect(await cost("--html", "/dev/null")).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "ptb-manifest: error OUT_NOT_A_FILE at /dev/null: cannot write /dev/null: the name is taken by a character device, which an output file would replace; nothing written\n",
+    });
+    expect((await lstat("/dev/null")).isCharacterDevice()).toBe(true);
+    expect(await cost("--html", out)).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `ptb-manifest: error OUT_NOT_A_FILE at ${out}: cannot write ${out}: the name is taken by a folder, which an output file would replace; nothing written\n`,
+    });
+    const proc = await cost("--html", "/proc/self/cost.html");
+    expect(proc.code).toBe(1);
+    // EPERM for root, EACCES for anyone else.
+    expect(proc.stderr).toMatch(/^ptb-manifest: error OUT_UNWRITABLE at \/proc\/self: --html \/proc\/self is not writable \((EPERM|EACCES)\); nothing written\n$/);
+    expect(await cost("--html", "/dev/null/cost.html")).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "ptb-manifest: error OUT_NOT_A_FOLDER at /dev/null: --html /dev/null is a character device, not a folder; nothing written\n",
+    });
+    const empty = await cost("--html", "");
+    expect(empty.code).toBe(64);
+    expect(empty.stderr).toContain("error: option '--html <file>' argument '' is invalid. an empty path is not an output folder or file");
+  });
+
+  it("still writes cost.html into a new folder", async () => {
+    const r = await cost("--html", join(out, "new", "deeper", "cost.html"), "--json");
+    expect(r.code).toBe(0);
+    expect((await stat(join(out, "new", "deeper", "cost.html"))).isFile()).toBe(true);
+  });
+});
+
+describe("snapshot-hub --out", () => {
+  it("refuses a device, a folder below one, a pseudo file system and an empty path before asking the Hub", async () => {
+    const sources = await makeMiniSweep();
+    roots.push(sources);
+    // A Hub nobody answers: reaching it would be a Hub error after retries, so these errors come first.
+    const snap = (out: string) => runCli("snapshot-hub", "--out", out, "--sources", sources, "--hub-url", "http://127.0.0.1:9", "--cache-dir", join(sources, ".cache"), "-q");
+    expect(await snap("/dev/null")).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "ptb-manifest: error OUT_NOT_A_FOLDER at /dev/null: --out /dev/null is a character device, not a folder; nothing written\n",
+    });
+    expect(await snap("/dev/null/hub")).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "ptb-manifest: error OUT_NOT_A_FOLDER at /dev/null/hub: --out /dev/null/hub cannot be created: /dev/null is a character device, not a folder; nothing written\n",
+    });
+    expect((await snap("/proc/self/hub")).stderr).toMatch(/^ptb-manifest: error OUT_UNWRITABLE at \/proc\/self\/hub: --out \/proc\/self\/hub cannot be created: \/proc\/self is not writable \(E[A-Z]+\); nothing written\n$/);
+    const empty = await snap("");
+    expect(empty.code).toBe(64);
+    expect(empty.stderr).toContain("error: option '--out <dir>' argument '' is invalid.");
+  });
+});
+
+describe("checkOutFolder, makeFolder, writeFilesAtomically", () => {
+  it("checkOutFolder: an empty path is a usage error; the absolute path is returned; nothing is created", async () => {
+    const root = await tempDir();
+    expect(await thrown(() => checkOutFolder(""))).toEqual(["exit 64", "error: --out is empty: give a folder (. for the current one)"]);
+    expect(await checkOutFolder(join(root, "a", "b"))).toBe(join(root, "a", "b"));
+    expect(await readdir(root)).toEqual([]);
+    expect(await thrown(() => checkOutFolder(join(root, "x"), { sources: root }))).toEqual([
+      "OUT_INSIDE_SOURCES",
+      `--out ${root}/x is inside the sources folder ${root}: the outputs would mix with the inputs (the next build would read them); give a folder outside it; nothing written`,
+    ]);
+    // A folder whose name starts with the sources folder's is not inside it.
+    expect(await checkOutFolder(`${root}-sibling`, { sources: root })).toBe(`${root}-sibling`);
+  });
+
+  it("makeFolder creates the missing folders one by one and fails at once under /proc (a recursive mkdir never returns there)", async () => {
+    const root = await tempDir();
+    expect(await makeFolder(join(root, "a", "b"))).toEqual([join(root, "a"), join(root, "a", "b")]);
+    expect(await makeFolder(join(root, "a", "b"))).toEqual([]);
+    const proc = await thrown(() => makeFolder("/proc/self/x/y"));
+    expect(proc?.[0]).toBe("OUT_UNWRITABLE");
+    expect(proc?.[1]).toMatch(/^--out \/proc\/self\/x\/y cannot be written \(E[A-Z]+: .+mkdir '\/proc\/self\/x'\); nothing written$/);
+  }, 10_000);
+
+  it("writeFilesAtomically: an error writing the temporary files is OUT_UNWRITABLE, and what it made is removed again", async () => {
+    const root = await tempDir();
+    const tooLong = "x".repeat(300); // a name no file system takes: open(2) fails with ENAMETOOLONG after out/new/ was made
+    const err = await thrown(() => writeFilesAtomically(join(root, "out", "new"), new Map([["a.txt", "a"], [tooLong, "b"]])));
+    expect(err?.[0]).toBe("OUT_UNWRITABLE");
+    expect(err?.[1]).toMatch(new RegExp(`^--out ${root}/out/new cannot be written \\(ENAMETOOLONG: .+\\); nothing written$`));
+    expect(await readdir(root)).toEqual([]);
+  });
+});
