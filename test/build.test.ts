@@ -110,6 +110,7 @@ describe("fatal input errors write nothing", () => {
   const cases: [string, Record<string, string | null>, string, RegExp][] = [
     ["an unknown key in cells.json", { "cells.json": miniCells((c) => (c.cells[0].janitor_zone = "UTC")) }, "CELLS_UNKNOWN_KEY", /unknown key "janitor_zone" in cells\[0\] \("alpha"\)/],
     ["a wrong type in cells.json", { "cells.json": miniCells((c) => (c.cells[1].plotted = "no")) }, "CELLS_INVALID", /cells\[1\] \("beta"\)\.plotted/],
+    ["two cells differing only in case", { "cells.json": miniCells((c) => (c.cells[2].cell = "Alpha")) }, "CELLS_DUPLICATE_CELL", /cells "alpha" and "Alpha" differ only in case/],
     ["an invalid janitor_tz", { "cells.json": miniCells((c) => (c.cells[0].janitor_tz = "Mars/Olympus")) }, "CELLS_BAD_TIME_ZONE", /"Mars\/Olympus"/],
     ["an invalid family name without alias", { "cells.json": miniCells((c) => delete c.cells[0].family_aliases) }, "FAMILY_INVALID_NAME", /FAMILY_INVALID_NAME at alpha\/pvc\/listing.tsv:11: cell "alpha": family directory "sft 3" contains " "/],
     ["a missing run_start", { "beta/supervisor/history.jsonl": lines('{"ts":"2026-10-31T12:00:00Z","event":"resume"}') }, "SUPERVISOR_NO_RUN_START", /cell "beta" has no run_start/],

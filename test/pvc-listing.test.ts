@@ -120,3 +120,12 @@ describe("listing lines a new user broke", () => {
     ]);
   });
 });
+
+describe("find's starting point", () => {
+  it("printed with the trailing slash it was given is no bad line", () => {
+    const diag = new Diagnostics();
+    const e: PvcEntry = { mtimeMs: 1, type: "d", sizeBytes: 4096, path: "/pvc/ptb/c1/", origin: { file: "f", line: 1, offset: 0, raw: "" } };
+    expect(observePvcEntry(cell, e, 0, diag, "t")).toBeNull();
+    expect(diag.warnings).toEqual([]);
+  });
+});

@@ -56,7 +56,8 @@ export function observePvcEntry(
   let { path } = entry;
   // Shapes `find` and `ls` never print: two records run together (a tab in the path), a trailing
   // slash, bytes that are not UTF-8. Skipped with the line named, never read as another checkpoint.
-  if (path.includes("\t") || (path.endsWith("/") && path !== "/") || path.includes("\ufffd")) {
+  // (`find <pvc_root>/` prints its starting point with the slash it was given: that one is fine.)
+  if (path.includes("\t") || (path.endsWith("/") && path !== "/" && path !== `${root}/`) || path.includes("\ufffd")) {
     const why = path.includes("\t") ? "holds a tab (two lines run together?)" : path.endsWith("/") ? "ends with /" : "is not valid UTF-8";
     diag.warn("PVC_BAD_LINE", `path ${JSON.stringify(path)} ${why}; skipped`, entry.origin.file, entry.origin.line);
     return null;

@@ -60,12 +60,18 @@ export async function loadCells(sourcesDir: string): Promise<CellsFile> {
     throw new InputError("CELLS_INVALID", `${at}: ${issue.message}`, file);
   }
   const registry = parsed.data;
-  const seen = new Set<string>();
+  // Cell names start model ids, and the Hub compares repo names without case: `alpha` and `Alpha` clash.
+  const seen = new Map<string, string>();
   for (const cell of registry.cells) {
-    if (seen.has(cell.cell)) {
-      throw new InputError("CELLS_DUPLICATE_CELL", `cell "${cell.cell}" is listed twice`, file);
+    const other = seen.get(cell.cell.toLowerCase());
+    if (other !== undefined) {
+      throw new InputError(
+        "CELLS_DUPLICATE_CELL",
+        other === cell.cell ? `cell "${cell.cell}" is listed twice` : `cells "${other}" and "${cell.cell}" differ only in case: their model ids would clash on the Hub`,
+        file,
+      );
     }
-    seen.add(cell.cell);
+    seen.set(cell.cell.toLowerCase(), cell.cell);
     if (!isValidTimeZone(cell.janitor_tz)) {
       throw new InputError(
         "CELLS_BAD_TIME_ZONE",

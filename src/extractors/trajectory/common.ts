@@ -111,11 +111,14 @@ export function setTrajectoryFastPath(on: boolean): void {
  * a read error (e.g. a corrupt `.gz`) gives `TRAJECTORY_READ_ERROR` and ends the
  * file after the lines already read (TRAJECTORIES.md: "The quantity").
  *
- * With `opts.needles` (the fast path), a well-shaped line (`{` … `}`) holding
- * none of the needles is skipped without being decoded or parsed: it cannot
- * carry usage, so no count changes. Every other line is parsed as before, so a
- * cut-off line or a stray log message is still reported; only a line that
- * looks like an object, is broken inside and holds no needle goes unreported.
+ * With `opts.needles` (the fast path), a well-shaped line (`{` … `}`) that
+ * `opts.classify` (from its leading members) or the needles show cannot carry
+ * usage is skipped without being decoded or parsed, so no count changes. A
+ * line that looks broken (not `{…}`, cut off, a NUL byte, a cut-off record
+ * glued to the next: see `ReadLinesOptions`) is parsed as before and still
+ * reported; only a line that cannot carry usage and is broken inside while
+ * still looking like one whole object goes unreported.
+ * `setTrajectoryFastPath(false)` turns the fast path off.
  */
 export async function* jsonLines(
   file: TrajectoryFile,

@@ -89,10 +89,14 @@ export async function listTrajectoryFiles(
   // One real file reached by several paths (a link to a folder, a link loop) is read once.
   const real = new Set<string>();
   let aliases = 0;
+  let firstAlias: string | null = null;
   const keep = async (fileAbs: string, shown: string): Promise<void> => {
     const r = await realpath(fileAbs).catch(() => fileAbs);
     if (real.has(r)) {
-      if (!found.has(fileAbs)) aliases += 1;
+      if (!found.has(fileAbs)) {
+        aliases += 1;
+        firstAlias ??= shown;
+      }
       return;
     }
     real.add(r);
@@ -142,8 +146,8 @@ export async function listTrajectoryFiles(
   if (aliases > 0) {
     warnings.push({
       code: "TRAJECTORY_DUPLICATE_PATH",
-      message: `${aliases} path(s) reach a session file already read (through a symbolic link, or a link loop): each file is read once`,
-      file: null,
+      message: `${aliases} more path(s) reach session files already read, through a symbolic link or a link loop (the first: ${firstAlias}): each file is read once`,
+      file: firstAlias,
       line: null,
     });
   }
