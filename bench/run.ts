@@ -15,18 +15,18 @@
  * `BENCH_REPEAT` (runs per command, best taken; default 2).
  *
  * Every command runs as a child process under `/usr/bin/time` (peak RSS);
- * our commands run from `dist/` (`npm run build` first, which the npm script
- * does). Inputs sit in the page cache (they were just written, and the
+ * our commands run from a copy of `dist/` taken at the start (`npm run build`
+ * first, which the npm script does), so that a rebuild of the repository
+ * during the run cannot change the code between two measured commands. Inputs sit in the page cache (they were just written, and the
  * reference reads them first), so the ratios compare CPU cost, not the disk.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { cpus, freemem, tmpdir, totalmem } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { FORMATS, generateJanitor, generateListing, generateRun, generateTree, padSession, blobPool, prng, type Format, type Totals } from "./gen.js";
 
 const REPO = resolve(import.meta.dirname, "..");
-const BIN = join(REPO, "bin", "ptb-manifest.js");
 const args = process.argv.slice(2);
 const only = (() => {
   const i = args.indexOf("--only");
@@ -46,6 +46,17 @@ const HAS_TIME = existsSync("/usr/bin/time");
 
 const scratch = env["BENCH_DIR"] ? resolve(env["BENCH_DIR"]) : mkdtempSync(join(tmpdir(), "ptb-bench-"));
 mkdirSync(scratch, { recursive: true });
+
+// The commands run from a snapshot of the built tool in the scratch folder: other work in the
+// repository (a test run rebuilding dist/) must not change the code between two measured runs.
+const APP = join(scratch, "app");
+for (const d of ["dist", "bin", "templates", join("bench", "tasks")]) {
+  if (existsSync(join(REPO, d))) cpSync(join(REPO, d), join(APP, d), { recursive: true });
+}
+for (const f of ["package.json", "package-lock.json"]) cpSync(join(REPO, f), join(APP, f));
+symlinkSync(join(REPO, "node_modules"), join(APP, "node_modules"), "dir");
+const BIN = join(APP, "bin", "ptb-manifest.js");
+const TASKS = join(APP, "bench", "tasks");
 const say = (m: string): void => {
   process.stderr.write(`[bench] ${m}\n`);
 };
@@ -212,7 +223,7 @@ async function benchListing(): Promise<void> {
   const bytes = await generateListing(path, LISTING_LINES);
   await once("cat", [path], { discard: true });
   const wc = await best("wc", ["-l", path], { discard: true });
-  const ours = await best("node", [join(REPO, "bench", "tasks", "listing.mjs"), path, "/pvc/ptb/bench"]);
+  const ours = await best("node", [join(TASKS, "listing.mjs"), path, "/pvc/ptb/bench"]);
   const got = JSON.parse(ours.stdout || "{}") as { entries?: number; observations?: number };
   const lps = (got.entries ?? 0) / ours.wallS;
   metrics.listingLinesPerS = lps;
@@ -235,7 +246,7 @@ async function benchTree(): Promise<void> {
   const n = await generateTree(dir, TREE_ENTRIES);
   await once("find", [dir, "-printf", "%T@ %p\\n"], { discard: true }); // warm the dentry and inode caches
   const find = await best("find", [dir, "-printf", "%T@ %p\\n"], { discard: true });
-  const ours = await best("node", [join(REPO, "bench", "tasks", "pvc-live.mjs"), dir, "/pvc/ptb/bench"]);
+  const ours = await best("node", [join(TASKS, "pvc-live.mjs"), dir, "/pvc/ptb/bench"]);
   const got = JSON.parse(ours.stdout || "{}") as { entries?: number; impl?: string };
   metrics.treeVsFind = ours.wallS / find.wallS;
   const findCount = spawnSync("sh", ["-c", `find '${dir}' | wc -l`], { encoding: "utf8" }).stdout.trim();
@@ -265,7 +276,7 @@ async function benchJanitor(): Promise<void> {
   const plain = parts.filter((p) => !p.endsWith(".gz"));
   const gz = parts.filter((p) => p.endsWith(".gz"));
   const ref = await best("sh", ["-c", `{ zcat ${gz.map((p) => `'${p}'`).join(" ")}; cat ${plain.map((p) => `'${p}'`).join(" ")}; } | wc -l`], { discard: true });
-  const ours = await best("node", [join(REPO, "bench", "tasks", "janitor.mjs"), sources, "/pvc/ptb/bench"]);
+  const ours = await best("node", [join(TASKS, "janitor.mjs"), sources, "/pvc/ptb/bench"]);
   const got = JSON.parse(ours.stdout || "{}") as { observations?: number; archives?: number };
   sections.push(
     [

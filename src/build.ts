@@ -18,6 +18,7 @@ import { BudgetClock, round2 } from "./resolve/clock.js";
 import type { TokenCall } from "./extractors/trajectory/types.js";
 import type { FileCache } from "./cache/file-cache.js";
 import { cachedObservations } from "./cache/build-cache.js";
+import { appendAll } from "./util/arrays.js";
 
 /** Options of {@link buildManifest}. */
 export interface BuildOptions {
@@ -160,7 +161,7 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
         }
         return out;
       };
-      observations.push(...(await cachedObservations(opts.cache, "pvc", [path], JSON.stringify([cell, extractor]), diag, compute, opts.onBytes)));
+      appendAll(observations, await cachedObservations(opts.cache, "pvc", [path], JSON.stringify([cell, extractor]), diag, compute, opts.onBytes));
     } else {
       for await (const entry of entries.stream) {
         const o = observePvcEntry(cell, entry, seq++, diag, entries.extractor);
@@ -169,8 +170,9 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     }
     const janitorDir = join(sourcesDir, cell.cell, "janitor");
     const janitorPaths = (await janitorParts(janitorDir)).map((name) => join(janitorDir, name));
-    observations.push(
-      ...(await cachedObservations(opts.cache, "janitor", janitorPaths, JSON.stringify(cell), diag, (d) => readJanitorLog(sourcesDir, cell, d, { onBytes: opts.onBytes }), opts.onBytes)),
+    appendAll(
+      observations,
+      await cachedObservations(opts.cache, "janitor", janitorPaths, JSON.stringify(cell), diag, (d) => readJanitorLog(sourcesDir, cell, d, { onBytes: opts.onBytes }), opts.onBytes),
     );
     observations.push(...(await readAnchors(sourcesDir, cell, diag)));
     const trajectoryDir = join(sourcesDir, cell.cell, "trajectory");
@@ -179,7 +181,7 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     }
     log(`${cell.cell}: counting driver tokens (${cell.trajectory_format})`);
     const reading = await readTrajectory(cell.trajectory_format, [trajectoryDir], { displayRoot: sourcesDir, cache: opts.cache, onBytes: opts.onBytes });
-    diag.warnings.push(...reading.warnings);
+    appendAll(diag.warnings, reading.warnings);
     const ledger = new TokenLedger(reading.calls);
     tokenCurves[cell.cell] = tokenCurve(reading.calls, new BudgetClock(supervisor.runStartMs, supervisor.pauses), supervisor.runStartMs);
     const resolved: CellResolution = resolveCell(

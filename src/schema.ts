@@ -31,10 +31,11 @@ export type Cell = z.infer<typeof CellSchema>;
 /** The whole `cells.json` (SOURCES.md: cells.json). */
 export const CellsFileSchema = z
   .object({
-    org: z.string().min(1),
-    spare_owner: z.string().min(1),
+    // Hub owner names: they stand before the "/" of every model id.
+    org: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "must be a Hub owner name (letters, digits, -, _, .; no /)"),
+    spare_owner: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "must be a Hub owner name (letters, digits, -, _, .; no /)"),
     baseline: z.string().min(1),
-    required_eos_token_id: z.number().int(),
+    required_eos_token_id: z.number().int().nonnegative(),
     cells: z.array(CellSchema).min(1),
   })
   .strict();

@@ -133,3 +133,16 @@ describe("diff", () => {
     void miniCells;
   });
 });
+
+describe("validate and a bad anchor (found by a new user)", () => {
+  it("misses even when the anchor made its own row unrecoverable", async () => {
+    const dir = await makeMiniSweep({
+      "alpha/anchors.tsv": lines("family\tstep\ttime\tkind\tnote", "grpo\t5\t2026-10-03T06:00:00+00:00\teval-log\tfar off"),
+    });
+    roots.push(dir);
+    const r = await runCli("validate", "--sources", dir, "--json");
+    expect(r.code).toBe(1);
+    const v = JSON.parse(r.stdout);
+    expect(v.anchors.map((a: any) => [a.family, a.step, a.row_hour, a.hour_source, a.residual_h, a.miss])).toEqual([["grpo", 5, null, "unrecoverable", -14, true]]);
+  });
+});

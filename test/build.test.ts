@@ -114,7 +114,7 @@ describe("fatal input errors write nothing", () => {
     ["an invalid janitor_tz", { "cells.json": miniCells((c) => (c.cells[0].janitor_tz = "Mars/Olympus")) }, "CELLS_BAD_TIME_ZONE", /"Mars\/Olympus"/],
     ["an invalid family name without alias", { "cells.json": miniCells((c) => delete c.cells[0].family_aliases) }, "FAMILY_INVALID_NAME", /FAMILY_INVALID_NAME at alpha\/pvc\/listing.tsv:11: cell "alpha": family directory "sft 3" contains " "/],
     ["a missing run_start", { "beta/supervisor/history.jsonl": lines('{"ts":"2026-10-31T12:00:00Z","event":"resume"}') }, "SUPERVISOR_NO_RUN_START", /cell "beta" has no run_start/],
-    ["two checkpoints with one id", { "cells.json": miniCells((c) => (c.cells[0].family_aliases = { "sft 3": "sft3", grpo: "sft3" })), "alpha/pvc/listing.tsv": `${(Date.parse("2026-10-02T00:00:00Z") / 1000).toFixed(3)}\tf\t0\t/pvc/ptb/alpha/runs/grpo/weights/step_10/STABLE\n${(Date.parse("2026-10-02T00:00:00Z") / 1000).toFixed(3)}\tf\t9\t/pvc/ptb/alpha/runs/grpo/weights/step_10/m.safetensors\n${(Date.parse("2026-10-02T00:00:00Z") / 1000).toFixed(3)}\tf\t0\t/pvc/ptb/alpha/sft 3/weights/step_10/STABLE\n` }, "DUPLICATE_CHECKPOINT", /"runs\/grpo" and "sft 3" both give family "sft3" step 10/],
+    ["two directories aliased to one family", { "cells.json": miniCells((c) => (c.cells[0].family_aliases = { "sft 3": "sft3", grpo: "sft3" })), "alpha/pvc/listing.tsv": `${(Date.parse("2026-10-02T00:00:00Z") / 1000).toFixed(3)}\tf\t0\t/pvc/ptb/alpha/runs/grpo/weights/step_10/STABLE\n${(Date.parse("2026-10-02T00:00:00Z") / 1000).toFixed(3)}\tf\t9\t/pvc/ptb/alpha/runs/grpo/weights/step_10/m.safetensors\n${(Date.parse("2026-10-02T00:00:00Z") / 1000).toFixed(3)}\tf\t0\t/pvc/ptb/alpha/sft 3/weights/step_10/STABLE\n` }, "FAMILY_ALIAS_COLLISION", /directories "grpo" \(alpha\/pvc\/listing.tsv:1\) and "sft 3" \(alpha\/pvc\/listing.tsv:3\) both give family "sft3"/],
   ];
   for (const [name, overrides, code, message] of cases) {
     it(`${name}: ${code}, exit 1`, async () => {
@@ -159,4 +159,19 @@ describe("ids that differ only in case (found by a new user)", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("error DUPLICATE_MODEL_ID at cells.json: ids agentic-ptb/alpha.h005.SFT2.100 and agentic-ptb/alpha.h005.sft2.100 differ only in case");
   });
+});
+
+describe("cells.json values (found by a new user)", () => {
+  for (const [name, patch, message] of [
+    ["an org with a slash", (c: Record<string, any>) => (c.org = "agentic-ptb/evil"), /org: must be a Hub owner name/],
+    ["a negative required_eos_token_id", (c: Record<string, any>) => (c.required_eos_token_id = -5), /required_eos_token_id/],
+  ] as const) {
+    it(`${name}: CELLS_INVALID`, async () => {
+      const dir = await sweep({ "cells.json": miniCells(patch) });
+      const r = await cli("build", "--sources", dir, "--out", `${dir}-out`, "--quiet");
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("error CELLS_INVALID");
+      expect(r.stderr).toMatch(message);
+    });
+  }
 });

@@ -85,5 +85,19 @@ describe("cost per point of gain", () => {
     expect([c.code, c.stderr]).toEqual([1, expect.stringContaining("error COST_DUPLICATE_SCORE")]);
     const d = await runCli("cost", "--scores", join(out, "dup.jsonl"), "--manifest", join(out, "nope.json"));
     expect([d.code, d.stderr]).toEqual([1, expect.stringContaining("error COST_BAD_MANIFEST")]);
+    // Found by a new user: a malformed CSV, a stale and a current id of one checkpoint, an empty file, hex scores.
+    await writeFile(join(out, "quote.csv"), lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,40", 'agentic-ptb/alpha.h005.sft2.100,mmlu,4"0'));
+    const e = await runCli("cost", "--scores", join(out, "quote.csv"), "--manifest", join(out, "manifest.json"));
+    expect([e.code, e.stderr]).toEqual([1, expect.stringContaining(`error COST_BAD_SCORES at ${join(out, "quote.csv")}:3: not a CSV of model_id,suite,score`)]);
+    await writeFile(join(out, "twice.csv"), lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,40", "agentic-ptb/alpha.h017.sft2.300,mmlu,50", "agentic-ptb/alpha.h010.sft2.300,mmlu,51"));
+    const f = await runCli("cost", "--scores", join(out, "twice.csv"), "--manifest", join(out, "manifest.json"));
+    expect([f.code, f.stderr]).toEqual([1, expect.stringContaining("error COST_DUPLICATE_SCORE")]);
+    expect(f.stderr).toContain("agentic-ptb/alpha.h017.sft2.300 is scored twice on suite mmlu");
+    await writeFile(join(out, "empty.csv"), lines("model_id,suite,score"));
+    const g = await runCli("cost", "--scores", join(out, "empty.csv"), "--manifest", join(out, "manifest.json"));
+    expect([g.code, g.stderr]).toEqual([1, expect.stringContaining("error COST_BAD_SCORES")]);
+    await writeFile(join(out, "hex.csv"), lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,0x28"));
+    expect((await runCli("cost", "--scores", join(out, "hex.csv"), "--manifest", join(out, "manifest.json"))).code).toBe(1);
+    expect((await runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), "--json", "--csv")).code).toBe(64);
   });
 });

@@ -167,3 +167,20 @@ describe("readLineBatches and epochMsAt", () => {
     }
   });
 });
+
+describe("scale", () => {
+  it("counts 140,000 calls of one file and reports 140,000 bad lines without overflowing the stack", async () => {
+    const dir = join(tmp, "big-kimi", "agents", "main");
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(dir, { recursive: true });
+    const lines: string[] = ['{"type":"metadata","protocol_version":"1.4","created_at":1783999150312}'];
+    for (let i = 0; i < 140_000; i += 1) {
+      lines.push(`{"type":"usage.record","model":"m","usage":{"inputOther":1,"output":2,"inputCacheRead":3,"inputCacheCreation":0},"usageScope":"turn","time":${1783999150312 + i}}`);
+      lines.push("not json");
+    }
+    writeFileSync(join(dir, "wire.jsonl"), `${lines.join("\n")}\n`);
+    const reading = await readTrajectory("kimi-code", [join(tmp, "big-kimi")]);
+    expect(reading.calls.length).toBe(140_000);
+    expect(reading.warnings.filter((w) => w.code === "TRAJECTORY_BAD_JSON").length).toBe(140_000);
+  });
+});

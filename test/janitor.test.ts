@@ -187,3 +187,14 @@ describe("janitor log order (found by a new user)", () => {
     ]);
   });
 });
+
+describe("a huge unterminated rotated part (found by a new user)", () => {
+  it("is junk of its own part and does not take the next part's lines with it", async () => {
+    const { obs, warnings } = await read(cellUtc, {
+      "ckpt-janitor.log.1": "\u0000".repeat(200_000),
+      "ckpt-janitor.log": lines("2026-10-01 00:00:00 archived /pvc/ptb/c1/a/weights/step_1 -> msr-spare/c1.a.step_1"),
+    });
+    expect(obs.map((o) => [o.step, o.origin.file, o.origin.line])).toEqual([[1, "c1/janitor/ckpt-janitor.log", 1]]);
+    expect(warnings.map((w) => [w.code, w.file, w.line])).toEqual([["JANITOR_JUNK_LINE", "c1/janitor/ckpt-janitor.log.1", 1]]);
+  });
+});

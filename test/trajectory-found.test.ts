@@ -65,3 +65,12 @@ describe("trajectory inputs found by a new user", () => {
     expect(JSON.parse(folder.stdout)).toMatchObject({ calls: 2, total: 2230 });
   });
 });
+
+describe("the wrong format", () => {
+  it("warns when session files hold no call of it (P6, second pass)", async () => {
+    const root = await session();
+    const reading = await readTrajectory("codex", [root], { displayRoot: root });
+    expect(reading.calls).toEqual([]);
+    expect(reading.warnings.map((w) => [w.code, w.file])).toEqual([["TRAJECTORY_NO_CALLS", "sessions/s1/agents/main/wire.jsonl"]]);
+  });
+});

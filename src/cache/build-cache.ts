@@ -10,6 +10,7 @@
 import { stat } from "node:fs/promises";
 import { Diagnostics, type Warning } from "../diagnostics.js";
 import type { Observation } from "../observations.js";
+import { appendAll } from "../util/arrays.js";
 import { sha256File } from "../writers/report.js";
 import { FINGERPRINT_EDGE_BYTES, type FileCache } from "./file-cache.js";
 
@@ -38,7 +39,7 @@ export async function cachedObservations(
   };
   const result = cache ? await cache.throughMany(kind, absPaths, extra, run) : await run();
   if (!computed && onBytes) for (const p of absPaths) onBytes(await stat(p).then((s) => s.size, () => 0));
-  diag.warnings.push(...result.warnings);
+  appendAll(diag.warnings, result.warnings);
   return result.observations;
 }
 

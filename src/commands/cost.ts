@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
 import type { TopLevelSpec } from "vega-lite";
@@ -78,12 +78,19 @@ export async function readScores(path: string): Promise<Score[]> {
       }
     });
   } else {
-    const rows = parse(text, { columns: true, skip_empty_lines: true, info: true }) as { record: Record<string, string>; info: { lines: number } }[];
+    let rows: { record: Record<string, string>; info: { lines: number } }[];
+    try {
+      rows = parse(text, { columns: true, skip_empty_lines: true, info: true }) as typeof rows;
+    } catch (err) {
+      const e = err as Error & { lines?: number };
+      throw new InputError("COST_BAD_SCORES", `not a CSV of model_id,suite,score: ${e.message.split("\n")[0]}`, path, e.lines ?? null);
+    }
     for (const r of rows) records.push({ rec: r.record, line: r.info.lines });
   }
+  if (records.length === 0) throw new InputError("COST_BAD_SCORES", "the scores file holds no scores", path);
   const seen = new Map<string, number>();
   return records.map(({ rec, line }) => {
-    const score = typeof rec.score === "number" ? rec.score : typeof rec.score === "string" && rec.score.trim() !== "" ? Number(rec.score) : NaN;
+    const score = typeof rec.score === "number" ? rec.score : typeof rec.score === "string" && /^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$/.test(rec.score) ? Number(rec.score) : NaN;
     if (typeof rec.model_id !== "string" || rec.model_id === "" || typeof rec.suite !== "string" || rec.suite === "" || !Number.isFinite(score)) {
       throw new InputError("COST_BAD_SCORES", `expected model_id, suite and a numeric score: ${JSON.stringify(rec)}`, path, line);
     }
@@ -130,8 +137,15 @@ export function computeCost(manifest: Row[], scores: Score[], opts: { suite?: st
     }
   }
   const report: CostReport = { suites: suites.map((suite) => ({ suite, baseline_score: baselineScore.get(suite)! })), rows: [], excluded: [], unmatched: [] };
+  const scoredRow = new Map<string, Score>();
   for (const s of wanted) {
     const row = lookup(s.model_id);
+    if (row) {
+      // A stale id and the current one name one checkpoint: two scores for it on one suite is a conflict.
+      const first = scoredRow.get(`${row.model_id}\u0000${s.suite}`);
+      if (first) throw new InputError("COST_DUPLICATE_SCORE", `${row.model_id} is scored twice on suite ${s.suite} (as ${first.model_id} at ${first.at} and as ${s.model_id})`, s.at.slice(0, s.at.lastIndexOf(":")), Number(s.at.slice(s.at.lastIndexOf(":") + 1)));
+      scoredRow.set(`${row.model_id}\u0000${s.suite}`, s);
+    }
     if (!row) {
       report.unmatched.push({ model_id: s.model_id, suite: s.suite, at: s.at });
       continue;
@@ -244,7 +258,7 @@ export function registerCost(program: Command): void {
     .option("--manifest <file>", "the manifest to join", "out/manifest.json")
     .option("--suite <name>", "only this suite")
     .option("--json", "print the report as one JSON object", false)
-    .option("--csv", "print the figures as CSV", false)
+    .addOption(new Option("--csv", "print the figures as CSV").default(false).conflicts("json"))
     .option("--include-eos-broken", "keep rows with eos_ok false or null in the figures, marked in their note", false)
     .option("--html <file>", "where to write cost.html (default: beside the manifest)", outPathOption)
     .action(async (o: { scores: string; manifest: string; suite?: string; json: boolean; csv: boolean; includeEosBroken: boolean; html?: string }) => {

@@ -192,7 +192,7 @@ export function registerPublish(program: Command): void {
     .addHelpText("after", "\nA re-run after a failure continues where it stopped; with nothing changed it does nothing.\nExit codes: 0 done (or plan printed); 1 a step failed (the report says what was done and what remains).")
     .action(async (o: { repo?: string; out: string; yes: boolean; json: boolean; hubUrl?: string }) => {
       const opts = hubOptionsFrom({ hubUrl: o.hubUrl });
-      const hub: HubAccess = { hubUrl: opts.hubUrl, accessToken: opts.accessToken, fetch: createHubFetch() };
+      const hub: HubAccess = { hubUrl: opts.hubUrl, accessToken: opts.accessToken, fetch: createHubFetch({ hubUrl: opts.hubUrl }) };
       const outDir = resolve(o.out);
       const manifest = JSON.parse(await readFile(join(outDir, "manifest.json"), "utf8").catch(() => "[]")) as { model_id: string; cell: string }[];
       const org = manifest.find((r) => r.cell !== "BASELINE")?.model_id.split("/")[0] ?? "agentic-ptb";

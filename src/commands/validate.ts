@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import { buildManifest, type BuildResult } from "../build.js";
 import { ExitCodeError } from "../cli.js";
-import { DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
+import { DEFAULT_TOLERANCE_H, predictHour } from "../resolve/cadence.js";
 import { cmpStr, type RowEvidence } from "../resolve/resolve-cell.js";
 import { round2 } from "../resolve/clock.js";
 
@@ -64,7 +64,11 @@ export function validateBuild(result: BuildResult, toleranceH = DEFAULT_TOLERANC
     for (const e of p.evidence) {
       if (e.budgetHour === null || e.rejected === "copy_back" || e.rejected === "retry" || e.rejected === "directory_mtime" || e.rejected === "outside_run" || e.rejected === "before_run_start") continue;
       if (e.kind === "anchor") {
-        const residual = row.hour === null ? null : round2(row.hour - e.budgetHour);
+        // A row left without an hour (its fit failed, perhaps because of this very anchor) is checked
+        // against the family's fitted line, so a bad anchor cannot hide by making its row unrecoverable.
+        const fit = row.hour === null ? result.fits[row.cell]?.[row.family!] : null;
+        const against = row.hour ?? (fit ? predictHour(fit, row.step!) : null);
+        const residual = against === null ? null : round2(against - e.budgetHour);
         anchors.push({
           cell: row.cell, family: row.family!, step: row.step!, anchor_hour: e.budgetHour, row_hour: row.hour, hour_source: row.hour_source,
           residual_h: residual, miss: residual !== null && Math.abs(residual) > toleranceH, file: e.file, line: e.line,

@@ -38,6 +38,9 @@ export async function janitorParts(dir: string): Promise<string[]> {
   return parts;
 }
 
+/** Longest unterminated last line that is joined with the next rotated part (a janitor line is far shorter). */
+const MAX_CARRY_CHARS = 64 * 1024;
+
 interface JanitorState {
   lastUtcMs: number | null;
   /** Free-form lines without a time, skipped silently. */
@@ -102,7 +105,9 @@ export async function readJanitorLog(
             origin = { ...carry.origin, raw: text };
             carry = null;
           }
-          if (line.unterminated) {
+          // A line split by a rotation is short; a huge unterminated tail is junk of its own part,
+          // never glued onto the next part's first line (which it would take down with it).
+          if (line.unterminated && text.length <= MAX_CARRY_CHARS) {
             carry = { text, origin };
             continue;
           }

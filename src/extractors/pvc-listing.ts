@@ -93,6 +93,11 @@ export function observePvcEntry(
     if (entry.type !== "d") return null;
     kind = "pvc_dir";
   } else if (child === "STABLE") {
+    if (entry.type !== "f") {
+      // The marker is an empty file; anything else named STABLE is not the marker.
+      diag.warn("PVC_BAD_LINE", `STABLE in ${JSON.stringify(path)} is of type "${entry.type}", not a file; not taken as the marker`, entry.origin.file, entry.origin.line);
+      return null;
+    }
     kind = "pvc_stable";
   } else if (child.endsWith(".safetensors") && entry.type === "f") {
     kind = "pvc_weights";

@@ -63,6 +63,12 @@ export interface HubFetchOptions {
   signal?: AbortSignal;
   /** Counters to update (requests, retries). */
   stats?: HubFetchStats;
+  /**
+   * The Hub's URL: the `Authorization` header is sent only to its origin. A
+   * pagination `Link` (followed by `@huggingface/hub` as given) or any other
+   * URL on another origin gets the request without the token.
+   */
+  hubUrl?: string;
 }
 
 /** Methods that may be sent twice: a 5xx or a lost connection may have hit the server, so only these are retried then. */
@@ -97,8 +103,15 @@ export function createHubFetch(opts: HubFetchOptions = {}): typeof fetch {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...opts.retry };
   const base = opts.fetch ?? fetch;
   const stats = opts.stats;
-  const hubFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+  const trustedOrigin = opts.hubUrl ? new URL(opts.hubUrl).origin : null;
+  const hubFetch = async (input: string | URL | Request, initGiven: RequestInit = {}): Promise<Response> => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    let init = initGiven;
+    if (trustedOrigin !== null && init.headers && new URL(url).origin !== trustedOrigin) {
+      const headers = new Headers(init.headers);
+      headers.delete("authorization");
+      init = { ...init, headers };
+    }
     const method = (init.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
     const shown = redactUrl(url);
     let lastProblem = "";

@@ -138,7 +138,7 @@ export async function fetchHubRepos(
   const log = opts.log ?? (() => {});
   const stats: LiveHubStats = { requests: 0, retries: 0, repos: 0, cached: 0, downloaded: 0 };
   const controller = new AbortController();
-  const hubFetch = createHubFetch({ fetch: opts.fetch, retry: opts.retry, signal: controller.signal, stats });
+  const hubFetch = createHubFetch({ fetch: opts.fetch, retry: opts.retry, signal: controller.signal, stats, hubUrl: opts.hubUrl });
   const common = { hubUrl: opts.hubUrl, accessToken: opts.accessToken, fetch: hubFetch };
   const cache = new HubFileCache(opts.cacheDir);
   try {

@@ -124,6 +124,7 @@ const iso = (ms: number | null): string | null => (ms === null || !isTimeMs(ms) 
  * @throws InputError `FAMILY_INVALID_NAME` (a family id not valid in a Hub
  *   repo name, naming the PVC directory: add a `family_aliases` entry),
  *   `DUPLICATE_CHECKPOINT` (two PVC directories give one family id and step),
+ *   `FAMILY_ALIAS_COLLISION` (two directory names give one family id),
  *   `DUPLICATE_MODEL_ID`.
  * Warnings: `PVC_MTIME_AFTER_RUN_END` (copy-back), `PVC_MTIME_BEFORE_RUN_START`,
  *   `JANITOR_TIME_OUTSIDE_RUN`, `HOUR_CONFLICT` (mtime and janitor differ by
@@ -172,6 +173,29 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   for (const o of supervisor.roleEvents) get(o.family, o.step).obs.push(o);
   for (const p of input.published) get(p.family, p.step).published.push(p);
   for (const s of input.spares) get(s.family, s.step).spares.push(s);
+
+  // 1b. Two directory names giving one family id (family_aliases, or an alias onto a name in use)
+  // would silently merge two training runs: their checkpoints, cadences and ids.
+  const dirNamesOf = new Map<string, Map<string, Observation>>();
+  for (const c of cands.values()) {
+    for (const o of c.obs) {
+      if (o.familyDir === null || o.kind === "supervisor_role") continue;
+      const name = o.familyDir.split("/").pop()!;
+      const names = dirNamesOf.get(c.family) ?? new Map<string, Observation>();
+      const had = names.get(name);
+      if (!had || cmpStr(o.origin.file, had.origin.file) < 0 || (o.origin.file === had.origin.file && (o.origin.line ?? 0) < (had.origin.line ?? 0))) names.set(name, o);
+      dirNamesOf.set(c.family, names);
+    }
+  }
+  for (const [family, names] of [...dirNamesOf.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
+    if (names.size < 2) continue;
+    const [[a, oa], [b, ob]] = [...names.entries()].sort((x, y) => cmpStr(x[0], y[0])) as [[string, Observation], [string, Observation]];
+    throw new InputError(
+      "FAMILY_ALIAS_COLLISION",
+      `cell "${cell.cell}": directories ${JSON.stringify(a)} (${oa.origin.file}:${oa.origin.line}) and ${JSON.stringify(b)} (${ob.origin.file}:${ob.origin.line}) both give family "${family}": two training runs would be merged; fix family_aliases`,
+      "cells.json",
+    );
+  }
 
   // 2. Existence, and the family names that will stand in ids.
   const rowsCands: Candidate[] = [];
@@ -391,7 +415,18 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
         : c.spares.length > 0
           ? c.spares[0]!.repo.id
           : [...c.published].sort((a, b) => cmpStr(a.repo.id, b.repo.id))[0]!.repo.id;
-    const pub = [...c.published].sort((a, b) => cmpStr(b.repo.lastModified ?? "", a.repo.lastModified ?? "") || cmpStr(a.repo.id, b.repo.id))[0];
+    // The repo at the row's own id is the one users download; else the most recently changed one.
+    const pub =
+      c.published.find((p) => p.repo.id === id) ??
+      [...c.published].sort((a, b) => cmpStr(b.repo.lastModified ?? "", a.repo.lastModified ?? "") || cmpStr(a.repo.id, b.repo.id))[0];
+    if (c.published.length > 1 && new Set(c.published.map((p) => JSON.stringify(p.repo.eos.ids))).size > 1) {
+      diag.warn(
+        "HUB_DUPLICATE_REPO",
+        `${c.published.length} published repos hold ${cell.cell} ${c.family} step ${c.step} with different stop ids (${c.published.map((p) => `${p.repo.id}: ${JSON.stringify(p.repo.eos.ids)}`).join("; ")}); eos is read from ${pub!.repo.id}`,
+        pub!.repo.dir,
+        null,
+      );
+    }
     const eosIds = pub ? pub.repo.eos.ids : null;
     // No file of the published repo gives stop ids: unknown, not a packaging defect (null, with a warning).
     const eosOk = pub && eosIds !== null ? eosIds.includes(registry.required_eos_token_id) : null;

@@ -65,7 +65,8 @@ export function countRows(rows: Row[]): {
     checkpoints: rows.filter((r) => r.cell !== "BASELINE").length,
     per_cell: perCell,
     per_hour_source: perSource,
-    eos_ok_per_cell: Object.fromEntries(Object.entries(eosOk).map(([c, [ok, n]]) => [c, `${ok}/${n}`])),
+    // No prototype: a cell named `constructor` without rows must read as absent, not as Object's constructor.
+    eos_ok_per_cell: Object.assign(Object.create(null) as Record<string, string>, Object.fromEntries(Object.entries(eosOk).map(([c, [ok, n]]) => [c, `${ok}/${n}`]))),
     roles,
   };
 }

@@ -28,6 +28,7 @@ import {
   type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
+import { appendAll } from "../../util/arrays.js";
 import type { TokenParts } from "./types.js";
 
 /** A response whose largest `output_tokens` is below this kept its streaming-start value. */
@@ -104,7 +105,7 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
   },
   merge(files: TrajectoryFile[], scans: FileScan<ClaudeUsageLine[]>[]): FormatResult {
     const sink = new WarningSink();
-    sink.warnings.push(...scanWarnings(scans));
+    appendAll(sink.warnings, scanWarnings(scans));
     const groups = new Map<string, Group>();
     let seq = 0;
     files.forEach((file, i) => {

@@ -28,6 +28,7 @@ import {
   type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
+import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
 /**
@@ -326,7 +327,7 @@ export const codexCounter: FormatCounter<CodexScan> = {
   },
   merge(_files: TrajectoryFile[], fileScans: FileScan<CodexScan>[]): FormatResult {
     const sink = new WarningSink();
-    sink.warnings.push(...scanWarnings(fileScans));
+    appendAll(sink.warnings, scanWarnings(fileScans));
     const scans = fileScans.map((s) => s.data);
     const totalsByThread = new Map<string, Set<string>>();
     for (const s of scans) {

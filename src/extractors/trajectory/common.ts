@@ -4,6 +4,7 @@
  * record every reader produces.
  */
 import type { Warning } from "../../diagnostics.js";
+import { appendAll } from "../../util/arrays.js";
 import { LINE_SKIP, LINE_TAKE, LINE_UNKNOWN, readLines, type LineClass, type ReadLinesOptions } from "../../util/lines.js";
 import { LeadingScalarReader } from "../../util/json-prefix.js";
 import { isTimeMs, parseIsoTime } from "../../util/values.js";
@@ -64,7 +65,7 @@ export async function readWith<T>(counter: FormatCounter<T>, files: TrajectoryFi
 /** The warnings of `scans`, in file order. */
 export function scanWarnings(scans: readonly FileScan<unknown>[]): Warning[] {
   const out: Warning[] = [];
-  for (const s of scans) out.push(...s.warnings);
+  for (const s of scans) appendAll(out, s.warnings);
   return out;
 }
 

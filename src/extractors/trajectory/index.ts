@@ -14,6 +14,7 @@
  * - `TRAJECTORY_FOREIGN_THREAD`      codex: token_count lines of another thread in a rollout; skipped.
  * - `TRAJECTORY_INCONSISTENT_TOTAL`  codex: a running total grew while one part shrank; counted from last_token_usage.
  * - `TRAJECTORY_NO_FILES`            a folder given holds no session file of the format.
+ * - `TRAJECTORY_NO_CALLS`            session files were found but none records a call of the format (wrong format?).
  * - `TRAJECTORY_DUPLICATE_PATH`      a session file reached by several paths (links, a link loop): read once.
  * - `TRAJECTORY_DUPLICATE_RECORDS`   kimi-code: timed records repeated in another file (a copied session): counted once.
  *
@@ -225,7 +226,17 @@ export async function readTrajectory(
   }
   const result = counter.merge(listed.files, scans as FileScan<unknown>[]);
   const calls = [...result.calls].sort(compareCalls);
-  return { calls, warnings: [...listed.warnings, ...result.warnings] };
+  const warnings = [...listed.warnings, ...result.warnings];
+  if (listed.files.length > 0 && calls.length === 0) {
+    // Session files with no call of this format: most often the wrong trajectory_format.
+    warnings.push({
+      code: "TRAJECTORY_NO_CALLS",
+      message: `${listed.files.length} ${format} session file(s) hold no model call that this format records: is trajectory_format right?`,
+      file: listed.files[0]!.display,
+      line: null,
+    });
+  }
+  return { calls, warnings };
 }
 
 /** The total size in bytes of the session files {@link readTrajectory} would read (for progress bars). */

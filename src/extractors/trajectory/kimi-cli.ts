@@ -34,6 +34,7 @@ import {
   type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
+import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
 const USAGE_KEYS = ["input_other", "output", "input_cache_read", "input_cache_creation"] as const;
@@ -139,7 +140,7 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
   },
   merge(files: TrajectoryFile[], scans: FileScan<KimiCliUsage[]>[]): FormatResult {
     const sink = new WarningSink();
-    sink.warnings.push(...scanWarnings(scans));
+    appendAll(sink.warnings, scanWarnings(scans));
     const sightings: Sighting[] = [];
     files.forEach((file, i) => {
       const root = kimiSessionRoot(file.path);

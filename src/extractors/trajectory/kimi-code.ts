@@ -40,6 +40,7 @@ import {
   type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
+import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
 const USAGE_KEYS = ["inputOther", "output", "inputCacheRead", "inputCacheCreation"] as const;
@@ -110,13 +111,13 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
   },
   merge(files: TrajectoryFile[], scans: FileScan<KimiCodeScan>[]): FormatResult {
     const sink = new WarningSink();
-    sink.warnings.push(...scanWarnings(scans));
+    appendAll(sink.warnings, scanWarnings(scans));
     const own: { call: TokenCall; key: string }[] = [];
     const inheritedByFile: { call: TokenCall; key: string }[][] = [];
     files.forEach((file, i) => {
       const { records, markers } = scans[i]!.data;
       const withCalls = records.map((r) => ({ r, call: call(r.parts, r.timeMs, file.display, r.line), key: r.key }));
-      own.push(...withCalls.filter((x) => x.r.markersBefore === markers));
+      appendAll(own, withCalls.filter((x) => x.r.markersBefore === markers));
       inheritedByFile.push(withCalls.filter((x) => x.r.markersBefore < markers));
     });
     // A session folder copied whole (a backup beside the original) repeats its records with their
@@ -138,7 +139,7 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
       sink.warn("TRAJECTORY_DUPLICATE_RECORDS", `${n} usage record(s) repeat, with the same time and usage, records of another file (a copied session?): counted once`, file, null);
     }
     own.length = 0;
-    own.push(...ownOnce);
+    appendAll(own, ownOnce);
     const ownKeys = new Set(own.map((r) => r.key));
     const counted = new Map<string, TokenCall>();
     files.forEach((file, i) => {

@@ -32,6 +32,7 @@ import {
   type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
+import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
 const USAGE_KEYS = ["input", "output", "cacheRead", "cacheWrite"] as const;
@@ -109,7 +110,7 @@ export const piCounter: FormatCounter<PiScan> = {
   },
   merge(files: TrajectoryFile[], scans: FileScan<PiScan>[]): FormatResult {
     const sink = new WarningSink();
-    sink.warnings.push(...scanWarnings(scans));
+    appendAll(sink.warnings, scanWarnings(scans));
     const byKey = new Map<string, TokenCall>();
     const present = new Set<string>();
     for (const f of files) present.add(sessionKeyOfName(f.path));
