@@ -99,5 +99,9 @@ describe("cost per point of gain", () => {
     await writeFile(join(out, "hex.csv"), lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,0x28"));
     expect((await runCli("cost", "--scores", join(out, "hex.csv"), "--manifest", join(out, "manifest.json"))).code).toBe(1);
     expect((await runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), "--json", "--csv")).code).toBe(64);
+    // --csv escapes formula text as manifest.csv does.
+    await writeFile(join(out, "formula.csv"), lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,=cmd(),30", "agentic-ptb/alpha.h005.sft2.100,=cmd(),40"));
+    const h = await runCli("cost", "--scores", join(out, "formula.csv"), "--manifest", join(out, "manifest.json"), "--csv");
+    expect(h.stdout.split("\n")[1]).toBe("agentic-ptb/alpha.h005.sft2.100,,alpha,fallback,5,'=cmd(),40,30,10,1100,110,true,");
   });
 });

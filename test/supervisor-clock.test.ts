@@ -123,3 +123,24 @@ describe("parseIsoTime", () => {
     expect(parseIsoTime("2026-10-02 08:00:00", { assumeUtc: true })).toBe(Date.UTC(2026, 9, 2, 8));
   });
 });
+
+describe("a known event spelt differently (third new-user pass)", () => {
+  it("warns instead of silently dropping a role or the run's end", async () => {
+    const { history, warnings } = await read(
+      lines(
+        '{"ts":"2026-10-02T08:00:00Z","event":"run_start"}',
+        '{"ts":"2026-10-03T08:00:00Z","event":"Submit","checkpoint":"/pvc/ptb/c1/sft2/weights/step_100"}',
+        '{"ts":"2026-10-03T09:00:00Z","event":"fall_back","checkpoint":"/pvc/ptb/c1/sft2/weights/step_100"}',
+        '{"ts":"2026-10-03T10:00:00Z","event":"run-end"}',
+        '{"ts":"2026-10-03T10:00:00Z","event":"checkpoint_eval"}',
+      ),
+    );
+    expect(history.roleEvents).toEqual([]);
+    expect(history.runEndMs).toBeNull();
+    expect(warnings.map((w) => [w.code, w.line])).toEqual([
+      ["SUPERVISOR_MISSPELLED_EVENT", 2],
+      ["SUPERVISOR_MISSPELLED_EVENT", 3],
+      ["SUPERVISOR_MISSPELLED_EVENT", 4],
+    ]);
+  });
+});

@@ -10,7 +10,7 @@ import { parsePublishedName } from "../extractors/hub-files.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
 import { writeFilesAtomically } from "../util/atomic.js";
 import { outPathOption } from "../util/out-folder.js";
-import { escapeHtml, renderSvg } from "../writers/report-html.js";
+import { escapeCsvText } from "../writers/manifest.js";
 
 /** One eval result: a model's score on a suite. */
 export interface Score {
@@ -182,7 +182,11 @@ const COLUMNS = ["model_id", "scored_as", "cell", "role", "hour", "suite", "scor
 
 /** The figures as CSV (null as an empty field). */
 export function costCsv(report: CostReport): string {
-  return stringify(report.rows.map((r) => COLUMNS.map((k) => (r[k] === null ? "" : String(r[k])))), { header: true, columns: [...COLUMNS], record_delimiter: "\n" });
+  // Text fields get the manifest's formula escaping, so a suite named `=cmd()` stays text in a spreadsheet.
+  return stringify(
+    report.rows.map((r) => COLUMNS.map((k) => (r[k] === null ? "" : typeof r[k] === "string" ? escapeCsvText(r[k] as string) : String(r[k])))),
+    { header: true, columns: [...COLUMNS], record_delimiter: "\n" },
+  );
 }
 
 /** The figures as text. */
@@ -212,6 +216,8 @@ export function renderCost(report: CostReport): string {
  * as a rule; Vega-Lite rendered to SVG, self-contained.
  */
 export async function costHtml(report: CostReport): Promise<string> {
+  // Vega loads only when a page is rendered: every other command starts without it.
+  const { escapeHtml, renderSvg } = await import("../writers/report-html.js");
   const parts: string[] = [];
   for (const { suite, baseline_score } of report.suites) {
     const values = report.rows.filter((r) => r.suite === suite && r.hour !== null);

@@ -135,8 +135,17 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
           });
           break;
         }
-        default:
-          break; // driver_restart and unknown events: not errors (SOURCES.md)
+        default: {
+          // Unknown events are not errors (SOURCES.md), but one that is a known event spelt
+          // differently (Submit, fall_back, run-end) would silently drop a role or the run's end.
+          const name = typeof ev.event === "string" ? ev.event : "";
+          const squashed = name.toLowerCase().replace(/[^a-z]/g, "");
+          const meant = KNOWN_EVENTS.find((k) => k.replace(/_/g, "") === squashed);
+          if (meant) {
+            diag.warn("SUPERVISOR_MISSPELLED_EVENT", `event "${name}" is not "${meant}" as written; ignored like any unknown event`, file, line.lineNo);
+          }
+          break;
+        }
       }
     }
   } catch (err) {
@@ -173,6 +182,9 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
   }
   return { runStartMs: runStart.ms, runStartOrigin: runStart.origin, runEndMs, pauses, roleEvents, eventCount };
 }
+
+/** The events the builder reads (SOURCES.md: supervisor/). */
+const KNOWN_EVENTS = ["run_start", "run_end", "pause", "resume", "submit", "fallback"] as const;
 
 /** A `run_end` later than this many budget hours after `run_start` is warned about (a run lasts 100 h; the harness ends it within minutes). */
 export const RUN_END_LATE_H = 101;
