@@ -14,18 +14,11 @@ import { dirname, join } from "node:path";
 import { createGzip } from "node:zlib";
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
+import { mulberry32 } from "../scripts/make-sources/lib.js";
+import type { TokensReport } from "../src/commands/tokens.js";
 
-/** mulberry32: a small, fast, seeded PRNG giving floats in [0, 1). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The generators' seeded PRNG: the sample-sources generator's mulberry32. */
+export const prng = mulberry32;
 
 /** Integer in [lo, hi]. */
 function int(r: () => number, lo: number, hi: number): number {
@@ -104,14 +97,7 @@ export class LineWriter {
 }
 
 /** The four parts the counters report, summed over a generated run. */
-export interface Totals {
-  uncached_input: number;
-  cache_read: number;
-  cache_write: number;
-  output: number;
-  total: number;
-  calls: number;
-}
+export type Totals = Omit<TokensReport, "last_call_time" | "warnings">;
 
 function zeroTotals(): Totals {
   return { uncached_input: 0, cache_read: 0, cache_write: 0, output: 0, total: 0, calls: 0 };

@@ -109,18 +109,9 @@ export async function* readLineBatches(path: string, opts: { onBytes?: (bytes: n
     let carry = 0;
     let bufOffset = 0;
     let lineNo = 0;
-    const decode = (view: Buffer, s: number, e: number): string => {
-      let text = view.toString("utf8", s, e);
-      if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      if (text.endsWith("\r")) text = text.slice(0, -1);
-      return text;
-    };
+    const decode = (view: Buffer, s: number, e: number): string => decodeLine(view, s, e, lineNo === 1);
     for (;;) {
-      if (carry === buf.length) {
-        const bigger = Buffer.allocUnsafe(buf.length * 2);
-        buf.copy(bigger, 0, 0, carry);
-        buf = bigger;
-      }
+      if (carry === buf.length) buf = doubled(buf, carry);
       const got = await source.fill(buf, carry);
       if (got === 0) break;
       const end = carry + got;
@@ -235,18 +226,9 @@ async function* scan(fill: Filler, opts: ReadLinesOptions): AsyncGenerator<Line>
   let signature: Buffer | null = null;
   let learnt = !glue;
   let sigHit = -1;
-  const decode = (view: Buffer, s: number, e: number): string => {
-    let text = view.toString("utf8", s, e);
-    if (lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    if (text.endsWith("\r")) text = text.slice(0, -1);
-    return text;
-  };
+  const decode = (view: Buffer, s: number, e: number): string => decodeLine(view, s, e, lineNo === 1);
   for (;;) {
-    if (carry === buf.length) {
-      const bigger = Buffer.allocUnsafe(buf.length * 2);
-      buf.copy(bigger, 0, 0, carry);
-      buf = bigger;
-    }
+    if (carry === buf.length) buf = doubled(buf, carry);
     const got = await fill(buf, carry);
     if (got === 0) break;
     const end = carry + got;
@@ -324,4 +306,19 @@ async function* scan(fill: Filler, opts: ReadLinesOptions): AsyncGenerator<Line>
     lineNo += 1;
     yield { text: decode(buf, 0, carry), lineNo, offset: bufOffset, unterminated: true };
   }
+}
+
+/** One line's text from `view[s, e)`: UTF-8, without a trailing `\r`, and without a BOM on the first line. */
+function decodeLine(view: Buffer, s: number, e: number, firstLine: boolean): string {
+  let text = view.toString("utf8", s, e);
+  if (firstLine && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.endsWith("\r")) text = text.slice(0, -1);
+  return text;
+}
+
+/** A buffer twice as large holding the first `used` bytes of `buf` (a line longer than the buffer). */
+function doubled<B extends Buffer>(buf: B, used: number): B {
+  const bigger = Buffer.allocUnsafe(buf.length * 2);
+  buf.copy(bigger, 0, 0, used);
+  return bigger as B;
 }

@@ -33,6 +33,7 @@ import type { AddressInfo } from "node:net";
 import { createHash } from "node:crypto";
 import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
+import { mulberry32 } from "../../scripts/make-sources/lib.js";
 
 export type FaultKind = "429" | "500" | "503" | "drop" | "slow";
 export type RouteKind = "list" | "info" | "tree" | "resolve" | "raw" | "dataset" | "create" | "preupload" | "commit" | "move" | "other";
@@ -391,16 +392,4 @@ async function loadHub(hubDir: string): Promise<Map<string, Repo>> {
     }
   }
   return repos;
-}
-
-/** A small seeded PRNG (mulberry32): the same seed gives the same faults for the same request order. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
