@@ -26,6 +26,8 @@ export interface BuildOptions {
   sourcesDir: string;
   /** Cadence validation tolerance, hours (docs/resolution.md). */
   toleranceH?: number;
+  /** Floor of the cadence fit's outlier cut, hours (docs/resolution.md: Cadence fit; default 1.5). */
+  outlierFloorH?: number;
   /** Progress messages (to stderr in the CLI); silent by default. */
   log?: (message: string) => void;
   /**
@@ -188,7 +190,7 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
       {
         registry, cell, supervisor, observations,
         published: published.get(cell.cell) ?? [], spares: spares.get(cell.cell) ?? [],
-        tokens: ledger, toleranceH: opts.toleranceH,
+        tokens: ledger, toleranceH: opts.toleranceH, outlierFloorH: opts.outlierFloorH,
       },
       diag,
     );

@@ -36,6 +36,13 @@ export interface CadenceFit {
 
 /** The default validation tolerance, hours (the index quotes ~1.4 h). */
 export const DEFAULT_TOLERANCE_H = 1.5;
+/**
+ * The default floor of the outlier cut, hours: a point is an outlier when its
+ * residual from the robust line exceeds `max(floor, 3·1.4826·MAD)`
+ * (docs/resolution.md: Cadence fit). Its own knob (`--outlier-floor-h`), so
+ * the validation tolerance never changes which points are fitted.
+ */
+export const DEFAULT_OUTLIER_FLOOR_H = 1.5;
 const MIN_POINTS = 3;
 
 function median(xs: number[]): number {
@@ -85,19 +92,23 @@ function p95(xs: number[]): number {
  *
  * @param points the family's exactly timed checkpoints (mtime or janitor), budget hours.
  * @param anchors the family's anchors, converted to budget hours.
- * @param toleranceH the largest leave-one-out error and anchor residual accepted, hours.
+ * @param toleranceH the largest leave-one-out error and anchor residual accepted, hours:
+ *   the validation gate only, it never changes which points are fitted.
+ * @param outlierFloorH the floor of the outlier cut, hours (`max(floor, 3·1.4826·MAD)`
+ *   around the Theil–Sen line decides which points are fitted).
  * @returns the fit, or null when there are fewer than 3 points with 2 distinct steps.
  */
 export function fitCadence(
   points: CadencePoint[],
   anchors: CadencePoint[],
   toleranceH = DEFAULT_TOLERANCE_H,
+  outlierFloorH = DEFAULT_OUTLIER_FLOOR_H,
 ): CadenceFit | null {
   if (points.length < MIN_POINTS || new Set(points.map((p) => p.step)).size < 2) return null;
   const robust = theilSen(points);
   const residuals = points.map((p) => p.hour - (robust.intercept + robust.slope * p.step));
   const mad = median(residuals.map((r) => Math.abs(r - median(residuals))));
-  const cut = Math.max(toleranceH, 3 * 1.4826 * mad);
+  const cut = Math.max(outlierFloorH, 3 * 1.4826 * mad);
   const inliers = points.filter((_, i) => Math.abs(residuals[i]!) <= cut);
   const outliers = points.filter((_, i) => Math.abs(residuals[i]!) > cut).map((p) => p.step);
   const base = {

@@ -5,7 +5,7 @@ import type { SupervisorHistory } from "../extractors/supervisor.js";
 import type { HubRepo } from "../extractors/hub-files.js";
 import type { TokenCall, TokenTotals } from "../extractors/trajectory/types.js";
 import { BudgetClock, round2 } from "./clock.js";
-import { fitCadence, predictHour, DEFAULT_TOLERANCE_H, type CadenceFit } from "./cadence.js";
+import { fitCadence, predictHour, DEFAULT_TOLERANCE_H, DEFAULT_OUTLIER_FLOOR_H, type CadenceFit } from "./cadence.js";
 import { familyNameProblem, hourPart, hubNameProblem, modelId } from "./ids.js";
 import { isTimeMs } from "../util/values.js";
 
@@ -82,7 +82,10 @@ export interface CellInputs {
   published: { repo: HubRepo; family: string; step: number; hourPart: string }[];
   spares: { repo: HubRepo; family: string; step: number }[];
   tokens: TokensAt;
+  /** Validation tolerance of the cadence fit and of `HOUR_CONFLICT`, hours (default 1.5). */
   toleranceH?: number;
+  /** Floor of the cadence fit's outlier cut, hours (default {@link DEFAULT_OUTLIER_FLOOR_H}). */
+  outlierFloorH?: number;
 }
 
 interface Candidate {
@@ -330,7 +333,7 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     }
     const untimed = members.filter((m) => m.hourExact === null);
     const anchors = (anchorsByFamily.get(family) ?? []).map((a) => ({ step: a.step, hour: clock.hourAt(a.utcMs!) }));
-    const fit = fitCadence(exact.map((e) => ({ step: e.step, hour: e.hourExact! })), anchors, toleranceH);
+    const fit = fitCadence(exact.map((e) => ({ step: e.step, hour: e.hourExact! })), anchors, toleranceH, input.outlierFloorH ?? DEFAULT_OUTLIER_FLOOR_H);
     fits[family] = fit;
     fitByFamily.set(family, fit);
     for (const m of untimed) {

@@ -16,6 +16,10 @@ const HOUR_SOURCE_MEANING: Record<string, string> = {
   unrecoverable: "local copy pruned, no timing record survives. `hour` is null — use `hour_upper_bound` and step order, or exclude",
 };
 
+/** Said under an eos table that shows unknowns (MANIFEST.md: `eos_ok` null). */
+export const EOS_UNKNOWN_NOTE =
+  "`ok/known`: rows whose stop ids include the required one, of those whose stop ids are known; `unknown`: `eos_ok` is null (no published repo yet, or its files give no stop ids), counted neither as correct nor as broken.";
+
 /** A Markdown table; every cell goes through {@link mdCell}, so a `|` or a line break in a `driver` or `effort` cannot break it. */
 const mdTable = (head: string[], rows: (string | number)[][]): string =>
   [
@@ -54,7 +58,9 @@ export function indexCard(result: BuildResult, template = readFileSync(CARD_TEMP
       ["value", "n", "meaning"],
       Object.entries(c.per_hour_source).map(([k, n]) => [`\`${k}\``, n, (HOUR_SOURCE_MEANING[k] ?? "").replace("{{max_error}}", maxError)]),
     ),
-    eos_table: mdTable(["cell", "eos_ok"], cells.map((x) => [`\`${x.cell}\``, c.eos_ok_per_cell[x.cell] ?? "0/0"])),
+    eos_table:
+      mdTable(["cell", "eos_ok"], cells.map((x) => [`\`${x.cell}\``, c.eos_ok_per_cell[x.cell] ?? "0/0"])) +
+      (result.rows.some((r) => r.cell !== "BASELINE" && r.eos_ok === null) ? `\n\n${EOS_UNKNOWN_NOTE}` : ""),
   };
   return template.replace(/\{\{(\w+)\}\}/g, (m, name: string) => values[name] ?? m);
 }

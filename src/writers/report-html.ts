@@ -50,7 +50,7 @@ export interface CellChartCounts {
 export function cellChartSpec(cell: string, rows: Row[], curve: [number, number][], runHours: number): { spec: TopLevelSpec; counts: CellChartCounts } {
   const maxHour = Math.max(100, Math.ceil(runHours), ...rows.map((r) => r.hour ?? 0));
   const families = [...new Set(rows.map((r) => r.family!))].sort();
-  const timed = rows.filter((r) => r.hour !== null).map((r) => ({ ...r, eos: String(r.eos_ok) }));
+  const timed = rows.filter((r) => r.hour !== null).map((r) => ({ ...r, eos: r.eos_ok === null ? "unknown" : String(r.eos_ok) }));
   const intervals = rows
     .filter((r) => r.hour === null)
     .map((r) => ({ ...r, lo: r.hour_lower_bound ?? 0, hi: r.hour_upper_bound ?? maxHour }));
@@ -180,7 +180,7 @@ small { color: #666; font-weight: normal; }
 <p>${c.checkpoints} checkpoints in ${Object.keys(c.per_cell).length} cells, plus the baseline row. Built by ptb-manifest ${VERSION}. Hours are budget hours (paused time excluded); untimed checkpoints are drawn as their bound intervals, extrapolated ones with their error bar; ◇ marks the submitted (pink) and fallback (yellow) checkpoints.</p>
 <p>${legend}</p>
 <h2>Cells</h2>
-${cellsTable}
+${cellsTable}${result.rows.some((r) => r.cell !== "BASELINE" && r.eos_ok === null) ? `\n<p>eos_ok <code>ok/known, N unknown</code>: N rows have <code>eos_ok</code> null (no published repo yet, or its files give no stop ids), counted neither as correct nor as broken.</p>` : ""}
 <h2>hour_source</h2>
 ${sourceTable}
 ${excluded ? `<p>Excluded:</p><ul>${excluded}</ul>` : ""}
