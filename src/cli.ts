@@ -41,7 +41,8 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.inputError;
     }
     if (err instanceof ExitCodeError) {
-      process.stderr.write(`ptb-manifest: ${err.message}\n`);
+      // An empty message: the command has already said why (validate's verdict line).
+      if (err.message) process.stderr.write(`ptb-manifest: ${err.message}\n`);
       return err.exitCode;
     }
     const e = err instanceof Error ? err : new Error(String(err));

@@ -9,7 +9,9 @@ import { writeFilesAtomically } from "../util/atomic.js";
 import { checkOutFolder, outPathOption } from "../util/out-folder.js";
 import { indexCard } from "../writers/card.js";
 import { dataPackage, manifestJsonSchema } from "../writers/datapackage.js";
-import { DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
+import { DEFAULT_OUTLIER_FLOOR_H, DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
+import { compareWarnings, renderWarnings } from "../writers/warnings.js";
+import { previousWarnings } from "../util/last-build.js";
 import { hubOptionsFrom, readLiveHub } from "../hub/live-hub.js";
 import { redactUrl, type RetryPolicy } from "../hub/fetch.js";
 import type { HubRepo } from "../extractors/hub-files.js";
@@ -28,6 +30,10 @@ export interface BuildCommandOptions {
   out: string;
   strict?: boolean;
   toleranceH?: number;
+  /** `--outlier-floor-h`: floor of the cadence fit's outlier cut, hours (default 1.5; docs/resolution.md). */
+  outlierFloorH?: number;
+  /** `--verbose`: the summary (and `--strict`'s failure) lists every warning, not one example per code. */
+  verbose?: boolean;
   quiet?: boolean;
   /** Live PVC trees, cell → local directory (`--pvc CELL=DIR`; issue 4). */
   pvc?: Record<string, string>;
@@ -89,16 +95,16 @@ async function buildAndWrite(
     ? async (registry: CellsFile, diag: Diagnostics): Promise<HubRepo[]> =>
         (liveRepos = await readLiveHub(registry, { ...hubOpts, retry: opts.hubRetry, log }, diag))
     : undefined;
-  const result = await buildManifest({ sourcesDir, toleranceH: opts.toleranceH, log, pvcDirs: opts.pvc, readHub, cache, onBytes });
+  const result = await buildManifest({ sourcesDir, toleranceH: opts.toleranceH, outlierFloorH: opts.outlierFloorH, log, pvcDirs: opts.pvc, readHub, cache, onBytes });
+  // Read before anything is written: the warnings of the previous build into the same folder, to say which are new.
+  const compared = compareWarnings(result.warnings, await previousWarnings(resolve(opts.out)));
+  const warningLines = renderWarnings(result.warnings, { compared, verbose: opts.verbose, out: opts.out, strict: opts.strict });
   if (opts.strict && result.warnings.length > 0) {
-    const lines = result.warnings.slice(0, 20).map((w) => `  ${w.code} ${w.file ?? ""}${w.line ? `:${w.line}` : ""} ${w.message}`);
-    throw new ExitCodeError(
-      EXIT.strictWarnings,
-      `--strict: ${result.warnings.length} warning(s); nothing written\n${lines.join("\n")}${result.warnings.length > 20 ? "\n  ..." : ""}`,
-    );
+    throw new ExitCodeError(EXIT.strictWarnings, `--strict: ${result.warnings.length} warning(s); nothing written\n${warningLines.join("\n")}`);
   }
   const args = {
     sources: opts.sources, out: opts.out, strict: Boolean(opts.strict), tolerance_h: opts.toleranceH ?? DEFAULT_TOLERANCE_H,
+    outlier_floor_h: opts.outlierFloorH ?? DEFAULT_OUTLIER_FLOOR_H,
     ...(opts.pvc && Object.keys(opts.pvc).length > 0 ? { pvc: opts.pvc } : {}),
     ...(hubOpts ? { hub: redactUrl(hubOpts.hubUrl) } : {}),
   };
@@ -121,7 +127,7 @@ async function buildAndWrite(
     return made;
   });
   await writeFilesAtomically(resolve(opts.out), files);
-  return { result, summary: summarise(result, opts.out) };
+  return { result, summary: summarise(result, opts.out, warningLines) };
 }
 
 /** `hashInputs` through the build cache, with a "hashing" stage on the progress bar. */
@@ -131,11 +137,12 @@ async function hashAll(sourcesDir: string, cache: FileCache | undefined, progres
 }
 
 /**
- * The short summary printed on success: rows per cell, per hour_source,
- * warnings. Text from `cells.json` in its tables goes through `mdCell`, so a
+ * The short summary printed on success: rows per cell (`eos_ok` as
+ * `ok/known, N unknown`), per hour_source, and the warnings as
+ * `warningLines` gives them (`renderWarnings`; by default the bare count). Text from `cells.json` in its tables goes through `mdCell`, so a
  * `|` or a line break in a driver or effort cannot break them.
  */
-export function summarise(result: BuildResult, out: string): string {
+export function summarise(result: BuildResult, out: string, warningLines?: string[]): string {
   const c = countRows(result.rows);
   const lines = [`wrote ${out}/: manifest.json, manifest.csv, model-ids.txt, provenance.jsonl, build-report.json, report.html, README.md, datapackage.json, manifest.schema.json`];
   lines.push(`${c.rows} rows: ${c.checkpoints} checkpoints + 1 baseline`);
@@ -144,11 +151,14 @@ export function summarise(result: BuildResult, out: string): string {
     if (cell.excluded) continue;
     lines.push(`| ${mdCell(`\`${cell.cell}\``)} | ${mdCell(cell.driver)} | ${mdCell(cell.effort)} | ${c.per_cell[cell.cell] ?? 0} | ${c.eos_ok_per_cell[cell.cell] ?? "0/0"} |`);
   }
+  if (result.rows.some((r) => r.cell !== "BASELINE" && r.eos_ok === null)) {
+    lines.push("", "eos_ok: ok/known; unknown = eos_ok null (no published repo yet, or its files give no stop ids), neither correct nor broken");
+  }
   lines.push("", "| hour_source | n |", "|---|---|");
   for (const [k, n] of Object.entries(c.per_hour_source)) lines.push(`| \`${k}\` | ${n} |`);
   for (const e of result.excluded) lines.push("", `excluded: ${e.cell} (${e.reason})`);
   if (result.lost.length) lines.push(`lost (weights survive nowhere, no row): ${result.lost.length}`);
-  lines.push(`warnings: ${result.warnings.length} (see build-report.json)`);
+  lines.push(...(warningLines ?? [`warnings: ${result.warnings.length} (see build-report.json)`]));
   return lines.join("\n");
 }
 
@@ -160,7 +170,9 @@ export function registerBuild(program: Command): void {
     .option("--sources <dir>", "the sources folder to read", "sources")
     .option("--out <dir>", "the folder to write the manifest files into (not inside --sources)", outPathOption, "out")
     .option("--strict", "treat every warning as a failure: exit 2 and write nothing (the release gate)", false)
-    .option("--tolerance-h <hours>", "largest leave-one-out error and anchor residual for an extrapolated hour", parseHours, DEFAULT_TOLERANCE_H)
+    .option("--tolerance-h <hours>", "largest leave-one-out error and anchor residual for an extrapolated hour (the validation gate: it never changes which points are fitted)", parseHours, DEFAULT_TOLERANCE_H)
+    .option("--outlier-floor-h <hours>", "floor of the cadence fit's outlier cut: a point is fitted when its residual from the robust line is within max(floor, 3·MAD)", parseHours, DEFAULT_OUTLIER_FLOOR_H)
+    .option("--verbose", "list every warning (grouped by code), not one example per code", false)
     .option("-q, --quiet", "no progress messages nor progress bar on stderr", false)
     .option("--pvc <cell=dir>", "read CELL's checkpoint tree from the mounted directory DIR instead of its pvc/ listing (repeatable)", collectPvc)
     .option("--hub", "read the published repos, spare repos and baseline from the Hub instead of hub/ (HF_TOKEN, HF_ENDPOINT)", false)
@@ -169,12 +181,12 @@ export function registerBuild(program: Command): void {
     .option("--no-cache", "neither read nor write the build cache (every input is read again; --strict implies it)")
     .option("--concurrency <n>", "with --hub: repos fetched at once (default 8)", parseCount)
     .addHelpText("after", "\nExit codes: 0 written; 1 fatal input error (nothing written); 2 --strict with warnings (nothing written); 64 usage error; 70 internal error.")
-    .action(async (o: { sources: string; out: string; strict: boolean; toleranceH: number; quiet: boolean; pvc?: Record<string, string>; hub: boolean; hubUrl?: string; cacheDir?: string; cache: boolean; concurrency?: number }, command: Command) => {
+    .action(async (o: { sources: string; out: string; strict: boolean; toleranceH: number; outlierFloorH: number; verbose: boolean; quiet: boolean; pvc?: Record<string, string>; hub: boolean; hubUrl?: string; cacheDir?: string; cache: boolean; concurrency?: number }, command: Command) => {
       if (!o.hub && (o.hubUrl !== undefined || o.concurrency !== undefined)) {
         command.error("error: --hub-url and --concurrency need --hub", { exitCode: EXIT.usage, code: "ptb.hubOptionWithoutHub" });
       }
       const { summary } = await runBuild({
-        sources: o.sources, out: o.out, strict: o.strict, toleranceH: o.toleranceH, quiet: o.quiet,
+        sources: o.sources, out: o.out, strict: o.strict, toleranceH: o.toleranceH, outlierFloorH: o.outlierFloorH, verbose: o.verbose, quiet: o.quiet,
         pvc: o.pvc, hub: o.hub, hubUrl: o.hubUrl, cacheDir: o.cacheDir, concurrency: o.concurrency, noCache: !o.cache,
       });
       process.stdout.write(`${summary}\n`);

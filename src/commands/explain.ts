@@ -1,10 +1,12 @@
-import { resolve } from "node:path";
 import type { Command } from "commander";
-import { buildManifest, type BuildResult } from "../build.js";
+import type { BuildResult } from "../build.js";
 import { InputError } from "../diagnostics.js";
 import { parsePublishedName } from "../extractors/hub-files.js";
 import type { RowEvidence, EvidenceItem } from "../resolve/resolve-cell.js";
 import type { Row } from "../schema.js";
+import { DEFAULT_OUTLIER_FLOOR_H, DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
+import { describedResult, type DescribedBuild } from "../util/last-build.js";
+import { parseHours } from "./validate.js";
 
 /** What `explain` shows for one row, as `--json` prints it. */
 export interface Explanation {
@@ -12,6 +14,8 @@ export interface Explanation {
   row: Row;
   provenance: RowEvidence | BuildResult["provenance"][number];
   run: BuildResult["runs"][string] | null;
+  /** Which build this explains: the last one written into `--out`, or one derived now (set by the command). */
+  build?: DescribedBuild;
 }
 
 /**
@@ -70,6 +74,7 @@ function evidenceLine(e: EvidenceItem): string[] {
 export function renderExplanation(x: Explanation): string {
   const { row } = x;
   const lines: string[] = [];
+  if (x.build) lines.push(x.build.line, ...optionNotes(x.build), "");
   lines.push(row.model_id);
   if (x.query !== row.model_id) lines.push(`  (asked as ${x.query})`);
   lines.push(`  cell ${row.cell}${row.driver ? ` (${row.driver}, ${row.effort})` : ""}   family ${row.family ?? "-"}   step ${row.step ?? "-"}`);
@@ -120,17 +125,44 @@ export function renderExplanation(x: Explanation): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** The notes under the "which build" line: options given that the build in `--out` did not use. */
+export function optionNotes(build: DescribedBuild): string[] {
+  return build.notes.map((n) => `  note: ${n}`);
+}
+
+/**
+ * Options of `explain` and `validate` that shape a derivation, checked
+ * against the build found in `--out`: one that was given and differs from
+ * what that build recorded is reported (it does not change that build's decisions).
+ */
+export function ignoredOptions(build: DescribedBuild, given: { flag: string; key: string; value: number; fallback: number }[]): string[] {
+  if (!build.found) return [];
+  return given
+    .filter((g) => g.value !== (typeof build.arguments[g.key] === "number" ? build.arguments[g.key] : g.fallback))
+    .map((g) => `${g.flag} ${g.value} does not apply: the build in ${build.out}/ decided with ${g.flag} ${String(build.arguments[g.key] ?? g.fallback)} (rebuild with ${g.flag} ${g.value}, or give --out a folder without a build to derive now)`);
+}
+
 /** Registers `ptb-manifest explain`. */
 export function registerExplain(program: Command): void {
   program
     .command("explain")
-    .description("Explain one row: every observation considered, the rule that chose its hour, why the others lost, fit, bounds, tokens, role, eos.")
+    .description("Explain one row of the last build into --out: every observation considered, the rule that chose its hour, why the others lost, fit, bounds, tokens, role, eos.")
     .argument("<id>", "a model id (also a stale or hNA id as published on the Hub), or cell/family/step")
-    .option("--sources <dir>", "the sources folder to read", "sources")
-    .option("--json", "print one JSON object {query, row, provenance, run}", false)
-    .action(async (id: string, o: { sources: string; json: boolean }) => {
-      const result = await buildManifest({ sourcesDir: resolve(o.sources) });
-      const x = explainRow(result, id);
+    .option("--out <dir>", "the output folder of the build to explain (its build-report.json, manifest.json, provenance.jsonl); with no build there, derive now from --sources", "out")
+    .option("--sources <dir>", "the sources folder: compared with the build's recorded inputs (default: the build's own --sources), or derived from when --out holds no build", "sources")
+    .option("--tolerance-h <hours>", "with no build in --out: largest leave-one-out error and anchor residual for an extrapolated hour", parseHours, DEFAULT_TOLERANCE_H)
+    .option("--outlier-floor-h <hours>", "with no build in --out: floor of the cadence fit's outlier cut, hours (a point is fitted when its residual is within max(floor, 3·MAD))", parseHours, DEFAULT_OUTLIER_FLOOR_H)
+    .option("--json", "print one JSON object {query, row, provenance, run, build}", false)
+    .addHelpText("after", "\nThe first line says which build is explained: the one in --out (its arguments, and whether its inputs changed since), or none (derived now).")
+    .action(async (id: string, o: { out: string; sources: string; toleranceH: number; outlierFloorH: number; json: boolean }, command: Command) => {
+      const { result, build } = await describedResult({
+        out: o.out, sources: o.sources, sourcesGiven: command.getOptionValueSource("sources") === "cli", toleranceH: o.toleranceH, outlierFloorH: o.outlierFloorH,
+      });
+      const given = [
+        { flag: "--tolerance-h", key: "tolerance_h", value: o.toleranceH, fallback: DEFAULT_TOLERANCE_H, cli: command.getOptionValueSource("toleranceH") === "cli" },
+        { flag: "--outlier-floor-h", key: "outlier_floor_h", value: o.outlierFloorH, fallback: DEFAULT_OUTLIER_FLOOR_H, cli: command.getOptionValueSource("outlierFloorH") === "cli" },
+      ].filter((g) => g.cli);
+      const x = { ...explainRow(result, id), build: { ...build, notes: ignoredOptions(build, given) } };
       process.stdout.write(o.json ? `${JSON.stringify(x, null, 2)}\n` : renderExplanation(x));
     });
 }

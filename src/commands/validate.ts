@@ -1,9 +1,11 @@
-import { resolve } from "node:path";
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import { buildManifest, type BuildResult } from "../build.js";
+import type { BuildResult } from "../build.js";
 import { ExitCodeError } from "../cli.js";
-import { DEFAULT_TOLERANCE_H, predictHour } from "../resolve/cadence.js";
+import { where } from "../diagnostics.js";
+import { DEFAULT_OUTLIER_FLOOR_H, DEFAULT_TOLERANCE_H, predictHour } from "../resolve/cadence.js";
+import { describedResult, type DescribedBuild } from "../util/last-build.js";
+import { ignoredOptions, optionNotes } from "./explain.js";
 import { cmpStr, type RowEvidence } from "../resolve/resolve-cell.js";
 import { round2 } from "../resolve/clock.js";
 
@@ -28,6 +30,8 @@ export interface ValidationReport {
   anchors: { cell: string; family: string; step: number; anchor_hour: number; row_hour: number | null; hour_source: string | null; residual_h: number | null; miss: boolean; file: string; line: number | null }[];
   conflicts: { model_id: string; hour: number; kind: string; evidence_hour: number; diff_h: number; file: string; line: number | null }[];
   step_order: { cell: string; family: string; lower_step: number; lower_hour: number; higher_step: number; higher_hour: number }[];
+  /** Which build was checked: the last one written into `--out`, or one derived now (set by the command). */
+  build?: DescribedBuild;
 }
 
 /**
@@ -99,25 +103,48 @@ export function validateBuild(result: BuildResult, toleranceH = DEFAULT_TOLERANC
   return { tolerance_h: toleranceH, ok, families, anchors, conflicts, step_order: stepOrder };
 }
 
-/** Renders a validation report as text. */
+/** An hour, a residual or an error for the text report: `n/a` for null. */
+const num = (x: number | null, unit = " h"): string => (x === null ? "n/a" : `${x}${unit}`);
+
+/**
+ * Renders a validation report as text: the "which build" line (when the
+ * command set one), the fits, anchors (`ok`, `MISS`, or `n/a` for an anchor
+ * of a row without an hour in a family without a fit: nothing to check it
+ * against), conflicts, step order, and one `validate: PASS` or `FAIL` line.
+ */
 export function renderValidation(v: ValidationReport): string {
-  const out: string[] = [`Cadence fits (tolerance ${v.tolerance_h} h):`];
+  const out: string[] = [];
+  if (v.build) out.push(v.build.line, ...optionNotes(v.build), "");
+  out.push(`Cadence fits (tolerance ${v.tolerance_h} h):`);
   for (const f of v.families) {
     out.push(
       f.fit
-        ? `  ${f.cell}/${f.family}: ${f.fit.slope_min_per_step} min/step on ${f.fit.used.length} points (outliers: ${f.fit.outliers.join(", ") || "none"}), LOO max ${f.fit.loo_max_h} h p95 ${f.fit.loo_p95_h} h: ${f.fit.validated ? "validated" : "not validated"} (${f.fit.reason})`
+        ? `  ${f.cell}/${f.family}: ${f.fit.slope_min_per_step} min/step on ${f.fit.used.length} points (outliers: ${f.fit.outliers.join(", ") || "none"}), LOO max ${num(f.fit.loo_max_h)} p95 ${num(f.fit.loo_p95_h)}: ${f.fit.validated ? "validated" : "not validated"} (${f.fit.reason})`
         : `  ${f.cell}/${f.family}: ${f.points} exact points, no fit`,
     );
   }
   out.push("", `Anchors (${v.anchors.length}):`);
   for (const a of v.anchors) {
-    out.push(`  ${a.miss ? "MISS" : "ok  "} ${a.cell}/${a.family}/${a.step}: anchor h ${a.anchor_hour}, row h ${a.row_hour ?? "null"} (${a.hour_source}), residual ${a.residual_h ?? "-"} h  ${a.file}:${a.line}`);
+    const mark = a.residual_h === null ? "n/a " : a.miss ? "MISS" : "ok  ";
+    const against =
+      a.residual_h === null
+        ? "no residual: the row has no hour and its family no fit"
+        : a.row_hour === null
+          ? `residual ${a.residual_h} h against the family's fit`
+          : `residual ${a.residual_h} h`;
+    out.push(`  ${mark} ${a.cell}/${a.family}/${a.step}: anchor h ${a.anchor_hour}, row h ${a.row_hour ?? "null"} (${a.hour_source ?? "no hour_source"}), ${against}  ${where(a.file, a.line)}`);
   }
   out.push("", `Conflicts between sources (${v.conflicts.length}):`);
-  for (const c of v.conflicts) out.push(`  ${c.model_id}: hour ${c.hour}, ${c.kind} says ${c.evidence_hour} (${c.diff_h} h)  ${c.file}:${c.line}`);
+  for (const c of v.conflicts) out.push(`  ${c.model_id}: hour ${c.hour}, ${c.kind} says ${c.evidence_hour} (${c.diff_h > 0 ? "+" : ""}${c.diff_h} h)  ${where(c.file, c.line)}`);
   out.push("", `Step-order contradictions (${v.step_order.length}):`);
   for (const s of v.step_order) out.push(`  ${s.cell}/${s.family}: step ${s.lower_step} at h ${s.lower_hour} but step ${s.higher_step} at h ${s.higher_hour}`);
-  out.push("", v.ok ? "validate: PASS" : "validate: FAIL");
+  const misses = v.anchors.filter((a) => a.miss).length;
+  out.push(
+    "",
+    v.ok
+      ? "validate: PASS"
+      : `validate: FAIL (${misses} anchor miss${misses === 1 ? "" : "es"}, ${v.conflicts.length} conflict${v.conflicts.length === 1 ? "" : "s"}, ${v.step_order.length} step-order contradiction${v.step_order.length === 1 ? "" : "s"})`,
+  );
   return `${out.join("\n")}\n`;
 }
 
@@ -125,16 +152,30 @@ export function renderValidation(v: ValidationReport): string {
 export function registerValidate(program: Command): void {
   program
     .command("validate")
-    .description("Check recovered hours against independent evidence: cadence fits, anchors, source conflicts, step order. Exit 1 on any miss.")
-    .option("--sources <dir>", "the sources folder to read", "sources")
+    .description("Check the hours of the last build into --out against independent evidence: cadence fits, anchors, source conflicts, step order. Exit 1 on any miss.")
+    .option("--out <dir>", "the output folder of the build to check (its build-report.json, manifest.json, provenance.jsonl); with no build there, derive now from --sources", "out")
+    .option("--sources <dir>", "the sources folder: compared with the build's recorded inputs (default: the build's own --sources), or derived from when --out holds no build", "sources")
     .option("--json", "print the report as one JSON object", false)
-    .option("--tolerance-h <hours>", "largest accepted anchor residual or disagreement between sources, hours", parseHours, DEFAULT_TOLERANCE_H)
-    .addHelpText("after", "\nExit codes: 0 pass; 1 an anchor misses by more than the tolerance, sources conflict, or step order is contradicted (or a fatal input error).")
-    .action(async (o: { sources: string; json: boolean; toleranceH: number }) => {
-      const result = await buildManifest({ sourcesDir: resolve(o.sources), toleranceH: o.toleranceH });
-      const v = validateBuild(result, o.toleranceH);
+    .option("--tolerance-h <hours>", "largest accepted anchor residual or disagreement between sources, hours (default: the build's own --tolerance-h, else 1.5)", parseHours)
+    .option("--outlier-floor-h <hours>", "with no build in --out: floor of the cadence fit's outlier cut, hours (a point is fitted when its residual is within max(floor, 3·MAD))", parseHours, DEFAULT_OUTLIER_FLOOR_H)
+    .addHelpText(
+      "after",
+      "\nThe first line says which build is checked: the one in --out (its arguments, and whether its inputs changed since), or none (derived now)." +
+        "\nExit codes: 0 pass; 1 an anchor misses by more than the tolerance, sources conflict, or step order is contradicted (or a fatal input error).",
+    )
+    .action(async (o: { out: string; sources: string; json: boolean; toleranceH?: number; outlierFloorH: number }, command: Command) => {
+      const { result, build } = await describedResult({
+        out: o.out, sources: o.sources, sourcesGiven: command.getOptionValueSource("sources") === "cli",
+        toleranceH: o.toleranceH ?? DEFAULT_TOLERANCE_H, outlierFloorH: o.outlierFloorH,
+      });
+      const built = typeof build.arguments.tolerance_h === "number" ? build.arguments.tolerance_h : DEFAULT_TOLERANCE_H;
+      const toleranceH = o.toleranceH ?? built;
+      const notes = ignoredOptions(build, command.getOptionValueSource("outlierFloorH") === "cli" ? [{ flag: "--outlier-floor-h", key: "outlier_floor_h", value: o.outlierFloorH, fallback: DEFAULT_OUTLIER_FLOOR_H }] : []);
+      if (build.found && toleranceH !== built) notes.push(`--tolerance-h ${toleranceH} is the tolerance of the checks below; the fits are the build's, validated at ${built} h`);
+      const v = { ...validateBuild(result, toleranceH), build: { ...build, notes } };
       process.stdout.write(o.json ? `${JSON.stringify(v, null, 2)}\n` : renderValidation(v));
-      if (!v.ok) throw new ExitCodeError(1, "validate: FAIL");
+      // The verdict is printed once, on stdout (the last line, or "ok" in the JSON); the exit code carries it too.
+      if (!v.ok) throw new ExitCodeError(1, "");
     });
 }
 

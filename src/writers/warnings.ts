@@ -48,6 +48,8 @@ export interface RenderWarningsOptions {
   compared?: { isNew: boolean[]; gone: number } | null;
   /** The output folder, for "since the previous build into OUT/". */
   out?: string;
+  /** `--strict`'s failure: nothing is written, so no build-report.json to point to. */
+  strict?: boolean;
 }
 
 /**
@@ -60,7 +62,7 @@ export interface RenderWarningsOptions {
  * shown. `--strict` lists its failure the same way.
  */
 export function renderWarnings(warnings: Warning[], opts: RenderWarningsOptions = {}): string[] {
-  const out = opts.out ?? "out";
+  const out = (opts.out ?? "out").replace(/(.)\/+$/, "$1");
   const compared = opts.compared ?? null;
   const newCount = compared ? compared.isNew.filter(Boolean).length : 0;
   const since = compared
@@ -79,11 +81,11 @@ export function renderWarnings(warnings: Warning[], opts: RenderWarningsOptions 
   const describe = (i: number, max: number): string => {
     const w = warnings[i]!;
     const at = where(w.file, w.line);
-    return `${at ? `${at} ` : ""}${oneLine(w.message, max)}${isNew(i) ? "  [new]" : ""}`;
+    return `${at ? `${at}: ` : ""}${oneLine(w.message, max)}${isNew(i) ? "  [new]" : ""}`;
   };
   let shown = 0;
   for (const [code, idx] of order) {
-    const head = `  ${code.padEnd(width)} ${String(idx.length).padStart(4)}${compared ? ` (${newIn(idx)} new)` : ""}`;
+    const head = `  ${code.padEnd(width)} ${String(idx.length).padStart(4)}${newIn(idx) > 0 ? ` (${newIn(idx)} new)` : ""}`;
     if (opts.verbose) {
       lines.push(head);
       for (const i of idx) lines.push(`      ${describe(i, Number.POSITIVE_INFINITY)}`);
@@ -94,10 +96,7 @@ export function renderWarnings(warnings: Warning[], opts: RenderWarningsOptions 
     }
   }
   const hidden = warnings.length - shown;
-  lines.push(
-    hidden > 0
-      ? `  ${hidden} more not shown (one example per code): --verbose prints all ${warnings.length}; build-report.json lists them`
-      : "  all shown; build-report.json lists them",
-  );
+  const listed = opts.strict ? "" : "; build-report.json lists them";
+  lines.push(hidden > 0 ? `  ${hidden} more not shown (one example per code): --verbose prints all ${warnings.length}${listed}` : `  all ${warnings.length} shown${listed}`);
   return lines;
 }
