@@ -3,7 +3,7 @@
  * (MANIFEST.md: Files written to the output folder): what `explain` and
  * `validate` describe, and what the build compares its warnings with.
  */
-import { readFile, stat } from "node:fs/promises";
+import { readFile, realpath, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { BuildResult } from "../build.js";
 import { InputError, type Warning } from "../diagnostics.js";
@@ -201,6 +201,18 @@ export interface DescribedResultOptions {
   outlierFloorH: number;
 }
 
+/** Whether two paths name one folder (after resolving links, where they exist). */
+async function sameFolder(a: string, b: string): Promise<boolean> {
+  const real = async (p: string): Promise<string> => {
+    try {
+      return await realpath(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  return (await real(a)) === (await real(b));
+}
+
 const listSome = (xs: string[]): string => (xs.length > 3 ? `${xs.slice(0, 3).join(", ")}, …` : xs.join(", "));
 
 /**
@@ -216,7 +228,10 @@ const listSome = (xs: string[]): string => (xs.length > 3 ? `${xs.slice(0, 3).jo
  */
 export async function describedResult(opts: DescribedResultOptions): Promise<{ result: BuildResult; build: DescribedBuild }> {
   const report = await readBuildReport(opts.out);
-  if (!report) {
+  // A build of other sources than the ones asked about does not describe them.
+  const recorded = typeof report?.arguments.sources === "string" ? report.arguments.sources : null;
+  const other = report !== null && opts.sourcesGiven && recorded !== null && !(await sameFolder(recorded, opts.sources));
+  if (!report || other) {
     const { buildManifest } = await import("../build.js");
     const result = await buildManifest({ sourcesDir: resolve(opts.sources), toleranceH: opts.toleranceH, outlierFloorH: opts.outlierFloorH });
     const args = { sources: opts.sources, tolerance_h: opts.toleranceH, outlier_floor_h: opts.outlierFloorH };
@@ -224,7 +239,11 @@ export async function describedResult(opts: DescribedResultOptions): Promise<{ r
       result,
       build: {
         out: opts.out, found: false, version: null, arguments: args, sources: opts.sources, inputs: null,
-        line: `Build: none in ${opts.out}/ (no build-report.json): derived now from ${opts.sources}/ with ${argumentsText(args)} (no --pvc, no --hub).`,
+        line: `${
+          other
+            ? `Build: the one in ${opts.out}/ is of ${recorded}/, not of ${opts.sources}/`
+            : `Build: none in ${opts.out}/ (no build-report.json)`
+        }: derived now from ${opts.sources}/ with ${argumentsText(args)} (no --pvc, no --hub).`,
         notes: [],
       },
     };
