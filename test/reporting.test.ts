@@ -59,9 +59,9 @@ describe("--tolerance-h is the validation gate only; --outlier-floor-h moves the
     expect(compared).toBeGreaterThan(260);
     expect(base.get("sol-high/sft2/200")!.hour).toBe(5.5);
     expect(wide.get("sol-high/sft2/200")!.hour).toBe(5.5);
-    // The outlier cut's floor is its own option: a wider floor fits the point the default rejects.
+    // The outlier cut's floor is its own option: a floor of 5 h keeps the point the default rejects, and the fit then fails.
     const floor = await byKey({ outlierFloorH: 5 });
-    expect(floor.get("sol-high/sft2/200")!.hour).not.toBe(5.5);
+    expect([floor.get("sol-high/sft2/200")!.hour, floor.get("sol-high/sft2/200")!.hour_source]).toEqual([null, "unrecoverable"]);
   }, 300_000);
 });
 
@@ -71,7 +71,7 @@ describe("explain and validate describe the last build into --out", () => {
     // Derived now (no build in --out): the default tolerance extrapolates the row.
     const fresh = await runCli("explain", "alpha/grpo/5", "--sources", dir, "--out", out);
     expect(fresh.code).toBe(0);
-    expect(fresh.stdout.split("\n")[0]).toBe(`Build: none in ${out}/ (no build-report.json): derived now from ${dir}/ with --sources ${dir} --tolerance-h 1.5 --outlier-floor-h 1.5 (no --pvc, no --hub).`);
+    expect(fresh.stdout.split("\n")[0]).toBe(`Build: none in ${out}/ (no build-report.json): derived now from ${dir}/ with --tolerance-h 1.5 --outlier-floor-h 1.5 (no --pvc, no --hub).`);
     expect(fresh.stdout).toContain("agentic-ptb/alpha.h038.grpo.5\n");
 
     expect((await runCli("build", "--sources", dir, "--out", out, "--quiet", "--tolerance-h", "0.4")).code).toBe(0);
@@ -109,7 +109,7 @@ describe("explain and validate describe the last build into --out", () => {
     const b = await mini();
     expect((await runCli("build", "--sources", a.dir, "--out", a.out, "--quiet", "--tolerance-h", "0.4")).code).toBe(0);
     const x = await runCli("explain", "alpha/grpo/5", "--out", a.out, "--sources", b.dir);
-    expect(x.stdout.split("\n")[0]).toBe(`Build: the one in ${a.out}/ is of ${a.dir}/, not of ${b.dir}/: derived now from ${b.dir}/ with --sources ${b.dir} --tolerance-h 1.5 --outlier-floor-h 1.5 (no --pvc, no --hub).`);
+    expect(x.stdout.split("\n")[0]).toBe(`Build: the one in ${a.out}/ is of ${a.dir}/, not of ${b.dir}/: derived now from ${b.dir}/ with --tolerance-h 1.5 --outlier-floor-h 1.5 (no --pvc, no --hub).`);
     expect(x.stdout).toContain("agentic-ptb/alpha.h038.grpo.5\n");
     // Without --sources, the build's own recorded sources are compared.
     const own = await runCli("explain", "alpha/grpo/5", "--out", a.out);

@@ -243,7 +243,7 @@ export async function describedResult(opts: DescribedResultOptions): Promise<{ r
           other
             ? `Build: the one in ${opts.out}/ is of ${recorded}/, not of ${opts.sources}/`
             : `Build: none in ${opts.out}/ (no build-report.json)`
-        }: derived now from ${opts.sources}/ with ${argumentsText(args)} (no --pvc, no --hub).`,
+        }: derived now from ${opts.sources}/ with ${argumentsText({ ...args, sources: undefined })} (no --pvc, no --hub).`,
         notes: [],
       },
     };
