@@ -6,6 +6,7 @@ import { countRows, eosOkText } from "../src/writers/report.js";
 import { indexCard } from "../src/writers/card.js";
 import { compareWarnings, renderWarnings } from "../src/writers/warnings.js";
 import { renderValidation, type ValidationReport } from "../src/commands/validate.js";
+import { fitCadence } from "../src/resolve/cadence.js";
 import type { Warning } from "../src/diagnostics.js";
 import { makeMiniSweep } from "./helpers/mini-sweep.js";
 import { removeTree, lines } from "./helpers/tree.js";
@@ -42,6 +43,21 @@ describe("eos_ok unknowns are shown apart from broken", () => {
 });
 
 describe("--tolerance-h is the validation gate only; --outlier-floor-h moves the fit", () => {
+  // hour = step/10 with step 40 written 2 h late; anchor at step 60 on the line.
+  const points = [10, 20, 30, 40, 50].map((step) => ({ step, hour: step / 10 + (step === 40 ? 2 : 0) }));
+  const anchors = [{ step: 60, hour: 6 }];
+
+  it("fitCadence: the tolerance never changes the points used; the floor does", () => {
+    const narrow = fitCadence(points, anchors, 1.5)!;
+    const wide = fitCadence(points, anchors, 5)!;
+    expect([narrow.used, narrow.outliers, wide.used, wide.outliers]).toEqual([[10, 20, 30, 50], [40], [10, 20, 30, 50], [40]]);
+    expect(wide.slopeHPerStep).toBe(narrow.slopeHPerStep);
+    expect([narrow.validated, wide.validated]).toEqual([true, true]);
+    const floor = fitCadence(points, anchors, 1.5, 2.5)!;
+    expect([floor.used, floor.outliers, floor.validated]).toEqual([[10, 20, 30, 40, 50], [], false]);
+    expect(floor.reason).toMatch(/^leave-one-out max error \d+\.\d\d h exceeds 1\.5 h$/);
+  });
+
   it("on the embedded sources: every row whose hour_source the gate does not change keeps its hour", async () => {
     const sourcesDir = join(repo, "sources");
     const byKey = async (opts: { toleranceH?: number; outlierFloorH?: number }) =>
