@@ -139,8 +139,9 @@ async function hashAll(sourcesDir: string, cache: FileCache | undefined, progres
 /**
  * The short summary printed on success: rows per cell (`eos_ok` as
  * `ok/known, N unknown`), per hour_source, and the warnings as
- * `warningLines` gives them (`renderWarnings`; by default the bare count). Text from `cells.json` in its tables goes through `mdCell`, so a
- * `|` or a line break in a driver or effort cannot break them.
+ * `warningLines` gives them (`renderWarnings`; by default the bare count).
+ * Text from `cells.json` in its tables goes through `mdCell`, so a `|` or a
+ * line break in a driver or effort cannot break them.
  */
 export function summarise(result: BuildResult, out: string, warningLines?: string[]): string {
   const c = countRows(result.rows);

@@ -30,6 +30,8 @@ export interface ValidationReport {
   anchors: { cell: string; family: string; step: number; anchor_hour: number; row_hour: number | null; hour_source: string | null; residual_h: number | null; miss: boolean; file: string; line: number | null }[];
   conflicts: { model_id: string; hour: number; kind: string; evidence_hour: number; diff_h: number; file: string; line: number | null }[];
   step_order: { cell: string; family: string; lower_step: number; lower_hour: number; higher_step: number; higher_hour: number }[];
+  /** The tolerance the fits were validated at, when it is not `tolerance_h` (a build in `--out` made with another). */
+  fits_tolerance_h?: number;
   /** Which build was checked: the last one written into `--out`, or one derived now (set by the command). */
   build?: DescribedBuild;
 }
@@ -115,7 +117,7 @@ const num = (x: number | null, unit = " h"): string => (x === null ? "n/a" : `${
 export function renderValidation(v: ValidationReport): string {
   const out: string[] = [];
   if (v.build) out.push(v.build.line, ...optionNotes(v.build), "");
-  out.push(`Cadence fits (tolerance ${v.tolerance_h} h):`);
+  out.push(`Cadence fits (tolerance ${v.fits_tolerance_h ?? v.tolerance_h} h):`);
   for (const f of v.families) {
     out.push(
       f.fit
@@ -123,7 +125,7 @@ export function renderValidation(v: ValidationReport): string {
         : `  ${f.cell}/${f.family}: ${f.points} exact points, no fit`,
     );
   }
-  out.push("", `Anchors (${v.anchors.length}):`);
+  out.push("", `Anchors (${v.anchors.length}${v.fits_tolerance_h !== undefined ? `, tolerance ${v.tolerance_h} h` : ""}):`);
   for (const a of v.anchors) {
     const mark = a.residual_h === null ? "n/a " : a.miss ? "MISS" : "ok  ";
     const against =
@@ -172,7 +174,7 @@ export function registerValidate(program: Command): void {
       const toleranceH = o.toleranceH ?? built;
       const notes = ignoredOptions(build, command.getOptionValueSource("outlierFloorH") === "cli" ? [{ flag: "--outlier-floor-h", key: "outlier_floor_h", value: o.outlierFloorH, fallback: DEFAULT_OUTLIER_FLOOR_H }] : []);
       if (build.found && toleranceH !== built) notes.push(`--tolerance-h ${toleranceH} is the tolerance of the checks below; the fits are the build's, validated at ${built} h`);
-      const v = { ...validateBuild(result, toleranceH), build: { ...build, notes } };
+      const v: ValidationReport = { ...validateBuild(result, toleranceH), ...(build.found && toleranceH !== built ? { fits_tolerance_h: built } : {}), build: { ...build, notes } };
       process.stdout.write(o.json ? `${JSON.stringify(v, null, 2)}\n` : renderValidation(v));
       // The verdict is printed once, on stdout (the last line, or "ok" in the JSON); the exit code carries it too.
       if (!v.ok) throw new ExitCodeError(1, "");
