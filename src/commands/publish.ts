@@ -127,6 +127,24 @@ export function describeRelease(r: ReleaseState): string {
   return `not a release build (${r.strict ? "" : "built without --strict; "}${warnings})`;
 }
 
+/**
+ * The rows of `manifest.json` in `outDir` (MANIFEST.md), each checked
+ * against the row schema.
+ *
+ * @throws InputError `PUBLISH_NO_BUILD` when it is missing, unreadable, not
+ *   a JSON array, or a row does not fit the schema.
+ */
+export async function readManifestRows(outDir: string): Promise<Row[]> {
+  const path = join(outDir, "manifest.json");
+  try {
+    const data = JSON.parse(await readFile(path, "utf8")) as unknown;
+    if (!Array.isArray(data)) throw new Error("not a JSON array of rows");
+    return data.map((r) => RowSchema.parse(r));
+  } catch (err) {
+    throw new InputError("PUBLISH_NO_BUILD", `no valid manifest in ${outDir} (run ptb-manifest build first): ${(err as Error).message.split("\n")[0]}`, path);
+  }
+}
+
 /** The auth header, when there is a token. */
 function authHeaders(hub: HubAccess): Record<string, string> {
   return hub.accessToken ? { Authorization: `Bearer ${hub.accessToken}` } : {};
@@ -204,12 +222,7 @@ export async function planPublish(outDir: string, repo: string, hub: HubAccess, 
 }
 
 async function computePlan(outDir: string, repo: string, hub: HubAccess, release: ReleaseState): Promise<PublishPlan> {
-  let rows: Row[];
-  try {
-    rows = (JSON.parse(await readFile(join(outDir, "manifest.json"), "utf8")) as unknown[]).map((r) => RowSchema.parse(r));
-  } catch (err) {
-    throw new InputError("PUBLISH_NO_BUILD", `no valid manifest in ${outDir} (run ptb-manifest build first): ${(err as Error).message.split("\n")[0]}`, join(outDir, "manifest.json"));
-  }
+  const rows = await readManifestRows(outDir);
   const head = await datasetHead(repo, hub);
   const exists = head.exists;
   const files: PlannedFile[] = [];
@@ -337,7 +350,7 @@ export function renderPlan(plan: PublishPlan, opts: { allowWarnings?: boolean } 
   if (plan.conflicts.length) out.push(`not renamed (${plan.conflicts.length}, to settle by hand):`, ...plan.conflicts.map((c) => `  ${c.from} → ${c.to}: ${c.reason}`));
   const nothing = plan.files.every((f) => f.status === "same") && plan.renames.length === 0 && !plan.createRepo;
   const pin = plan.parentCommit ? ` (add --parent-commit ${plan.parentCommit} to apply it only if the dataset is still at this commit)` : "";
-  out.push(nothing ? "nothing to do" : !plan.release.ok && !opts.allowWarnings ? "not a release build: rebuild with build --strict, or pass --allow-warnings with --yes" : `run again with --yes to apply${pin}`);
+  out.push(nothing ? "nothing to do" : !plan.release.ok && !opts.allowWarnings ? `not a release build: rebuild with build --strict, or run again with --yes --allow-warnings to apply${pin}` : `run again with --yes to apply${pin}`);
   return `${out.join("\n")}\n`;
 }
 
@@ -365,13 +378,10 @@ export function registerPublish(program: Command): void {
         command.error("error: --parent-commit needs --yes", { exitCode: 64, code: "ptb.parentCommitWithoutYes" });
       }
       const outDir = resolve(o.out);
-      const manifest = JSON.parse(await readFile(join(outDir, "manifest.json"), "utf8").catch(() => "[]")) as { model_id: string; cell: string }[];
+      const manifest = await readManifestRows(outDir);
       const org = manifest.find((r) => r.cell !== "BASELINE")?.model_id.split("/")[0] ?? "agentic-ptb";
       const repo = o.repo ?? `${org}/checkpoint-index`;
       if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) throw new InputError("PUBLISH_BAD_REPO", `--repo must be OWNER/NAME, got ${JSON.stringify(repo)}`);
-      await readFile(join(outDir, "manifest.json")).catch((err: Error) => {
-        throw new InputError("PUBLISH_NO_BUILD", `no manifest in ${outDir} (run ptb-manifest build first): ${err.message.split("\n")[0]}`, join(outDir, "manifest.json"));
-      });
       // The release gate, before the Hub is asked anything.
       const release = await readReleaseState(outDir);
       if (o.yes && !release.ok && !o.allowWarnings) {
