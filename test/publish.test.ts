@@ -168,7 +168,7 @@ describe("publish against the local Hub", () => {
     }
   });
 
-  it("a manifest that is not the build's (not JSON, not rows) is PUBLISH_NO_BUILD, exit 1, nothing asked of the Hub", async () => {
+  it("a manifest that is not the build's (not JSON, not rows) is PUBLISH_NO_BUILD; one without checkpoint rows needs --repo, exit 1, nothing asked of the Hub", async () => {
     const broken = `${dir}-broken`;
     await cp(out, broken, { recursive: true });
     try {
@@ -177,6 +177,11 @@ describe("publish against the local Hub", () => {
         const r = await runCli("publish", "--out", broken, "--hub-url", "http://127.0.0.1:9", "--yes", "--allow-warnings");
         expect([r.code, r.stderr]).toEqual([1, expect.stringContaining(`error PUBLISH_NO_BUILD at ${join(broken, "manifest.json")}: no valid manifest in ${broken}`)]);
       }
+      // Only the baseline row: the org is not guessed.
+      const rows = JSON.parse(await readFile(join(out, "manifest.json"), "utf8")) as { cell: string }[];
+      await writeFile(join(broken, "manifest.json"), JSON.stringify(rows.filter((r) => r.cell === "BASELINE")));
+      const b = await runCli("publish", "--out", broken, "--hub-url", "http://127.0.0.1:9");
+      expect([b.code, b.stderr]).toEqual([1, expect.stringContaining("error PUBLISH_BAD_REPO: the manifest in")]);
     } finally {
       await removeTree(broken);
     }

@@ -379,7 +379,10 @@ export function registerPublish(program: Command): void {
       }
       const outDir = resolve(o.out);
       const manifest = await readManifestRows(outDir);
-      const org = manifest.find((r) => r.cell !== "BASELINE")?.model_id.split("/")[0] ?? "agentic-ptb";
+      const org = manifest.find((r) => r.cell !== "BASELINE")?.model_id.split("/")[0];
+      if (o.repo === undefined && org === undefined) {
+        throw new InputError("PUBLISH_BAD_REPO", `the manifest in ${outDir} has no checkpoint row, so its org (the default <org>/checkpoint-index) is unknown: give --repo OWNER/NAME`);
+      }
       const repo = o.repo ?? `${org}/checkpoint-index`;
       if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) throw new InputError("PUBLISH_BAD_REPO", `--repo must be OWNER/NAME, got ${JSON.stringify(repo)}`);
       // The release gate, before the Hub is asked anything.
