@@ -86,11 +86,11 @@ const SHA_RE = /^[0-9a-f]{7,64}$/;
 
 /**
  * Reads the release gate of the build in `outDir` from its
- * `build-report.json` (`arguments.strict`, and `warnings`, else
- * `warning_counts`). README: "`--strict` is the release gate".
+ * `build-report.json` (`arguments.strict`, and `warning_counts`, else the
+ * `warnings` list). README: "`--strict` is the release gate".
  *
- * @throws InputError `PUBLISH_NO_BUILD` when the report is missing or not
- *   a build report of this tool.
+ * @throws InputError `PUBLISH_NO_BUILD` when the report is missing, not
+ *   JSON, or records no arguments or no warnings (not this tool's report).
  */
 export async function readReleaseState(outDir: string): Promise<ReleaseState> {
   const path = join(outDir, "build-report.json");
@@ -102,13 +102,15 @@ export async function readReleaseState(outDir: string): Promise<ReleaseState> {
     throw new InputError("PUBLISH_NO_BUILD", `no valid build-report.json in ${outDir} (run ptb-manifest build first): ${(err as Error).message.split("\n")[0]}`, path);
   }
   const byCode = new Map<string, number>();
-  if (Array.isArray(report.warnings)) {
+  if (report.warning_counts && typeof report.warning_counts === "object" && !Array.isArray(report.warning_counts)) {
+    for (const [code, n] of Object.entries(report.warning_counts as Record<string, unknown>)) if (typeof n === "number" && n > 0) byCode.set(code, n);
+  } else if (Array.isArray(report.warnings)) {
     for (const w of report.warnings as { code?: unknown }[]) {
       const code = typeof w?.code === "string" ? w.code : "UNKNOWN";
       byCode.set(code, (byCode.get(code) ?? 0) + 1);
     }
-  } else if (report.warning_counts && typeof report.warning_counts === "object") {
-    for (const [code, n] of Object.entries(report.warning_counts as Record<string, unknown>)) if (typeof n === "number" && n > 0) byCode.set(code, n);
+  } else {
+    throw new InputError("PUBLISH_NO_BUILD", `${path} records no warnings (neither warning_counts nor warnings): not a build report of this tool; run ptb-manifest build`, path);
   }
   const counts = [...byCode].map(([code, count]) => ({ code, count })).sort((a, b) => b.count - a.count || cmpStr(a.code, b.code));
   const warnings = counts.reduce((n, c) => n + c.count, 0);
