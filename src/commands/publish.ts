@@ -370,10 +370,25 @@ export function registerPublish(program: Command): void {
     .option("--hub-url <url>", "the Hub's URL (default: HF_ENDPOINT, else https://huggingface.co)")
     .addHelpText(
       "after",
-      "\nThe token is HF_TOKEN, else the file at HF_TOKEN_PATH, else $HF_HOME/token (default ~/.cache/huggingface/token), as the Hub's own clients read it; it is never printed." +
-        "\nThe upload names the dataset's commit the plan was read at as its parent: a change on the Hub meanwhile stops it (PUBLISH_HUB_CHANGED), nothing overwritten." +
-        "\nA re-run after a failure continues where it stopped; with nothing changed it does nothing." +
-        "\nExit codes: 0 done, or plan printed; 1 refused or stopped with a coded error (PUBLISH_NOT_RELEASE, PUBLISH_NO_TOKEN, PUBLISH_HUB_CHANGED, HUB_*: nothing done, or the report says what was done and what remains); 2 applied, but renames left to settle by hand (PUBLISH_CONFLICTS_LEFT); 64 usage error.",
+      [
+        "",
+        "--yes publishes only a release build (build --strict, no warnings), else it",
+        "refuses with PUBLISH_NOT_RELEASE, giving the warnings per code; --allow-warnings",
+        "publishes it anyway. The token is HF_TOKEN, else the file at HF_TOKEN_PATH,",
+        "else $HF_HOME/token (default ~/.cache/huggingface/token), as the Hub's own",
+        "clients read it; it is never printed. The upload names the dataset's commit",
+        "the plan was read at as its parent: a change on the Hub meanwhile stops it",
+        "(PUBLISH_HUB_CHANGED), nothing overwritten. A re-run after a failure continues",
+        "where it stopped; with nothing changed it does nothing.",
+        "",
+        "Exit codes:",
+        "  0   done, or the plan printed",
+        "  1   refused or stopped, with a coded error (PUBLISH_NOT_RELEASE,",
+        "      PUBLISH_NO_TOKEN, PUBLISH_HUB_CHANGED, HUB_*): nothing done, or the",
+        "      report says what was done and what remains",
+        "  2   applied, but renames are left to settle by hand (PUBLISH_CONFLICTS_LEFT)",
+        "  64  usage error",
+      ].join("\n"),
     )
     .action(async (o: { repo?: string; out: string; yes: boolean; allowWarnings: boolean; parentCommit?: string; json: boolean; hubUrl?: string }, command: Command) => {
       if (!o.yes && o.parentCommit !== undefined) {
