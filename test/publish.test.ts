@@ -316,6 +316,12 @@ describe("publish against the local Hub", () => {
       expect(pinned.stderr).toContain(`error PUBLISH_HUB_CHANGED: ${INDEX} is at commit ${h.datasetHeads.get(INDEX)}, not at --parent-commit ${plan.parentCommit}: nothing was done`);
       expect(posts(h)).toEqual([]);
       expect((await runCli("publish", "--out", out, "--parent-commit", "abc")).code).toBe(64);
+      // The current commit, given by its first 12 digits: applied.
+      const now = h.datasetHeads.get(INDEX)!;
+      const ok = await runCli("publish", "--out", out, "--hub-url", h.url, "--yes", "--allow-warnings", "--parent-commit", now.slice(0, 12), "--json");
+      expect(ok.code).toBe(2); // the second repo of one checkpoint is left to settle by hand
+      expect(JSON.parse(ok.stdout)).toMatchObject({ committed: expect.any(String), failed: null, renamed: [{}, {}, {}] });
+      expect(h.commits.map((c) => c.parentCommit)).toEqual([now]);
     } finally {
       await h.close();
     }

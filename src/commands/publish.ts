@@ -365,7 +365,7 @@ export function registerPublish(program: Command): void {
     .option("--out <dir>", "the build's output folder to publish", "out")
     .option("--yes", "apply the plan (otherwise nothing is changed)", false)
     .option("--allow-warnings", "with --yes: publish a build made without --strict, or with warnings (the release gate refuses it otherwise)", false)
-    .option("--parent-commit <sha>", "with --yes: apply only if the dataset repo is still at this commit (the one the printed plan names)")
+    .option("--parent-commit <sha>", "with --yes: apply only if the dataset repo is still at this commit (the one the printed plan names; 7 or more leading hex digits)")
     .option("--json", "print the plan (and outcome) as JSON", false)
     .option("--hub-url <url>", "the Hub's URL (default: HF_ENDPOINT, else https://huggingface.co)")
     .addHelpText(
@@ -419,7 +419,8 @@ export function registerPublish(program: Command): void {
         process.stdout.write(o.json ? `${JSON.stringify({ plan }, null, 2)}\n` : renderPlan(plan));
         return;
       }
-      if (o.parentCommit !== undefined && o.parentCommit !== plan.parentCommit) {
+      const pinned = o.parentCommit?.trim().toLowerCase();
+      if (pinned !== undefined && !(plan.parentCommit !== null && pinned.length >= 7 && plan.parentCommit.startsWith(pinned))) {
         throw hubChanged(`${repo} is ${plan.parentCommit ? `at commit ${plan.parentCommit}` : plan.createRepo ? "absent" : "at an unknown commit"}, not at --parent-commit ${o.parentCommit}: nothing was done`);
       }
       const outcome = await executePlan(plan, outDir, hub);
