@@ -176,7 +176,7 @@ export function registerBuild(program: Command): void {
     .option("--verbose", "list every warning (grouped by code), not one example per code", false)
     .option("-q, --quiet", "no progress messages nor progress bar on stderr", false)
     .option("--pvc <cell=dir>", "read CELL's checkpoint tree from the mounted directory DIR instead of its pvc/ listing (repeatable)", collectPvc)
-    .option("--hub", "read the published repos, spare repos and baseline from the Hub instead of hub/ (HF_TOKEN, HF_ENDPOINT)", false)
+    .option("--hub", "read the published repos, spare repos and baseline from the Hub instead of hub/ (token: HF_TOKEN, else HF_TOKEN_PATH, else $HF_HOME/token; HF_ENDPOINT)", false)
     .option("--hub-url <url>", "with --hub: the Hub's URL (default: HF_ENDPOINT, else https://huggingface.co)")
     .option("--cache-dir <dir>", "cache of per-file extractor results and input hashes (warm rebuilds), and with --hub of the Hub's small files (default: $XDG_CACHE_HOME/ptb-manifest)")
     .option("--no-cache", "neither read nor write the build cache (every input is read again; --strict implies it)")

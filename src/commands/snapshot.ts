@@ -142,7 +142,7 @@ export function registerSnapshot(program: Command): void {
     .option("--cache-dir <dir>", "cache of small files by repo and commit (default: $XDG_CACHE_HOME/ptb-manifest)")
     .option("--concurrency <n>", "repos fetched at once", parseCount, 8)
     .option("-q, --quiet", "no progress messages on stderr", false)
-    .addHelpText("after", "\nHF_TOKEN, when set, is sent to the Hub (never printed or stored).")
+    .addHelpText("after", "\nThe Hub token (HF_TOKEN, else the file at HF_TOKEN_PATH, else $HF_HOME/token), when there is one, is sent to the Hub (never printed or stored).")
     .action(async (o: { out: string; sources: string; hubUrl?: string; cacheDir?: string; concurrency: number; quiet: boolean }) => {
       const { repos, files, diag } = await runSnapshotHub(o);
       printWarnings(diag);

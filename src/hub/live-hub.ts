@@ -20,6 +20,8 @@ import { InputError, type Diagnostics } from "../diagnostics.js";
 import { readEos, type HubRepo } from "../extractors/hub-files.js";
 import { HubFileCache, defaultCacheDir, type CacheEntry } from "./cache.js";
 import { createHubFetch, HubRequestError, redactUrl, type HubFetchStats, type RetryPolicy } from "./fetch.js";
+import { hubError } from "./errors.js";
+import { readHubToken } from "./token.js";
 import { checkOutFolder, makeFolder } from "../util/out-folder.js";
 
 /** The small files of a repo that the manifest reads (SOURCES.md: hub/), in this order. */
@@ -32,8 +34,10 @@ export const DEFAULT_HUB_URL = "https://huggingface.co";
 export interface LiveHubOptions {
   /** The Hub's base URL, no trailing slash (e.g. `https://huggingface.co`). */
   hubUrl: string;
-  /** `HF_TOKEN` (starts with `hf_`), sent as a bearer token; never printed or stored. */
+  /** The Hub token (starts with `hf_`, see `readHubToken`), sent as a bearer token; never printed or stored. */
   accessToken?: string;
+  /** Where the token came from (`HF_TOKEN`, `the token file <path>`), for messages. */
+  tokenSource?: string;
   /** The cache folder ({@link HubFileCache}). */
   cacheDir: string;
   /** Repos fetched at once (default 8): at most this many requests in flight. */
@@ -79,11 +83,14 @@ const SHA_RE = /^[0-9a-f]{7,64}$/;
  * Hub options from the command line and the environment (issue 4: honour
  * `HF_TOKEN` and `HF_ENDPOINT`): the URL is `flags.hubUrl`, else
  * `HF_ENDPOINT`, else {@link DEFAULT_HUB_URL}, without trailing `/`; the
- * token is `HF_TOKEN` when set and non-empty; the cache is `flags.cacheDir`,
- * else `$XDG_CACHE_HOME/ptb-manifest` (else `~/.cache/ptb-manifest`).
+ * token is read as the Hub's clients read it (`readHubToken`: `HF_TOKEN`,
+ * else the file at `HF_TOKEN_PATH`, else `$HF_HOME/token`); the cache is
+ * `flags.cacheDir`, else `$XDG_CACHE_HOME/ptb-manifest` (else
+ * `~/.cache/ptb-manifest`).
  *
  * @throws InputError `HUB_BAD_URL` (not an http(s) URL), `HUB_BAD_TOKEN`
- *   (`HF_TOKEN` does not start with `hf_`; its value is not shown).
+ *   (a token that does not start with `hf_`; its value is not shown),
+ *   `HUB_TOKEN_UNREADABLE` (a token file that exists but cannot be read).
  */
 export function hubOptionsFrom(
   flags: { hubUrl?: string; cacheDir?: string; concurrency?: number },
@@ -99,13 +106,11 @@ export function hubOptionsFrom(
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new InputError("HUB_BAD_URL", `the Hub URL must be http(s): ${redactUrl(raw)}`);
   }
-  const token = env.HF_TOKEN?.trim() || undefined;
-  if (token !== undefined && !token.startsWith("hf_")) {
-    throw new InputError("HUB_BAD_TOKEN", "HF_TOKEN is set but does not start with hf_ (its value is not shown)");
-  }
+  const token = readHubToken(env);
   return {
     hubUrl: raw.replace(/\/+$/, ""),
-    accessToken: token,
+    accessToken: token?.value,
+    tokenSource: token?.source,
     cacheDir: resolve(flags.cacheDir ?? defaultCacheDir(env)),
     concurrency: flags.concurrency,
   };
@@ -210,7 +215,7 @@ export async function fetchHubRepos(
     log(`hub: ${stats.repos} repos, ${stats.cached} from the cache, ${stats.downloaded} downloaded; ${stats.requests} requests, ${stats.retries} retried`);
     return { repos, stats };
   } catch (err) {
-    throw toInputError(err, opts);
+    throw hubError(err, opts);
   }
 }
 
@@ -338,24 +343,4 @@ async function settleAll<T>(tasks: Promise<T>[], controller: AbortController): P
 
 function isoOrNull(d: Date | undefined): string | null {
   return d instanceof Date && !Number.isNaN(d.getTime()) ? d.toISOString() : null;
-}
-
-/** Any failure as an InputError with a stable code and a message that names the URL, never the token. */
-function toInputError(err: unknown, opts: LiveHubOptions): InputError {
-  const scrub = (text: string): string => (opts.accessToken ? text.split(opts.accessToken).join("hf_***") : text);
-  if (err instanceof InputError) return err;
-  const where = redactUrl(opts.hubUrl);
-  if (err instanceof HubRequestError) {
-    if (err.kind === "unreachable") return new InputError("HUB_UNREACHABLE", scrub(`${err.message}; is the Hub at ${where} up (--hub-url, HF_ENDPOINT)?`));
-    return new InputError("HUB_UNAVAILABLE", scrub(err.message));
-  }
-  if (err instanceof HubApiError) {
-    const url = redactUrl(err.url);
-    if (err.statusCode === 401 || err.statusCode === 403) {
-      return new InputError("HUB_ACCESS_DENIED", scrub(`the Hub answered ${err.statusCode} to ${url}: check HF_TOKEN (${opts.accessToken ? "set" : "not set"})`));
-    }
-    return new InputError("HUB_ERROR", scrub(`the Hub answered ${err.statusCode} to ${url}: ${err.message}`));
-  }
-  const e = err as Error;
-  return new InputError("HUB_ERROR", scrub(`reading the Hub at ${where} failed: ${e?.name ?? "Error"}: ${e?.message ?? String(err)}`));
 }

@@ -14,12 +14,21 @@
  *   `X-Error-Code: EntryNotFound` / `RepoNotFound` / `RevisionNotFound`.
  *
  * Write routes, for `publish` (issue 6): `GET /api/datasets/<owner>/<name>`
- * (exists?), `GET|HEAD /datasets/<owner>/<name>/resolve/<rev>/<path>`,
- * `POST /api/repos/create`, `POST /api/datasets/<owner>/<name>/preupload/<rev>`
- * (every file `regular`), `POST /api/datasets/<owner>/<name>/commit/<rev>`
- * (NDJSON; the commits are kept in `server.commits`), and
- * `POST /api/repos/move` (renames a model repo; `server.failMoves` lists
+ * and `GET /api/datasets/<owner>/<name>/revision/<rev>` (info with `sha`, the
+ * head commit; a missing repo is 404 `RepoNotFound`, or, to a request without
+ * a token, 401 `RepoNotFound` as on the real Hub),
+ * `GET|HEAD /datasets/<owner>/<name>/resolve/<rev>/<path>`,
+ * `POST /api/repos/create` (an initial commit, as on the real Hub),
+ * `POST /api/datasets/<owner>/<name>/preupload/<rev>` (every file `regular`),
+ * `POST /api/datasets/<owner>/<name>/commit/<rev>` (NDJSON; a header
+ * `parentCommit` that is not the head is answered 412 "A commit has happened
+ * since", as the real Hub does; the commits are kept in `server.commits`),
+ * and `POST /api/repos/move` (renames a model repo; `server.failMoves` lists
  * `fromRepo` ids answered 500, to stop a publish mid-way).
+ * `server.pushCommit` writes a dataset as another client would, and
+ * `server.onRequest` runs before each answer (a change made mid-publish).
+ * A refused token is 401 with `X-Error-Message: Invalid credentials in
+ * Authorization header`, as on the real Hub.
  *
  * Switches (`server.faults`, changeable between requests): a fraction of
  * requests answered 429 (with `Retry-After`), 500 or 503, dropped (socket
@@ -92,8 +101,14 @@ export interface HubServer {
   count(kind?: RouteKind): number;
   /** Dataset repos: id → files (written by commits). */
   datasets: Map<string, Map<string, Buffer>>;
-  /** Every commit received: repo, title, files written. */
-  commits: { repo: string; title: string; files: string[] }[];
+  /** Every commit received: repo, title, files written, the `parentCommit` it named (null: none). */
+  commits: { repo: string; title: string; files: string[]; parentCommit: string | null }[];
+  /** Dataset repos: id → head commit of `main`. */
+  datasetHeads: Map<string, string>;
+  /** Writes files to a dataset as another client would (a new head commit; the repo is created if absent). */
+  pushCommit(repo: string, files: Record<string, string>): string;
+  /** Called before each request is answered (after faults), e.g. to change the Hub mid-publish. */
+  onRequest: ((r: { method: string; path: string; kind: RouteKind }) => void) | null;
   /** `fromRepo` ids whose move is answered 500 (until removed). */
   failMoves: Set<string>;
   /** Model repo ids now on the server, sorted. */
@@ -120,6 +135,7 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
   const consecutive = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
   let inFlight = 0;
+  let commitCount = 0;
 
   const state: HubServer = {
     url: "",
@@ -128,6 +144,15 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
     maxInFlight: 0,
     datasets: new Map(),
     commits: [],
+    datasetHeads: new Map(),
+    pushCommit: (repo, files) => {
+      if (!state.datasets.has(repo)) state.datasets.set(repo, new Map());
+      for (const [path, text] of Object.entries(files)) state.datasets.get(repo)!.set(path, Buffer.from(text));
+      const oid = createHash("sha1").update(`${repo}:foreign:${++commitCount}`).digest("hex");
+      state.datasetHeads.set(repo, oid);
+      return oid;
+    },
+    onRequest: null,
     failMoves: new Set(),
     modelIds: () => [...repos.keys()].sort(),
     count: (kind) => (kind ? state.log.filter((r) => r.kind === kind).length : state.log.length),
@@ -181,9 +206,10 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
     }
     const answer = (): void => {
       if (opts.token && !authorized) {
-        send(res, entry, 401, { error: "Invalid credentials in Authorization header" });
+        send(res, entry, 401, { error: "Invalid credentials in Authorization header" }, { "X-Error-Message": "Invalid credentials in Authorization header" });
         return;
       }
+      state.onRequest?.({ method, path, kind });
       serve(req, res, entry, path, new URLSearchParams(url.includes("?") ? url.slice(url.indexOf("?") + 1) : ""));
     };
     const delayMs = fault === "slow" ? f.slowMs : (opts.latencyMs ?? 0);
@@ -279,8 +305,11 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
         const apiInfo = seg[0] === "api";
         const id = apiInfo ? `${seg[2]}/${seg[3]}` : `${seg[1]}/${seg[2]}`;
         const files = state.datasets.get(id);
+        if (!files && req.headers.authorization === undefined) {
+          return send(res, entry, 401, { error: "Repository not found" }, { "X-Error-Code": "RepoNotFound", "X-Error-Message": "Repository not found" });
+        }
         if (!files) return send(res, entry, 404, { error: "Repository not found" }, { "X-Error-Code": "RepoNotFound" });
-        if (apiInfo) return send(res, entry, 200, { id, likes: 0 });
+        if (apiInfo) return send(res, entry, 200, { id, likes: 0, sha: state.datasetHeads.get(id) });
         const file = files.get(seg.slice(5).join("/"));
         if (!file) return send(res, entry, 404, { error: "Entry not found" }, { "X-Error-Code": "EntryNotFound" });
         const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
@@ -305,6 +334,7 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
         if (b.type !== "dataset") return send(res, entry, 400, { error: "only datasets here" });
         if (state.datasets.has(id)) return send(res, entry, 409, { error: "You already created this dataset repo" });
         state.datasets.set(id, new Map());
+        state.datasetHeads.set(id, createHash("sha1").update(`${id}:initial:${++commitCount}`).digest("hex"));
         return send(res, entry, 200, { url: `${state.url}/datasets/${id}`, id });
       }
       if (entry.kind === "preupload") {
@@ -316,14 +346,19 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
         const files = state.datasets.get(id);
         if (!files) return send(res, entry, 404, { error: "Repository not found" }, { "X-Error-Code": "RepoNotFound" });
         const lines = body.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { key: string; value: Record<string, string> });
-        const title = String(lines.find((l) => l.key === "header")?.value.summary ?? "");
+        const header = lines.find((l) => l.key === "header")?.value ?? {};
+        if (header.parentCommit !== undefined && header.parentCommit !== state.datasetHeads.get(id)) {
+          return send(res, entry, 412, { error: "A commit has happened since. Please refresh and try again." });
+        }
+        const title = String(header.summary ?? "");
         const written: string[] = [];
         for (const l of lines.filter((x) => x.key === "file")) {
           files.set(l.value.path!, Buffer.from(l.value.content!, "base64"));
           written.push(l.value.path!);
         }
-        state.commits.push({ repo: id, title, files: written });
-        const oid = createHash("sha1").update(`${id}:${state.commits.length}`).digest("hex");
+        state.commits.push({ repo: id, title, files: written, parentCommit: header.parentCommit ?? null });
+        const oid = createHash("sha1").update(`${id}:${state.commits.length}:${++commitCount}`).digest("hex");
+        state.datasetHeads.set(id, oid);
         return send(res, entry, 200, { success: true, commitOid: oid, commitUrl: `${state.url}/datasets/${id}/commit/${oid}` });
       }
       // move
@@ -354,7 +389,7 @@ function send(res: ServerResponse, entry: LoggedRequest, status: number, json: u
 }
 
 function routeKind(method: string, path: string): RouteKind {
-  if (method === "GET" && /^\/api\/datasets\/[^/]+\/[^/]+$/.test(path)) return "dataset";
+  if (method === "GET" && /^\/api\/datasets\/[^/]+\/[^/]+(\/revision\/[^/]+)?$/.test(path)) return "dataset";
   if ((method === "GET" || method === "HEAD") && /^\/datasets\/[^/]+\/[^/]+\/resolve\/[^/]+\/.+/.test(path)) return "dataset";
   if (method === "POST" && path === "/api/repos/create") return "create";
   if (method === "POST" && /^\/api\/datasets\/[^/]+\/[^/]+\/preupload\/[^/]+$/.test(path)) return "preupload";
