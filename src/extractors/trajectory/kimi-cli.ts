@@ -15,7 +15,7 @@ import {
   call,
   classifyBy,
   cmp,
-  counts,
+  readUsage,
   dirOf,
   epochSecondsMs,
   isObject,
@@ -27,6 +27,7 @@ import {
   scanWarnings,
   str,
   warnUnplaced,
+  UsageShapeTally,
   WarningSink,
   type FileScan,
   type FormatCounter,
@@ -37,7 +38,12 @@ import {
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
-const USAGE_KEYS = ["input_other", "output", "input_cache_read", "input_cache_creation"] as const;
+/** Kimi CLI writes all four counts of every `token_usage`. */
+const USAGE_SHAPE = {
+  required: ["input_other", "output", "input_cache_read", "input_cache_creation"] as const,
+  optional: [] as const,
+  known: [] as const,
+};
 
 /** The session folder of a wire file: the folder above `subagents/`, else the file's folder. */
 export function kimiSessionRoot(absPath: string): string {
@@ -103,6 +109,7 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
   async scan(file: TrajectoryFile, io: ScanIO = {}): Promise<FileScan<KimiCliUsage[]>> {
     const sink = new WarningSink();
     const data: KimiCliUsage[] = [];
+    const shape = new UsageShapeTally();
     for await (const { value, lineNo } of jsonLines(file, sink, { needles: KIMI_CLI_NEEDLES, classify: KIMI_CLI_CLASSIFY, onBytes: io.onBytes })) {
       const message = obj(value, "message");
       if (!message) continue;
@@ -116,11 +123,13 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
       if (type !== "StatusUpdate") continue;
       const usage = obj(payload, "token_usage");
       if (!usage) continue; // a StatusUpdate without usage (context size only)
-      const c = counts(usage, USAGE_KEYS);
-      if (!c) {
+      const read = readUsage(usage, USAGE_SHAPE);
+      if (read.kind === "bad-value") {
         sink.warn("TRAJECTORY_BAD_USAGE", "token_usage has a field that is not a count; skipped", file.display, lineNo);
         continue;
       }
+      const c = shape.note(read, usage, lineNo);
+      if (!c) continue;
       const parts: TokenParts = {
         uncachedInput: c.input_other,
         cacheRead: c.input_cache_read,
@@ -136,6 +145,7 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
         line: lineNo,
       });
     }
+    shape.flush(sink, file.display, "token_usage");
     return { data, warnings: sink.warnings };
   },
   merge(files: TrajectoryFile[], scans: FileScan<KimiCliUsage[]>[]): FormatResult {
