@@ -167,6 +167,9 @@ async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}
   let burstOpen = false;
   const wantAll = (): boolean => !sawMeta || scan.parentId !== null;
   const shape = new UsageShapeTally();
+  // token_usage_record lines count only in a file with no running total: their problems are reported only then.
+  const recordShape = new UsageShapeTally();
+  const recordSink = new WarningSink();
   for await (const { value, lineNo } of jsonLines(file, sink, { needles: CODEX_NEEDLES, classify: CODEX_CLASSIFY, wantAll, onBytes: io.onBytes })) {
     if (!isObject(value)) continue;
     const type = str(value, "type");
@@ -222,10 +225,14 @@ async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}
         inBurst,
       });
     } else if (type === "token_usage_record" && payload) {
-      const usage = readVec(payload["usage"] ?? payload["token_usage"], shape, lineNo, payload, "usage");
+      // The usage of the one response: `usage` (or `token_usage`), else the `info.last_token_usage` some versions write.
+      const own = payload["usage"] ?? payload["token_usage"];
+      const info = obj(payload, "info");
+      const [u, container, key] = own === undefined && info ? [info["last_token_usage"], info, "last_token_usage"] : [own, payload, "usage"];
+      const usage = readVec(u, recordShape, lineNo, container, key);
       if (usage === undefined) continue;
       if (usage === null) {
-        sink.warn("TRAJECTORY_BAD_USAGE", "token_usage_record has a usage field that is not a count; skipped", file.display, lineNo);
+        recordSink.warn("TRAJECTORY_BAD_USAGE", "token_usage_record has a usage field that is not a count; skipped", file.display, lineNo);
         continue;
       }
       const id = str(payload, "response_id") ?? `line:${lineNo}`;
@@ -239,10 +246,14 @@ async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}
       });
     }
   }
+  if (scan.observations.length === 0) {
+    appendAll(sink.warnings, recordSink.warnings);
+    recordShape.flush(sink, file.display, "token_usage_record");
+  }
   shape.flush(
     sink,
     file.display,
-    "token_count/token_usage_record",
+    "token_count",
     "skipped: the next readable running total still holds their tokens (counted at its time); with none after them, they are not counted",
   );
   return scan;
