@@ -5,7 +5,7 @@
  * `build --trajectory CELL=DIR` reads a trajectory folder kept outside the
  * sources exactly as if it were inside.
  */
-import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -154,5 +154,34 @@ describe("build --trajectory CELL=DIR", () => {
     const twice = await runCli("build", "--sources", inside, "--out", `${inside}-x5`, "-q", "--trajectory", `alpha=${dir}`, "--trajectory", `alpha=${dir}`);
     expect(twice.code).toBe(64);
     for (const o of ["x1", "x2", "x3", "x4", "x5"]) await expect(readFile(join(`${inside}-${o}`, "manifest.json"))).rejects.toMatchObject({ code: "ENOENT" });
+  });
+});
+
+describe("null tokens through every consumer (the mini sweep's beta has an empty trajectory/)", () => {
+  it("the manifest, explain, report.html and cost say unknown, never 0", async () => {
+    const dir = await makeMiniSweep();
+    const out = `${dir}-out`;
+    roots.push(dir, out);
+    const b = await runCli("build", "--sources", dir, "--out", out, "-q", "--no-cache");
+    expect(b.code, b.stderr).toBe(0);
+    const rows = JSON.parse(await readFile(join(out, "manifest.json"), "utf8")) as { model_id: string; cell: string; driver_tokens_at_hour: number | null }[];
+    expect(rows.filter((r) => r.cell === "beta").map((r) => r.driver_tokens_at_hour)).toEqual([null, null]);
+    const report = JSON.parse(await readFile(join(out, "build-report.json"), "utf8"));
+    expect(JSON.stringify(report.warnings)).toContain("TRAJECTORY_NO_FILES");
+    const ex = await runCli("explain", "agentic-ptb/beta.h020.a.1", "--sources", dir);
+    expect(ex.code, ex.stderr).toBe(0);
+    expect(ex.stdout).toContain("driver_tokens_at_hour null");
+    expect(ex.stdout).toContain("Driver tokens: null (unknown: no model call of the cell's trajectory is placed in the run");
+    const html = await readFile(join(out, "report.html"), "utf8");
+    const beta = html.slice(html.indexOf('id="cell-beta"'));
+    expect(beta.slice(0, beta.indexOf("</section>"))).toContain("Driver tokens unknown (null)");
+    const alpha = html.slice(html.indexOf('id="cell-alpha"'));
+    expect(alpha.slice(0, alpha.indexOf("</section>"))).not.toContain("Driver tokens unknown");
+    await writeFile(join(out, "scores.csv"), "model_id,suite,score\nQwen/Qwen3.5-9B-Base,mmlu,40\nagentic-ptb/beta.h020.a.1,mmlu,45\n");
+    const cost = await runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), "--json", "--include-eos-broken");
+    expect(cost.code, cost.stderr).toBe(0);
+    expect(JSON.parse(cost.stdout).rows.map((c: { model_id: string; driver_tokens_at_hour: unknown; cost_per_point: unknown; note: unknown }) => [c.model_id, c.driver_tokens_at_hour, c.cost_per_point, c.note])).toEqual([
+      ["agentic-ptb/beta.h020.a.1", null, null, expect.stringMatching(/driver tokens unknown \(null\): no cost$/)],
+    ]);
   });
 });
