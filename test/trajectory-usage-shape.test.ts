@@ -176,3 +176,47 @@ describe("usage objects with unexpected keys (all five formats)", () => {
     expect(r.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_UNREADABLE_USAGE", 1]]);
   });
 });
+
+describe("a model response with no usage object at all", () => {
+  it("claude-code: an assistant line without message.usage is unreadable (fast path too, wherever `type` is on the line)", async () => {
+    const root = tempDir();
+    const line = (i: number, usage: boolean, typeFirst: boolean) => {
+      const message = { id: `m${i}`, role: "assistant", model: "claude-x", content: [], ...(usage ? { usage: { input_tokens: 100, output_tokens: 10 } } : {}) };
+      return typeFirst
+        ? { type: "assistant", timestamp: at(i), requestId: `r${i}`, message }
+        : { parentUuid: null, isSidechain: false, message, type: "assistant", timestamp: at(i), requestId: `r${i}` };
+    };
+    writeJsonl(root, "s.jsonl", [line(1, true, false), line(2, false, false), line(3, false, true), { type: "assistant", timestamp: at(4), message: { model: "<synthetic>", role: "assistant", content: [] } }]);
+    setTrajectoryFastPath(false);
+    let slow;
+    try {
+      slow = await readTrajectory("claude-code", [root], { displayRoot: root });
+    } finally {
+      setTrajectoryFastPath(true);
+    }
+    const fast = await readTrajectory("claude-code", [root], { displayRoot: root });
+    expect(fast).toEqual(slow);
+    expect(fast.calls.length).toBe(1);
+    expect(fast.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_UNREADABLE_USAGE", 2]]);
+    expect(fast.warnings[0]!.message).toMatch(/^2 message\.usage record\(s\)/);
+  });
+
+  it("pi: an assistant entry without usage is unreadable (fast path too)", async () => {
+    const root = tempDir();
+    const entry = (i: number, usage: boolean) => ({
+      type: "message", id: `e${i}`, timestamp: at(i),
+      message: { content: [], role: "assistant", ...(usage ? { usage: { input: 1, output: 2, cacheRead: 3, cacheWrite: 4 } } : {}) },
+    });
+    writeJsonl(root, "x.jsonl", [{ type: "session", version: 3, id: "S", timestamp: at(0), cwd: "/w" }, entry(1, true), entry(2, false)]);
+    setTrajectoryFastPath(false);
+    let slow;
+    try {
+      slow = await readTrajectory("pi", [root], { displayRoot: root });
+    } finally {
+      setTrajectoryFastPath(true);
+    }
+    const fast = await readTrajectory("pi", [root], { displayRoot: root });
+    expect(fast).toEqual(slow);
+    expect([fast.calls.length, fast.warnings.map((w) => [w.code, w.line])]).toEqual([1, [["TRAJECTORY_UNREADABLE_USAGE", 3]]]);
+  });
+});

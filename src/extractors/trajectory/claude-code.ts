@@ -65,8 +65,12 @@ export interface ClaudeUsageLine {
   line: number;
 }
 
-/** Fast path: only a line with a `usage` key can carry usage. */
-const CLAUDE_NEEDLES = needles('"usage"');
+/**
+ * Fast path: only a line with a `usage` key can carry usage, and an
+ * `assistant` line without one is read too (it is reported: every model
+ * response carries usage).
+ */
+const CLAUDE_NEEDLES = needles('"usage"', '"assistant"');
 const CLAUDE_CLASSIFY = classifyBy(["type"], ([type]) =>
   type === undefined ? undefined : type === "assistant" ? "take" : "skip",
 );
@@ -86,10 +90,14 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
     for await (const { value, lineNo } of jsonLines(file, sink, { needles: CLAUDE_NEEDLES, classify: CLAUDE_CLASSIFY, onBytes: io.onBytes })) {
       if (!isObject(value) || value["type"] !== "assistant") continue;
       const message = obj(value, "message");
-      const usage = obj(message, "usage");
-      if (!usage) continue;
       if (str(message, "model") === "<synthetic>" || value["isApiErrorMessage"] === true) {
         continue; // a local notice (rate limit, API error), not a model call
+      }
+      const usage = obj(message, "usage");
+      if (!usage) {
+        // Every model response's lines carry its usage: none at all is counts that cannot be read.
+        shape.missing(USAGE_SHAPE.required, isObject(message) ? Object.keys(message).map((k) => `message.${k}`) : [], lineNo);
+        continue;
       }
       const read = readUsage(usage, USAGE_SHAPE);
       if (read.kind === "bad-value") {

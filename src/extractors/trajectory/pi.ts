@@ -60,8 +60,11 @@ export interface PiScan {
   entries: { key: string; parts: TokenParts; timeMs: number | null; line: number }[];
 }
 
-/** Fast path: only an entry with a `usage` key can carry usage (the header is always read). */
-const PI_NEEDLES = needles('"usage"');
+/**
+ * Fast path: only an entry with a `usage` key can carry usage (the header is
+ * always read); an `assistant` entry without one is read too (it is reported).
+ */
+const PI_NEEDLES = needles('"usage"', '"assistant"');
 const PI_CLASSIFY = classifyBy(["type", "message.role"], ([type, role]) => {
   if (type === undefined) return undefined;
   if (type !== "message") return "skip";
@@ -94,7 +97,11 @@ export const piCounter: FormatCounter<PiScan> = {
       const message = obj(value, "message");
       if (str(message, "role") !== "assistant") continue;
       const usage = obj(message, "usage");
-      if (!usage) continue;
+      if (!usage) {
+        // pi writes usage on every assistant entry (aborted and errored ones too): none at all is counts that cannot be read.
+        shape.missing(USAGE_SHAPE.required, Object.keys(message ?? {}).map((k) => `message.${k}`), lineNo);
+        continue;
+      }
       const read = readUsage(usage, USAGE_SHAPE);
       if (read.kind === "bad-value") {
         sink.warn("TRAJECTORY_BAD_USAGE", "message.usage has a field that is not a count; skipped", file.display, lineNo);
