@@ -220,3 +220,22 @@ describe("a model response with no usage object at all", () => {
     expect([fast.calls.length, fast.warnings.map((w) => [w.code, w.line])]).toEqual([1, [["TRAJECTORY_UNREADABLE_USAGE", 3]]]);
   });
 });
+
+describe("kimi-cli: token_usage under another name", () => {
+  it("a StatusUpdate holding an object under an unknown key is unreadable; one with context size only is ordinary", async () => {
+    const r = await read("kimi-cli", 3, (i, u) => u);
+    expect(r.warnings).toEqual([]);
+    const root = tempDir();
+    const su = (s: number, payload: object) => ({ timestamp: ms(s) / 1000, message: { type: "StatusUpdate", payload } });
+    writeJsonl(root, "s/wire.jsonl", [
+      { type: "metadata", protocol_version: "1.3" },
+      su(1, { context_usage: 0.1, message_id: "a", token_usage: { input_other: 1, output: 2, input_cache_read: 3, input_cache_creation: 4 } }),
+      su(2, { context_usage: 0.2 }),
+      su(3, { context_usage: 0.3, message_id: "b", tokenUsage: { inputOther: 1, output: 2, inputCacheRead: 3, inputCacheCreation: 4 } }),
+    ]);
+    const reading = await readTrajectory("kimi-cli", [root], { displayRoot: root });
+    expect(new TokenLedger(reading.calls).totals()).toMatchObject({ calls: 1, total: 10 });
+    expect(reading.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_UNREADABLE_USAGE", 4]]);
+    expect(reading.warnings[0]!.message).toContain("(they have: tokenUsage)");
+  });
+});

@@ -38,6 +38,9 @@ import {
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
+/** The members of a `StatusUpdate` payload other than `token_usage` (Kimi CLI's `StatusUpdate`). */
+const STATUS_KEYS = new Set(["token_usage", "context_usage", "context_tokens", "max_context_tokens", "message_id", "plan_mode"]);
+
 /** Kimi CLI writes all four counts of every `token_usage`. */
 const USAGE_SHAPE = {
   required: ["input_other", "output", "input_cache_read", "input_cache_creation"] as const,
@@ -122,7 +125,13 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
       }
       if (type !== "StatusUpdate") continue;
       const usage = obj(payload, "token_usage");
-      if (!usage) continue; // a StatusUpdate without usage (context size only)
+      if (!usage) {
+        // A StatusUpdate without usage (context size only) is ordinary; one holding an object under another
+        // key (a renamed `token_usage`?) may carry counts that would otherwise be lost without a word.
+        const other = Object.keys(payload ?? {}).filter((k) => !STATUS_KEYS.has(k) && isObject(payload![k]));
+        if (other.length > 0) shape.missing(USAGE_SHAPE.required, other, lineNo);
+        continue;
+      }
       const read = readUsage(usage, USAGE_SHAPE);
       if (read.kind === "bad-value") {
         sink.warn("TRAJECTORY_BAD_USAGE", "token_usage has a field that is not a count; skipped", file.display, lineNo);
