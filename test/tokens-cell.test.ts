@@ -153,6 +153,13 @@ describe("build --trajectory CELL=DIR", () => {
     expect([bad.code, bad.stderr]).toEqual([64, expect.stringContaining("expected CELL=DIR")]);
     const twice = await runCli("build", "--sources", inside, "--out", `${inside}-x5`, "-q", "--trajectory", `alpha=${dir}`, "--trajectory", `alpha=${dir}`);
     expect(twice.code).toBe(64);
+    // tokens --cell reads the same outside folder with --trajectory.
+    await cp(join(inside, "alpha", "trajectory"), join(dir, "t"), { recursive: true });
+    const here = await runCli("tokens", "--sources", inside, "--cell", "alpha", "--json");
+    const there = await runCli("tokens", "--sources", inside, "--cell", "alpha", "--trajectory", join(dir, "t"), "--json");
+    expect(there.code, there.stderr).toBe(0);
+    expect(JSON.parse(there.stdout)).toEqual(JSON.parse(here.stdout));
+    expect((await runCli("tokens", "--format", "codex", "--trajectory", dir, dir)).code).toBe(64);
     for (const o of ["x1", "x2", "x3", "x4", "x5"]) await expect(readFile(join(`${inside}-${o}`, "manifest.json"))).rejects.toMatchObject({ code: "ENOENT" });
   });
 });

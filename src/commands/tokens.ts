@@ -101,13 +101,14 @@ interface TokensOptions {
   hour?: string;
   sources?: string;
   cell?: string;
+  trajectory?: string;
   json?: boolean;
   quiet?: boolean;
 }
 
 /**
  * Registers `tokens` on `program`: `tokens --format FMT PATH... [--since ISO]
- * [--at ISO] [--json] [--quiet]`, or `tokens --sources DIR --cell C [--at ISO
+ * [--at ISO] [--json] [--quiet]`, or `tokens --sources DIR --cell C [--trajectory DIR] [--at ISO
  * | --hour H] [--json]` (one cell, counted exactly as `build` counts its
  * `driver_tokens_at_hour`: its `trajectory_format`, its `trajectory/` folder,
  * the calls from its supervisor's `run_start`).
@@ -148,6 +149,7 @@ export function registerTokens(program: Command): void {
     .option("--since <iso-time>", "count only the calls completed at or after this moment (with --cell: default the cell's run_start)")
     .option("--sources <dir>", "with --cell: the sources folder (default: sources)")
     .option("--cell <cell>", "count this cell of --sources as the build does (format, trajectory/ folder and run_start from the sources)")
+    .option("--trajectory <dir>", "with --cell: the cell's trajectory folder, when the build reads it from elsewhere (build --trajectory CELL=DIR)")
     .option("--hour <h>", "with --cell, instead of --at: the moment the cell's budget clock reads H hours (pauses skipped)")
     .option("--json", "print exactly one JSON object: uncached_input, cache_read, cache_write, output, total, calls, last_call_time, warnings")
     .option("-q, --quiet", "no progress bar on stderr (there is none when stdout or stderr is not a terminal)")
@@ -183,7 +185,7 @@ export function registerTokens(program: Command): void {
         if (atMs !== null) usage("give --at or --hour, not both");
       }
       if (opts.cell === undefined) {
-        if (opts.sources !== undefined) usage("--sources needs --cell");
+        if (opts.sources !== undefined || opts.trajectory !== undefined) usage(`${opts.sources !== undefined ? "--sources" : "--trajectory"} needs --cell`);
         if (opts.format === undefined) usage("required option '--format <format>' not specified (or give --sources DIR --cell CELL)");
         if (paths.length === 0) usage("missing required argument 'path' (or give --sources DIR --cell CELL)");
       } else {
@@ -211,7 +213,7 @@ export function registerTokens(program: Command): void {
           sinceMs ??= supervisor.runStartMs;
           format = cell.trajectory_format;
           cellName = cell.cell;
-          const counted = await countCellTokens(sourcesDir, cell, supervisor.runStartMs, { onBytes: progress.active ? (n) => progress.add(n) : undefined });
+          const counted = await countCellTokens(sourcesDir, cell, supervisor.runStartMs, { dir: opts.trajectory, onBytes: progress.active ? (n) => progress.add(n) : undefined });
           warnings = [...diag.warnings, ...counted.reading.warnings];
           const ledger = counted.ledger;
           totals = ledger === null ? null : ledger.at(atMs ?? Number.POSITIVE_INFINITY, sinceMs);

@@ -20,6 +20,8 @@
  * - `TRAJECTORY_NO_FILES`            a folder given holds no session file of the format (the tokens are unknown: null).
  * - `TRAJECTORY_NO_CALLS`            session files were found but none records a call of the format (wrong format?):
  *                                    the tokens are unknown (null), not 0.
+ * - `TRAJECTORY_NO_CALLS_IN_RUN`     (build, `tokens --cell`; resolve/cell-tokens.ts) every placed call is before run_start:
+ *                                    the tokens are unknown (null).
  * - `TRAJECTORY_DUPLICATE_PATH`      a session file reached by several paths (links, a link loop): read once.
  * - `TRAJECTORY_DUPLICATE_RECORDS`   kimi-code: timed records repeated in another file (a copied session): counted once.
  *
