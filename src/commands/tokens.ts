@@ -158,7 +158,7 @@ export function registerTokens(program: Command): void {
       `\nFormats: ${TRAJECTORY_FORMATS.join(", ")}.\n` +
         "Times are UTC. Calls that cannot be placed in time count in the totals but not with --at or --since. Unknown tokens print as null.\n\n" +
         "Examples:\n  ptb-manifest tokens --format codex trajectory/ --at 2026-02-23T11:43:08.301Z --json\n" +
-        "  ptb-manifest tokens --sources sources --cell sol-high --at 2026-05-04T20:00:06Z   # a row's driver_tokens_at_hour (its provenance write_time)\n",
+        "  ptb-manifest tokens --sources sources --cell sol-high --at 2026-10-04T08:41:58.200Z   # a row's driver_tokens_at_hour (its provenance write_time)\n",
     )
     .action(async (paths: string[], opts: TokensOptions, command: Command) => {
       const usage = (message: string): never =>
