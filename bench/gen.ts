@@ -96,8 +96,8 @@ export class LineWriter {
   }
 }
 
-/** The four parts the counters report, summed over a generated run. */
-export type Totals = Omit<TokensReport, "last_call_time" | "warnings">;
+/** The four parts the counters report, summed over a generated run (a generated run always has calls: never null). */
+export type Totals = { [K in Exclude<keyof TokensReport, "last_call_time" | "warnings" | "cell" | "format" | "since" | "at">]: NonNullable<TokensReport[K]> };
 
 function zeroTotals(): Totals {
   return { uncached_input: 0, cache_read: 0, cache_write: 0, output: 0, total: 0, calls: 0 };

@@ -11,7 +11,7 @@ import { janitorParts, readJanitorLog } from "./extractors/janitor-log.js";
 import { readSupervisor } from "./extractors/supervisor.js";
 import { readAnchors } from "./extractors/anchors.js";
 import { parsePublishedName, parseSpareName, readHubSnapshot, type HubRepo } from "./extractors/hub-files.js";
-import { readTrajectory, TokenLedger } from "./extractors/trajectory/index.js";
+import { checkTrajectoryCells, countCellTokens } from "./resolve/cell-tokens.js";
 import { resolveCell, cmpStr, type CellResolution, type LostCheckpoint, type RowEvidence } from "./resolve/resolve-cell.js";
 import type { CadenceFit } from "./resolve/cadence.js";
 import { BudgetClock, round2 } from "./resolve/clock.js";
@@ -43,6 +43,12 @@ export interface BuildOptions {
    */
   pvcDirs?: Record<string, string>;
   /**
+   * Trajectory folders outside the sources: cell → a local directory read
+   * instead of `<cell>/trajectory/` (`build --trajectory CELL=DIR`); its files
+   * are named as if they were in `<cell>/trajectory/`.
+   */
+  trajectoryDirs?: Record<string, string>;
+  /**
    * Reads the Hub repos instead of the `hub/` folder (issue 4: `readLiveHub`);
    * must give what `readHubSnapshot` gives for the same repos.
    */
@@ -60,7 +66,7 @@ export interface BuildResult {
   lost: LostCheckpoint[];
   fits: Record<string, Record<string, CadenceFit | null>>;
   runs: Record<string, { run_start: string; run_end: string; run_end_from: string; trajectory_calls: number }>;
-  /** Per cell, the cumulative driver tokens on the budget-hour axis: `[hour, tokens]` points (at most ~500). */
+  /** Per cell, the cumulative driver tokens on the budget-hour axis: `[hour, tokens]` points (at most ~500); empty when the tokens are unknown. */
   tokenCurves: Record<string, [number, number][]>;
 }
 
@@ -83,7 +89,9 @@ export interface BaselineEvidence {
  *   `readSupervisor`, `resolveCell`), e.g. `PVC_LISTING_MISSING`,
  *   `BASELINE_MISSING`, `TRAJECTORY_MISSING`; with live sources also
  *   `PVC_UNKNOWN_CELL` (a `pvcDirs` key that is no cell, or an excluded
- *   one), `PVC_DIR_MISSING` (`readPvcTree`) and the `HUB_*` errors of `readHub`.
+ *   one), `PVC_DIR_MISSING` (`readPvcTree`) and the `HUB_*` errors of `readHub`;
+ *   with `trajectoryDirs`, `TRAJECTORY_UNKNOWN_CELL` and `TRAJECTORY_DIR_MISSING`
+ *   (see `resolve/cell-tokens.ts`).
  */
 export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
   const { sourcesDir } = opts;
@@ -97,6 +105,7 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
       throw new InputError("PVC_UNKNOWN_CELL", `--pvc ${cell}=${dir}: ${c ? "the cell is excluded, its PVC is never read" : "no such cell in cells.json"}`, "cells.json");
     }
   }
+  checkTrajectoryCells(registry, opts.trajectoryDirs ?? {});
   log(opts.readHub ? "reading the Hub" : `reading hub/ (${sourcesDir})`);
   const hub = opts.readHub ? await opts.readHub(registry, diag) : await readHubSnapshot(sourcesDir, diag);
   const published = new Map<string, { repo: HubRepo; family: string; step: number; hourPart: string }[]>();
@@ -177,15 +186,12 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
       await cachedObservations(opts.cache, "janitor", janitorPaths, JSON.stringify(cell), diag, (d) => readJanitorLog(sourcesDir, cell, d, { onBytes: opts.onBytes }), opts.onBytes),
     );
     observations.push(...(await readAnchors(sourcesDir, cell, diag)));
-    const trajectoryDir = join(sourcesDir, cell.cell, "trajectory");
-    if (!(await isDir(trajectoryDir))) {
-      throw new InputError("TRAJECTORY_MISSING", `cell "${cell.cell}" has no trajectory/ folder: driver tokens cannot be counted`, `${cell.cell}/trajectory`);
-    }
-    log(`${cell.cell}: counting driver tokens (${cell.trajectory_format})`);
-    const reading = await readTrajectory(cell.trajectory_format, [trajectoryDir], { displayRoot: sourcesDir, cache: opts.cache, onBytes: opts.onBytes });
+    const trajectoryDir = opts.trajectoryDirs?.[cell.cell];
+    log(`${cell.cell}: counting driver tokens (${cell.trajectory_format}${trajectoryDir !== undefined ? `, from ${trajectoryDir}` : ""})`);
+    // No call placed in time (no session file, none of the format): the tokens are unknown, null (MANIFEST.md).
+    const { reading, ledger } = await countCellTokens(sourcesDir, cell, supervisor.runStartMs, { dir: trajectoryDir, cache: opts.cache, onBytes: opts.onBytes });
     appendAll(diag.warnings, reading.warnings);
-    const ledger = new TokenLedger(reading.calls);
-    tokenCurves[cell.cell] = tokenCurve(reading.calls, new BudgetClock(supervisor.runStartMs, supervisor.pauses), supervisor.runStartMs);
+    tokenCurves[cell.cell] = ledger === null ? [] : tokenCurve(reading.calls, new BudgetClock(supervisor.runStartMs, supervisor.pauses), supervisor.runStartMs);
     const resolved: CellResolution = resolveCell(
       {
         registry, cell, supervisor, observations,

@@ -37,6 +37,8 @@ export interface BuildCommandOptions {
   quiet?: boolean;
   /** Live PVC trees, cell → local directory (`--pvc CELL=DIR`; issue 4). */
   pvc?: Record<string, string>;
+  /** Trajectory folders outside the sources, cell → local directory (`--trajectory CELL=DIR`). */
+  trajectory?: Record<string, string>;
   /** Read the Hub itself instead of `hub/` (`--hub`; issue 4). */
   hub?: boolean;
   /** `--hub-url` (else `HF_ENDPOINT`, else the public Hub). */
@@ -95,7 +97,7 @@ async function buildAndWrite(
     ? async (registry: CellsFile, diag: Diagnostics): Promise<HubRepo[]> =>
         (liveRepos = await readLiveHub(registry, { ...hubOpts, retry: opts.hubRetry, log }, diag))
     : undefined;
-  const result = await buildManifest({ sourcesDir, toleranceH: opts.toleranceH, outlierFloorH: opts.outlierFloorH, log, pvcDirs: opts.pvc, readHub, cache, onBytes });
+  const result = await buildManifest({ sourcesDir, toleranceH: opts.toleranceH, outlierFloorH: opts.outlierFloorH, log, pvcDirs: opts.pvc, trajectoryDirs: opts.trajectory, readHub, cache, onBytes });
   // Read before anything is written: the warnings of the previous build into the same folder, to say which are new.
   const compared = compareWarnings(result.warnings, await previousWarnings(resolve(opts.out)));
   const warningLines = renderWarnings(result.warnings, { compared, verbose: opts.verbose, out: opts.out, strict: opts.strict });
@@ -106,9 +108,10 @@ async function buildAndWrite(
     sources: opts.sources, out: opts.out, strict: Boolean(opts.strict), tolerance_h: opts.toleranceH ?? DEFAULT_TOLERANCE_H,
     outlier_floor_h: opts.outlierFloorH ?? DEFAULT_OUTLIER_FLOOR_H,
     ...(opts.pvc && Object.keys(opts.pvc).length > 0 ? { pvc: opts.pvc } : {}),
+    ...(opts.trajectory && Object.keys(opts.trajectory).length > 0 ? { trajectory: opts.trajectory } : {}),
     ...(hubOpts ? { hub: redactUrl(hubOpts.hubUrl) } : {}),
   };
-  const inputs = liveInputs(await hashAll(sourcesDir, cache, progress), opts.pvc, hubOpts ? liveRepos : null);
+  const inputs = await trajectoryInputs(liveInputs(await hashAll(sourcesDir, cache, progress), opts.pvc, hubOpts ? liveRepos : null), opts.trajectory, cache);
   // The files are a function of (result, args, inputs): a warm build with nothing changed takes them from the cache.
   const files = await cachedOutputs(cache, { result, args, inputs }, async () => {
     const made = new Map<string, string>([
@@ -176,19 +179,20 @@ export function registerBuild(program: Command): void {
     .option("--verbose", "list every warning (grouped by code), not one example per code", false)
     .option("-q, --quiet", "no progress messages nor progress bar on stderr", false)
     .option("--pvc <cell=dir>", "read CELL's checkpoint tree from the mounted directory DIR instead of its pvc/ listing (repeatable)", collectPvc)
+    .option("--trajectory <cell=dir>", "read CELL's driver session logs from DIR (e.g. on another disk) instead of its trajectory/ folder (repeatable)", collectTrajectory)
     .option("--hub", "read the published repos, spare repos and baseline from the Hub instead of hub/ (token: HF_TOKEN, else HF_TOKEN_PATH, else $HF_HOME/token; HF_ENDPOINT)", false)
     .option("--hub-url <url>", "with --hub: the Hub's URL (default: HF_ENDPOINT, else https://huggingface.co)")
     .option("--cache-dir <dir>", "cache of per-file extractor results and input hashes (warm rebuilds), and with --hub of the Hub's small files (default: $XDG_CACHE_HOME/ptb-manifest)")
     .option("--no-cache", "neither read nor write the build cache (every input is read again; --strict implies it)")
     .option("--concurrency <n>", "with --hub: repos fetched at once (default 8)", parseCount)
     .addHelpText("after", "\nExit codes: 0 written; 1 fatal input error (nothing written); 2 --strict with warnings (nothing written); 64 usage error; 70 internal error.")
-    .action(async (o: { sources: string; out: string; strict: boolean; toleranceH: number; outlierFloorH: number; verbose: boolean; quiet: boolean; pvc?: Record<string, string>; hub: boolean; hubUrl?: string; cacheDir?: string; cache: boolean; concurrency?: number }, command: Command) => {
+    .action(async (o: { sources: string; out: string; strict: boolean; toleranceH: number; outlierFloorH: number; verbose: boolean; quiet: boolean; pvc?: Record<string, string>; trajectory?: Record<string, string>; hub: boolean; hubUrl?: string; cacheDir?: string; cache: boolean; concurrency?: number }, command: Command) => {
       if (!o.hub && (o.hubUrl !== undefined || o.concurrency !== undefined)) {
         command.error("error: --hub-url and --concurrency need --hub", { exitCode: EXIT.usage, code: "ptb.hubOptionWithoutHub" });
       }
       const { summary } = await runBuild({
         sources: o.sources, out: o.out, strict: o.strict, toleranceH: o.toleranceH, outlierFloorH: o.outlierFloorH, verbose: o.verbose, quiet: o.quiet,
-        pvc: o.pvc, hub: o.hub, hubUrl: o.hubUrl, cacheDir: o.cacheDir, concurrency: o.concurrency, noCache: !o.cache,
+        pvc: o.pvc, trajectory: o.trajectory, hub: o.hub, hubUrl: o.hubUrl, cacheDir: o.cacheDir, concurrency: o.concurrency, noCache: !o.cache,
       });
       process.stdout.write(`${summary}\n`);
     });
@@ -215,4 +219,28 @@ function collectPvc(value: string, previous: Record<string, string> | undefined)
   const cell = value.slice(0, i);
   if (previous && cell in previous) throw new InvalidArgumentError(`--pvc ${cell}= given twice`);
   return { ...previous, [cell]: value.slice(i + 1) };
+}
+
+/** Collects repeated `--trajectory CELL=DIR` options. */
+function collectTrajectory(value: string, previous: Record<string, string> | undefined): Record<string, string> {
+  const i = value.indexOf("=");
+  if (i <= 0 || i === value.length - 1) throw new InvalidArgumentError(`expected CELL=DIR, got "${value}"`);
+  const cell = value.slice(0, i);
+  if (previous && cell in previous) throw new InvalidArgumentError(`--trajectory ${cell}= given twice`);
+  return { ...previous, [cell]: value.slice(i + 1) };
+}
+
+/**
+ * The report's `inputs` with `--trajectory CELL=DIR`: the files of DIR stand
+ * for `<cell>/trajectory/` (hashed, named as if they were there), so the same
+ * files inside or outside the sources give the same inputs. Keys stay sorted.
+ */
+async function trajectoryInputs(inputs: Record<string, string>, dirs: Record<string, string> | undefined, cache: FileCache | undefined): Promise<Record<string, string>> {
+  if (!dirs || Object.keys(dirs).length === 0) return inputs;
+  const skip = Object.keys(dirs).map((c) => `${c}/trajectory/`);
+  const out: [string, string][] = Object.entries(inputs).filter(([k]) => !skip.some((p) => k.startsWith(p)));
+  for (const [cell, dir] of Object.entries(dirs)) {
+    for (const [k, v] of Object.entries(await hashInputs(resolve(dir), cachedSha256(cache)))) out.push([`${cell}/trajectory/${k}`, v]);
+  }
+  return Object.fromEntries(out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

@@ -157,7 +157,7 @@ export function computeCost(manifest: Row[], scores: Score[], opts: { suite?: st
     let note: string | null = null;
     let cost: number | null = null;
     if (gain <= 0) note = "no gain over the baseline: no cost";
-    else if (tokens === null) note = "hour unrecoverable: no token count";
+    else if (tokens === null) note = row.hour === null ? "hour unrecoverable: no token count" : "driver tokens unknown (null): no cost";
     else cost = tokens / gain;
     const item: CostRow = {
       model_id: row.model_id, scored_as: s.model_id === row.model_id ? null : s.model_id, cell: row.cell, role: row.role, hour: row.hour,

@@ -2,8 +2,13 @@
  * `ptb-manifest tokens`: counts a driver trajectory's tokens (TRAJECTORIES.md),
  * in total or cumulatively up to a moment.
  */
+import { resolve } from "node:path";
 import { Command, Option } from "commander";
-import { where, type Warning } from "../diagnostics.js";
+import { Diagnostics, InputError, where, type Warning } from "../diagnostics.js";
+import { loadCells } from "../sources/cells.js";
+import { readSupervisor } from "../extractors/supervisor.js";
+import { BudgetClock } from "../resolve/clock.js";
+import { countCellTokens } from "../resolve/cell-tokens.js";
 import { byteProgress } from "../util/progress.js";
 import { parseIsoTime } from "../util/values.js";
 import {
@@ -15,13 +20,22 @@ import {
   type TrajectoryFormat,
 } from "../extractors/trajectory/index.js";
 
-/** The JSON object printed by `tokens --json`. Times are ISO 8601 UTC with ms. */
+/**
+ * The JSON object printed by `tokens --json`. Times are ISO 8601 UTC with ms.
+ * The counts are null when the tokens are unknown (no call to count; with
+ * `--cell`, exactly when the build writes null). `cell`, `format`, `since`
+ * and `at` are there with `--cell` or `--since` (the scope counted).
+ */
 export interface TokensReport {
-  uncached_input: number;
-  cache_read: number;
-  cache_write: number;
-  output: number;
-  total: number;
+  cell?: string;
+  format?: TrajectoryFormat;
+  since?: string | null;
+  at?: string | null;
+  uncached_input: number | null;
+  cache_read: number | null;
+  cache_write: number | null;
+  output: number | null;
+  total: number | null;
   calls: number;
   last_call_time: string | null;
   warnings: Warning[];
@@ -46,25 +60,27 @@ export function isoOrNull(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
 
-/** Builds the `--json` report from totals and warnings. */
-export function tokensReport(t: TokenTotals, warnings: Warning[]): TokensReport {
+/** Builds the `--json` report from totals (null: the tokens are unknown) and warnings. */
+export function tokensReport(t: TokenTotals | null, warnings: Warning[]): TokensReport {
   return {
-    uncached_input: t.uncachedInput,
-    cache_read: t.cacheRead,
-    cache_write: t.cacheWrite,
-    output: t.output,
-    total: t.total,
-    calls: t.calls,
-    last_call_time: isoOrNull(t.lastCallTimeMs),
+    uncached_input: t === null ? null : t.uncachedInput,
+    cache_read: t === null ? null : t.cacheRead,
+    cache_write: t === null ? null : t.cacheWrite,
+    output: t === null ? null : t.output,
+    total: t === null ? null : t.total,
+    calls: t === null ? 0 : t.calls,
+    last_call_time: t === null ? null : isoOrNull(t.lastCallTimeMs),
     warnings,
   };
 }
 
-function human(report: TokensReport, format: TrajectoryFormat, atIso: string | null): string {
-  const n = (x: number): string => x.toLocaleString("en-US");
+function human(report: TokensReport, format: TrajectoryFormat, atIso: string | null, sinceIso: string | null): string {
+  const n = (x: number | null): string => (x === null ? "null (unknown)" : x.toLocaleString("en-US"));
+  const scope = [sinceIso === null ? null : `from ${sinceIso}`, atIso === null ? null : `at or before ${atIso}`].filter((x) => x !== null);
   const rows: [string, string][] = [
+    ...(report.cell !== undefined ? ([["cell", report.cell]] as [string, string][]) : []),
     ["format", format],
-    ["scope", atIso === null ? "all calls" : `calls completed at or before ${atIso}`],
+    ["scope", scope.length === 0 ? "all calls" : `calls completed ${scope.join(", ")}`],
     ["uncached input", n(report.uncached_input)],
     ["cache read", n(report.cache_read)],
     ["cache write", n(report.cache_write)],
@@ -77,76 +93,155 @@ function human(report: TokensReport, format: TrajectoryFormat, atIso: string | n
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join("\n") + "\n";
 }
 
+/** Options of the `tokens` command (commander's parse). */
+interface TokensOptions {
+  format?: TrajectoryFormat;
+  at?: string;
+  since?: string;
+  hour?: string;
+  sources?: string;
+  cell?: string;
+  trajectory?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
 /**
- * Registers `tokens --format FMT PATH... [--at ISO_TIME] [--json] [--quiet]` on `program`.
+ * Registers `tokens` on `program`: `tokens --format FMT PATH... [--since ISO]
+ * [--at ISO] [--json] [--quiet]`, or `tokens --sources DIR --cell C [--trajectory DIR] [--at ISO
+ * | --hour H] [--json]` (one cell, counted exactly as `build` counts its
+ * `driver_tokens_at_hour`: its `trajectory_format`, its `trajectory/` folder,
+ * the calls from its supervisor's `run_start`).
  *
  * Prints the four parts (uncached input, cache read, cache write, output), their
  * total, the number of calls and the time of the last counted call, for every
  * call of the run, or with `--at` for the calls completed at or before that
- * moment (tokens(t), TRAJECTORIES.md "The quantity"). Warnings go to stderr, or
- * into the JSON object with `--json` (then stdout holds exactly that object).
+ * moment (tokens(t), TRAJECTORIES.md "The quantity"), and with `--since` from
+ * that moment on. Unknown tokens (no call to count) print as null. Warnings go
+ * to stderr, or into the JSON object with `--json` (then stdout holds exactly
+ * that object).
  *
- * Errors: an unknown `--format` or an unparseable `--at` is a usage error
- * (commander error, exit 64); a PATH that does not exist is an `InputError`
- * `TRAJECTORY_PATH_MISSING` (exit 1).
+ * Errors: an unknown `--format`, an unparseable `--at`/`--since`/`--hour`, a
+ * missing PATH or `--format` without `--cell`, PATHs or `--format` with
+ * `--cell`, `--hour` without `--cell` are usage errors (exit 64); a PATH that
+ * does not exist is an `InputError` `TRAJECTORY_PATH_MISSING`, an unknown cell
+ * `TRAJECTORY_UNKNOWN_CELL` (exit 1), and the errors of reading `cells.json`
+ * and the supervisor history.
  */
 export function registerTokens(program: Command): void {
   program
     .command("tokens")
-    .summary("count a driver trajectory's tokens (TRAJECTORIES.md)")
+    .summary("count a driver trajectory's tokens (TRAJECTORIES.md), or one cell's as the build does")
     .description(
       "Counts the tokens of every model call in a driver's session logs by the rules of TRAJECTORIES.md: " +
         "uncached input + cache read + cache write + output (reasoning is part of output). " +
         "All PATHs together form one run; folders are searched recursively for the format's session files. " +
-        "Without --at, every call counts; with --at, only the calls completed at or before that moment.",
+        "Without --at, every call counts; with --at, only the calls completed at or before that moment; with --since, only those from that moment on. " +
+        "With --sources and --cell, counts that cell exactly as build does (its format, its trajectory/ folder, calls from its run_start): " +
+        "--at at a row's write time gives that row's driver_tokens_at_hour.",
     )
-    .addOption(
-      new Option("--format <format>", "the trajectory format (cells.json trajectory_format)")
-        .choices([...TRAJECTORY_FORMATS])
-        .makeOptionMandatory(),
-    )
-    .argument("<path...>", "session files or folders of one run")
+    .addOption(new Option("--format <format>", "the trajectory format (cells.json trajectory_format); not with --cell").choices([...TRAJECTORY_FORMATS]))
+    .argument("[path...]", "session files or folders of one run (not with --cell)")
     .option(
       "--at <iso-time>",
       "cumulative totals of the calls completed at or before this moment: ISO 8601 with Z or an offset, e.g. 2026-02-23T11:43:08.301Z",
     )
+    .option("--since <iso-time>", "count only the calls completed at or after this moment (with --cell: default the cell's run_start)")
+    .option("--sources <dir>", "with --cell: the sources folder (default: sources)")
+    .option("--cell <cell>", "count this cell of --sources as the build does (format, trajectory/ folder and run_start from the sources)")
+    .option("--trajectory <dir>", "with --cell: the cell's trajectory folder, when the build reads it from elsewhere (build --trajectory CELL=DIR)")
+    .option("--hour <h>", "with --cell, instead of --at: the moment the cell's budget clock reads H hours (pauses skipped)")
     .option("--json", "print exactly one JSON object: uncached_input, cache_read, cache_write, output, total, calls, last_call_time, warnings")
     .option("-q, --quiet", "no progress bar on stderr (there is none when stdout or stderr is not a terminal)")
     .addHelpText(
       "after",
       `\nFormats: ${TRAJECTORY_FORMATS.join(", ")}.\n` +
-        "Times are UTC. Calls that cannot be placed in time count in the totals but not with --at.\n\n" +
-        "Example:\n  ptb-manifest tokens --format codex trajectory/ --at 2026-02-23T11:43:08.301Z --json\n",
+        "Times are UTC. Calls that cannot be placed in time count in the totals but not with --at or --since. Unknown tokens print as null.\n\n" +
+        "Examples:\n  ptb-manifest tokens --format codex trajectory/ --at 2026-02-23T11:43:08.301Z --json\n" +
+        "  ptb-manifest tokens --sources sources --cell sol-high --at 2026-10-04T08:41:58.200Z   # a row's driver_tokens_at_hour (its provenance write_time)\n",
     )
-    .action(async (paths: string[], opts: { format: TrajectoryFormat; at?: string; json?: boolean; quiet?: boolean }, command: Command) => {
-      let atMs: number | null = null;
-      if (opts.at !== undefined) {
-        atMs = parseAtTime(opts.at);
-        if (atMs === null) {
+    .action(async (paths: string[], opts: TokensOptions, command: Command) => {
+      const usage = (message: string): never =>
+        command.error(`error: ${message}`, { exitCode: 64, code: "ptb.tokensUsage" });
+      const time = (flag: string, value: string | undefined): number | null => {
+        if (value === undefined) return null;
+        const t = parseAtTime(value);
+        if (t === null) {
           command.error(
-            `error: option '--at <iso-time>' argument '${opts.at}' is not a time. ` +
+            `error: option '${flag} <iso-time>' argument '${value}' is not a time. ` +
               "Accepted: ISO 8601 with Z or an offset, e.g. 2026-02-23T11:43:08.301Z or 2026-02-23T12:43:08+01:00",
             { exitCode: 64, code: "ptb.invalidAt" },
           );
         }
+        return t;
+      };
+      let atMs = time("--at", opts.at);
+      let sinceMs = time("--since", opts.since);
+      let hour: number | null = null;
+      if (opts.hour !== undefined) {
+        hour = /^[0-9]+(\.[0-9]+)?$/.test(opts.hour.trim()) ? Number(opts.hour) : Number.NaN;
+        if (!Number.isFinite(hour)) usage(`option '--hour <h>' argument '${opts.hour}' is not a number of hours (e.g. 20.75)`);
+        if (opts.cell === undefined) usage("--hour needs --cell (the budget clock is the cell's)");
+        if (atMs !== null) usage("give --at or --hour, not both");
+      }
+      if (opts.cell === undefined) {
+        if (opts.sources !== undefined || opts.trajectory !== undefined) usage(`${opts.sources !== undefined ? "--sources" : "--trajectory"} needs --cell`);
+        if (opts.format === undefined) usage("required option '--format <format>' not specified (or give --sources DIR --cell CELL)");
+        if (paths.length === 0) usage("missing required argument 'path' (or give --sources DIR --cell CELL)");
+      } else {
+        if (opts.format !== undefined) usage("--cell takes the format from cells.json: do not give --format");
+        if (paths.length > 0) usage("--cell reads the cell's trajectory/ folder: do not give PATHs");
       }
       const progress = byteProgress({ quiet: opts.quiet });
-      let reading;
+      let format: TrajectoryFormat;
+      let warnings: Warning[];
+      let totals: TokenTotals | null;
+      let cellName: string | undefined;
       try {
-        if (progress.active) progress.stage("reading", await trajectoryBytes(opts.format, paths));
-        reading = await readTrajectory(opts.format, paths, { onBytes: progress.active ? (n) => progress.add(n) : undefined });
+        if (opts.cell !== undefined) {
+          // One cell, counted through the build's own code (resolve/cell-tokens.ts).
+          const sourcesDir = resolve(opts.sources ?? "sources");
+          const registry = await loadCells(sourcesDir);
+          const cell = registry.cells.find((c) => c.cell === opts.cell);
+          if (!cell) {
+            throw new InputError("TRAJECTORY_UNKNOWN_CELL", `--cell ${opts.cell}: no such cell in cells.json (cells: ${registry.cells.map((c) => c.cell).join(", ")})`, "cells.json");
+          }
+          const diag = new Diagnostics();
+          const supervisor = await readSupervisor(sourcesDir, cell, diag);
+          if (hour !== null) atMs = new BudgetClock(supervisor.runStartMs, supervisor.pauses).timeAt(hour);
+          if (atMs !== null && !Number.isFinite(atMs)) usage(`the budget clock of ${cell.cell} never reads ${opts.hour} h (a pause that never ended stopped it)`);
+          sinceMs ??= supervisor.runStartMs;
+          format = cell.trajectory_format;
+          cellName = cell.cell;
+          const counted = await countCellTokens(sourcesDir, cell, supervisor.runStartMs, { dir: opts.trajectory, onBytes: progress.active ? (n) => progress.add(n) : undefined });
+          warnings = [...diag.warnings, ...counted.reading.warnings];
+          const ledger = counted.ledger;
+          totals = ledger === null ? null : ledger.at(atMs ?? Number.POSITIVE_INFINITY, sinceMs);
+        } else {
+          format = opts.format!;
+          if (progress.active) progress.stage("reading", await trajectoryBytes(format, paths));
+          const reading = await readTrajectory(format, paths, { onBytes: progress.active ? (n) => progress.add(n) : undefined });
+          warnings = reading.warnings;
+          const ledger = new TokenLedger(reading.calls);
+          // No call to count (no session file, none of the format, none placed in time for --at/--since): unknown, null.
+          const timed = atMs !== null || sinceMs !== null;
+          if (timed) totals = ledger.placedCalls() === 0 ? null : ledger.at(atMs ?? Number.POSITIVE_INFINITY, sinceMs ?? Number.NEGATIVE_INFINITY);
+          else totals = reading.calls.length === 0 ? null : ledger.totals();
+        }
       } finally {
         progress.stop();
       }
-      const ledger = new TokenLedger(reading.calls);
-      const totals = atMs === null ? ledger.totals() : ledger.at(atMs);
-      const report = tokensReport(totals, reading.warnings);
+      const scoped = cellName !== undefined || sinceMs !== null;
+      const report: TokensReport = {
+        ...(scoped ? { ...(cellName !== undefined ? { cell: cellName, format } : {}), since: isoOrNull(sinceMs), at: isoOrNull(atMs) } : {}),
+        ...tokensReport(totals, warnings),
+      };
       if (opts.json) {
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         return;
       }
-      process.stdout.write(human(report, opts.format, atMs === null ? null : isoOrNull(atMs)));
-      for (const w of reading.warnings) {
+      process.stdout.write(human(report, format, isoOrNull(atMs), isoOrNull(sinceMs)));
+      for (const w of warnings) {
         const at = where(w.file, w.line);
         process.stderr.write(`warning ${w.code}${at ? ` at ${at}` : ""}: ${w.message}\n`);
       }

@@ -127,8 +127,8 @@ export interface InputsComparison {
  * Compares the sha256 of every file under `sourcesDir` now with the `inputs`
  * a build recorded (MANIFEST.md: build-report.json). Inputs read live (a Hub
  * repo recorded as `commit <sha>`, with the `hub/` folder it replaced; a
- * `<cell>/pvc/` replaced by `--pvc`) are not compared: they are as the build
- * read them.
+ * `<cell>/pvc/` replaced by `--pvc`, a `<cell>/trajectory/` replaced by
+ * `--trajectory`) are not compared here: they are as the build read them.
  */
 export async function compareInputs(sourcesDir: string, report: BuildReportFile): Promise<InputsComparison> {
   try {
@@ -144,7 +144,11 @@ export async function compareInputs(sourcesDir: string, report: BuildReportFile)
   }
   const args = report.arguments;
   const live = Object.entries(report.inputs).some(([, v]) => v.startsWith("commit "));
-  const skip = [...(args.hub || live ? ["hub/"] : []), ...Object.keys(isObject(args.pvc) ? args.pvc : {}).map((c) => `${c}/pvc/`)];
+  const skip = [
+    ...(args.hub || live ? ["hub/"] : []),
+    ...Object.keys(isObject(args.pvc) ? args.pvc : {}).map((c) => `${c}/pvc/`),
+    ...Object.keys(isObject(args.trajectory) ? args.trajectory : {}).map((c) => `${c}/trajectory/`),
+  ];
   const skipped = (k: string): boolean => skip.some((p) => k.startsWith(p));
   const changed: string[] = [];
   const added: string[] = [];

@@ -148,7 +148,7 @@ export async function reportHtml(result: BuildResult): Promise<string> {
 <h2>${escapeHtml(cell.cell)} <small>${escapeHtml(cell.driver)} · ${escapeHtml(cell.effort)}${cell.plotted === false ? " · not plotted" : ""}</small></h2>
 <p>${rows.length} checkpoints; run ${escapeHtml(run?.run_start ?? "")} → ${escapeHtml(run?.run_end ?? "")} (${escapeHtml(run?.run_end_from ?? "")}); eos_ok ${escapeHtml(c.eos_ok_per_cell[cell.cell] ?? "0/0")}.</p>
 ${svg}
-</section>`,
+${curve.length === 0 ? "<p>Driver tokens unknown (null): no model call of the cell's trajectory is placed in the run (see the build's warnings).</p>\n" : ""}</section>`,
     );
   }
   const cellsTable = table(

@@ -35,9 +35,9 @@ export const EXPECTED_ROWS: Row[] = [
   row({ model_id: "agentic-ptb/alpha.h038.grpo.5", ...alpha, hour: 38, hour_source: "extrapolated", driver_tokens_at_hour: 6600, source: "msr-spare/alpha.grpo.step_5", family: "grpo", step: 5, hour_lower_bound: 36, hour_error_h: 0.5 }),
   // Known from a published hNA repo and a submit event only.
   row({ model_id: "agentic-ptb/alpha.hNA.sft3.20", ...alpha, hour: null, hour_source: "unrecoverable", hour_upper_bound: 28, driver_tokens_at_hour: null, role: "SUBMITTED", eos_ok: true, eos_token_id: [248046], source: "agentic-ptb/alpha.hNA.sft3.20", family: "sft3", step: 20, hour_lower_bound: 22 }),
-  row({ model_id: "agentic-ptb/beta.h020.a.1", ...beta, hour: 20.75, hour_source: "mtime", driver_tokens_at_hour: 0, source: "/pvc/ptb/beta/a/weights/step_1", family: "a", step: 1 }),
+  row({ model_id: "agentic-ptb/beta.h020.a.1", ...beta, hour: 20.75, hour_source: "mtime", driver_tokens_at_hour: null, source: "/pvc/ptb/beta/a/weights/step_1", family: "a", step: 1 }),
   // 01:30 Los Angeles after a line at 01:50: the second occurrence, 09:30Z.
-  row({ model_id: "agentic-ptb/beta.h021.a.2", ...beta, hour: 21.5, hour_source: "janitor", driver_tokens_at_hour: 0, source: "/pvc/ptb/beta/a/weights/step_2", family: "a", step: 2 }),
+  row({ model_id: "agentic-ptb/beta.h021.a.2", ...beta, hour: 21.5, hour_source: "janitor", driver_tokens_at_hour: null, source: "/pvc/ptb/beta/a/weights/step_2", family: "a", step: 2 }),
 ];
 
 /** The warnings of a build of the mini sweep, as `[code, file, line]`, in the order found. */

@@ -11,7 +11,7 @@ import {
   call,
   classifyBy,
   cmp,
-  counts,
+  readUsage,
   isObject,
   isoMs,
   jsonLines,
@@ -21,6 +21,7 @@ import {
   scanWarnings,
   str,
   warnUnplaced,
+  UsageShapeTally,
   WarningSink,
   type FileScan,
   type FormatCounter,
@@ -34,12 +35,17 @@ import type { TokenParts } from "./types.js";
 /** A response whose largest `output_tokens` is below this kept its streaming-start value. */
 export const CLAUDE_STREAMING_OUTPUT_MAX = 9;
 
-const USAGE_KEYS = [
-  "input_tokens",
-  "cache_read_input_tokens",
-  "cache_creation_input_tokens",
-  "output_tokens",
-] as const;
+/**
+ * `message.usage` of Claude Code: input and output always; the cache counts
+ * are left out by some API gateways (0 then). `cache_creation` (a breakdown of
+ * cache_creation_input_tokens), `server_tool_use`, `service_tier`,
+ * `inference_geo`, `iterations` and `speed` are written by real logs and not counted.
+ */
+const USAGE_SHAPE = {
+  required: ["input_tokens", "output_tokens"] as const,
+  optional: ["cache_read_input_tokens", "cache_creation_input_tokens"] as const,
+  known: ["cache_creation", "server_tool_use", "service_tier", "inference_geo", "iterations", "speed"],
+};
 
 interface Group {
   parts: TokenParts;
@@ -59,8 +65,12 @@ export interface ClaudeUsageLine {
   line: number;
 }
 
-/** Fast path: only a line with a `usage` key can carry usage. */
-const CLAUDE_NEEDLES = needles('"usage"');
+/**
+ * Fast path: only a line with a `usage` key can carry usage, and an
+ * `assistant` line without one is read too (it is reported: every model
+ * response carries usage).
+ */
+const CLAUDE_NEEDLES = needles('"usage"', '"assistant"');
 const CLAUDE_CLASSIFY = classifyBy(["type"], ([type]) =>
   type === undefined ? undefined : type === "assistant" ? "take" : "skip",
 );
@@ -76,19 +86,26 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
   async scan(file: TrajectoryFile, io: ScanIO = {}): Promise<FileScan<ClaudeUsageLine[]>> {
     const sink = new WarningSink();
     const data: ClaudeUsageLine[] = [];
+    const shape = new UsageShapeTally();
     for await (const { value, lineNo } of jsonLines(file, sink, { needles: CLAUDE_NEEDLES, classify: CLAUDE_CLASSIFY, onBytes: io.onBytes })) {
       if (!isObject(value) || value["type"] !== "assistant") continue;
       const message = obj(value, "message");
-      const usage = obj(message, "usage");
-      if (!usage) continue;
       if (str(message, "model") === "<synthetic>" || value["isApiErrorMessage"] === true) {
         continue; // a local notice (rate limit, API error), not a model call
       }
-      const c = counts(usage, USAGE_KEYS);
-      if (!c) {
+      const usage = obj(message, "usage");
+      if (!usage) {
+        // Every model response's lines carry its usage: none at all is counts that cannot be read.
+        shape.missing(USAGE_SHAPE.required, isObject(message) ? Object.keys(message).map((k) => `message.${k}`) : [], lineNo);
+        continue;
+      }
+      const read = readUsage(usage, USAGE_SHAPE);
+      if (read.kind === "bad-value") {
         sink.warn("TRAJECTORY_BAD_USAGE", "message.usage has a field that is not a count; skipped", file.display, lineNo);
         continue;
       }
+      const c = shape.note(read, usage, lineNo);
+      if (!c) continue;
       const id = str(message, "id");
       const requestId = str(value, "requestId");
       const uuid = str(value, "uuid");
@@ -101,6 +118,7 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
       };
       data.push({ key, parts, timeMs: isoMs(value["timestamp"]), line: lineNo });
     }
+    shape.flush(sink, file.display, "message.usage");
     return { data, warnings: sink.warnings };
   },
   merge(files: TrajectoryFile[], scans: FileScan<ClaudeUsageLine[]>[]): FormatResult {

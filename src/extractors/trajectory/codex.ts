@@ -11,7 +11,7 @@ import {
   call,
   classifyBy,
   cmp,
-  count,
+  readUsage,
   isObject,
   isoMs,
   jsonLines,
@@ -21,6 +21,7 @@ import {
   scanWarnings,
   str,
   warnUnplaced,
+  UsageShapeTally,
   WarningSink,
   type FileScan,
   type FormatCounter,
@@ -78,15 +79,44 @@ export interface CodexScan {
 
 const ZERO: Vec = { input: 0, cached: 0, cacheWrite: 0, output: 0 };
 
-function readVec(u: unknown): Vec | null | undefined {
-  if (!isObject(u)) return undefined;
-  const input = count(u["input_tokens"]);
-  const cached = count(u["cached_input_tokens"]);
-  const cacheWrite = count(u["cache_write_input_tokens"]);
-  const output = count(u["output_tokens"]);
-  for (const v of [input, cached, cacheWrite, output]) if (v !== undefined && Number.isNaN(v)) return null;
-  if (input === undefined && output === undefined) return null;
-  return { input: input ?? 0, cached: cached ?? 0, cacheWrite: cacheWrite ?? 0, output: output ?? 0 };
+/**
+ * A Codex usage vector (`TokenUsage`): input, cached input and output are
+ * always written; `cache_write_input_tokens` only by newer versions (0 when
+ * absent); `reasoning_output_tokens` (part of output) and `total_tokens`
+ * (input + output) are derived and not counted.
+ */
+const USAGE_SHAPE = {
+  required: ["input_tokens", "cached_input_tokens", "output_tokens"] as const,
+  optional: ["cache_write_input_tokens"] as const,
+  known: ["reasoning_output_tokens", "total_tokens"],
+};
+
+function vecOf(c: Record<"input_tokens" | "cached_input_tokens" | "output_tokens" | "cache_write_input_tokens", number>): Vec {
+  return { input: c.input_tokens, cached: c.cached_input_tokens, cacheWrite: c.cache_write_input_tokens, output: c.output_tokens };
+}
+
+/**
+ * Reads a usage vector into `shape` (the file's tally): undefined when the
+ * counts cannot be read (tallied), null when a value is not a count (the
+ * caller warns `TRAJECTORY_BAD_USAGE`).
+ */
+function readVec(u: unknown, shape: UsageShapeTally, line: number, container: Record<string, unknown>, key: string): Vec | null | undefined {
+  if (!isObject(u)) {
+    // A usage line with no usage object: its counts cannot be read.
+    shape.missing(USAGE_SHAPE.required, Object.keys(container).filter((k) => k !== key), line);
+    return undefined;
+  }
+  const read = readUsage(u, USAGE_SHAPE);
+  if (read.kind === "bad-value") return null;
+  const c = shape.note(read, u, line);
+  return c ? vecOf(c) : undefined;
+}
+
+/** `last_token_usage` (only a fallback): its vector when readable, else null; never tallied (the total is). */
+function readLast(u: unknown): Vec | null {
+  if (!isObject(u)) return null;
+  const read = readUsage(u, USAGE_SHAPE);
+  return read.kind === "ok" ? vecOf(read.counts) : null;
 }
 
 const vecKey = (v: Vec): string => `${v.input}/${v.cached}/${v.cacheWrite}/${v.output}`;
@@ -136,6 +166,10 @@ async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}
   let chainMs: number | null = null;
   let burstOpen = false;
   const wantAll = (): boolean => !sawMeta || scan.parentId !== null;
+  const shape = new UsageShapeTally();
+  // token_usage_record lines count only in a file with no running total: their problems are reported only then.
+  const recordShape = new UsageShapeTally();
+  const recordSink = new WarningSink();
   for await (const { value, lineNo } of jsonLines(file, sink, { needles: CODEX_NEEDLES, classify: CODEX_CLASSIFY, wantAll, onBytes: io.onBytes })) {
     if (!isObject(value)) continue;
     const type = str(value, "type");
@@ -174,13 +208,13 @@ async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}
     if (type === "event_msg" && payload && str(payload, "type") === "token_count") {
       const info = payload["info"];
       if (!isObject(info)) continue; // info: null is a rate-limit heartbeat
-      const total = readVec(info["total_token_usage"]);
+      const total = readVec(info["total_token_usage"], shape, lineNo, info, "total_token_usage");
       if (total === undefined) continue;
       if (total === null) {
         sink.warn("TRAJECTORY_BAD_USAGE", "token_count has an unreadable total_token_usage; skipped", file.display, lineNo);
         continue;
       }
-      const last = readVec(info["last_token_usage"]) ?? null;
+      const last = readLast(info["last_token_usage"]);
       scan.observations.push({
         timeMs,
         line: lineNo,
@@ -191,8 +225,16 @@ async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}
         inBurst,
       });
     } else if (type === "token_usage_record" && payload) {
-      const usage = readVec(payload["usage"] ?? payload["token_usage"]);
-      if (!usage) continue;
+      // The usage of the one response: `usage` (or `token_usage`), else the `info.last_token_usage` some versions write.
+      const own = payload["usage"] ?? payload["token_usage"];
+      const info = obj(payload, "info");
+      const [u, container, key] = own === undefined && info ? [info["last_token_usage"], info, "last_token_usage"] : [own, payload, "usage"];
+      const usage = readVec(u, recordShape, lineNo, container, key);
+      if (usage === undefined) continue;
+      if (usage === null) {
+        recordSink.warn("TRAJECTORY_BAD_USAGE", "token_usage_record has a usage field that is not a count; skipped", file.display, lineNo);
+        continue;
+      }
       const id = str(payload, "response_id") ?? `line:${lineNo}`;
       scan.records.push({
         timeMs,
@@ -204,6 +246,16 @@ async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}
       });
     }
   }
+  if (scan.observations.length === 0) {
+    appendAll(sink.warnings, recordSink.warnings);
+    recordShape.flush(sink, file.display, "token_usage_record");
+  }
+  shape.flush(
+    sink,
+    file.display,
+    "token_count",
+    "skipped: the next readable running total still holds their tokens (counted at its time); with none after them, they are not counted",
+  );
   return scan;
 }
 

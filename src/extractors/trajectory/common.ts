@@ -230,6 +230,125 @@ export function counts<K extends string>(usage: Record<string, unknown>, keys: r
   return out;
 }
 
+/**
+ * The key set of one format's usage object (TRAJECTORIES.md, the format's
+ * section, and what its real logs carry).
+ * - `required`: count keys the format always writes; a usage object that lacks
+ *   one (absent or null) has counts that cannot be read.
+ * - `optional`: count keys that some versions or gateways leave out (0 when absent).
+ * - `known`: other keys real logs carry (derived totals, costs, tiers, nested
+ *   breakdowns): never counted, never warned about.
+ * Any other key with a numeric value is a key the format does not define.
+ */
+export interface UsageShape<K extends string> {
+  required: readonly K[];
+  optional: readonly K[];
+  known: readonly string[];
+}
+
+/** What {@link readUsage} makes of one usage object. */
+export type UsageRead<K extends string> =
+  | { kind: "ok"; counts: Record<K, number>; unknown: string[] }
+  /** A count key holds something that is not a count ≥ 0 (`TRAJECTORY_BAD_USAGE`). */
+  | { kind: "bad-value"; unknown: string[] }
+  /** Required count keys are absent: the call's counts cannot be read (`TRAJECTORY_UNREADABLE_USAGE`). */
+  | { kind: "missing"; missing: K[]; unknown: string[] };
+
+/**
+ * Reads a usage object by its format's key set: the counts of `required` and
+ * `optional` keys (an absent optional key is 0), and the numeric keys the
+ * shape does not define (`unknown`, sorted). A value that is not a count wins
+ * over missing keys (`bad-value`); then missing required keys (`missing`).
+ */
+export function readUsage<K extends string>(usage: Record<string, unknown>, shape: UsageShape<K>): UsageRead<K> {
+  const defined = new Set<string>([...shape.required, ...shape.optional, ...shape.known]);
+  const unknown = Object.keys(usage)
+    .filter((k) => !defined.has(k) && typeof usage[k] === "number")
+    .sort(cmp);
+  const out = {} as Record<K, number>;
+  const missing: K[] = [];
+  for (const k of [...shape.required, ...shape.optional]) {
+    const c = count(usage[k]);
+    if (c !== undefined && Number.isNaN(c)) return { kind: "bad-value", unknown };
+    if (c === undefined && (shape.required as readonly string[]).includes(k)) missing.push(k);
+    out[k] = c ?? 0;
+  }
+  if (missing.length > 0) return { kind: "missing", missing, unknown };
+  return { kind: "ok", counts: out, unknown };
+}
+
+/**
+ * Per-file tally of usage objects whose shape is not the format's
+ * (TRAJECTORIES.md; README "Warnings and errors"): records whose counts cannot
+ * be read (skipped: they add no call and no tokens) and records with numeric
+ * keys the format does not define (counted from the keys it does define).
+ * {@link flush} writes at most one warning of each kind for the file, with the
+ * number of records, the keys, and the first line.
+ */
+export class UsageShapeTally {
+  private unreadable = 0;
+  private unreadableLine: number | null = null;
+  private readonly missingKeys = new Set<string>();
+  private readonly presentKeys = new Set<string>();
+  private unknownRecords = 0;
+  private unknownLine: number | null = null;
+  private readonly unknownKeys = new Set<string>();
+
+  /**
+   * Notes one usage object's reading; returns its counts when the call counts
+   * (`ok`), else null. `bad-value` is the caller's to warn about (per line).
+   */
+  note<K extends string>(r: UsageRead<K>, usage: Record<string, unknown>, line: number): Record<K, number> | null {
+    if (r.unknown.length > 0) {
+      this.unknownRecords += 1;
+      this.unknownLine ??= line;
+      for (const k of r.unknown) this.unknownKeys.add(k);
+    }
+    if (r.kind === "missing") this.missing(r.missing, Object.keys(usage), line);
+    return r.kind === "ok" ? r.counts : null;
+  }
+
+  /** Notes a usage record whose counts cannot be read (`missing`: the absent count keys, `present`: the keys it has). */
+  missing(missing: readonly string[], present: readonly string[], line: number): void {
+    this.unreadable += 1;
+    this.unreadableLine ??= line;
+    for (const k of missing) this.missingKeys.add(k);
+    for (const k of present) this.presentKeys.add(k);
+  }
+
+  /**
+   * Writes this file's warnings (`TRAJECTORY_UNREADABLE_USAGE`, `TRAJECTORY_UNKNOWN_USAGE_KEY`) to `sink`.
+   * `what` names the record kind; `skipped` says what skipping an unreadable one means for the counts.
+   */
+  flush(
+    sink: WarningSink,
+    file: string,
+    what: string,
+    skipped = "these calls are left out of every token count (the totals are short of them)",
+  ): void {
+    if (this.unreadable > 0) {
+      const has = this.presentKeys.size > 0 ? [...this.presentKeys].sort(cmp).join(", ") : "no keys";
+      sink.warn(
+        "TRAJECTORY_UNREADABLE_USAGE",
+        `${this.unreadable} ${what} record(s) lack the count key(s) ${[...this.missingKeys].sort(cmp).join(", ")} ` +
+          `(they have: ${has}), first at line ${this.unreadableLine}: their counts cannot be read; ${skipped}`,
+        file,
+        this.unreadableLine,
+      );
+    }
+    if (this.unknownRecords > 0) {
+      sink.warn(
+        "TRAJECTORY_UNKNOWN_USAGE_KEY",
+        `${this.unknownRecords} ${what} record(s) carry numeric key(s) this format does not define ` +
+          `(${[...this.unknownKeys].sort(cmp).join(", ")}), first at line ${this.unknownLine}: counted from the ` +
+          `keys it defines only; whatever those keys count is not included`,
+        file,
+        this.unknownLine,
+      );
+    }
+  }
+}
+
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
 const ISO_NO_ZONE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
 

@@ -7,14 +7,21 @@
  * - `TRAJECTORY_BAD_JSON`            a line is not valid JSON (file + line); skipped.
  * - `TRAJECTORY_READ_ERROR`          a file could not be read to its end (e.g. corrupt .gz); lines read so far count.
  * - `TRAJECTORY_BAD_USAGE`           a usage object holds a value that is not a count ≥ 0 (file + line); skipped.
+ * - `TRAJECTORY_UNREADABLE_USAGE`    usage records lacking count keys their format always writes (one per file:
+ *                                    count, keys, first line); skipped, never read as 0.
+ * - `TRAJECTORY_UNKNOWN_USAGE_KEY`   usage records with numeric keys their format does not define (one per file);
+ *                                    counted from the keys it defines.
  * - `TRAJECTORY_UNPLACED_CALLS`      calls with no usable time (one per file): in totals, not in tokens(t).
  * - `TRAJECTORY_OUTPUT_UNDERCOUNT`   claude-code: responses whose output stayed at the streaming-start value (one per run).
  * - `TRAJECTORY_PARENT_ABSENT`       a fork/branch/sub-agent whose parent file is not among the files
  *                                    (codex: replayed prefix not counted; pi, kimi-code: the copies are counted).
  * - `TRAJECTORY_FOREIGN_THREAD`      codex: token_count lines of another thread in a rollout; skipped.
  * - `TRAJECTORY_INCONSISTENT_TOTAL`  codex: a running total grew while one part shrank; counted from last_token_usage.
- * - `TRAJECTORY_NO_FILES`            a folder given holds no session file of the format.
- * - `TRAJECTORY_NO_CALLS`            session files were found but none records a call of the format (wrong format?).
+ * - `TRAJECTORY_NO_FILES`            a folder given holds no session file of the format (the tokens are unknown: null).
+ * - `TRAJECTORY_NO_CALLS`            session files were found but none records a call of the format (wrong format?):
+ *                                    the tokens are unknown (null), not 0.
+ * - `TRAJECTORY_NO_CALLS_IN_RUN`     (build, `tokens --cell`; resolve/cell-tokens.ts) every placed call is before run_start:
+ *                                    the tokens are unknown (null).
  * - `TRAJECTORY_DUPLICATE_PATH`      a session file reached by several paths (links, a link loop): read once.
  * - `TRAJECTORY_DUPLICATE_RECORDS`   kimi-code: timed records repeated in another file (a copied session): counted once.
  *
@@ -45,6 +52,8 @@ export type { TokenCall, TokenParts, TokenTotals, TrajectoryFormat, TrajectoryRe
 export interface ReadTrajectoryOptions {
   /** When given, warnings' `file` and calls' `file` are relative to it (forward slashes). */
   displayRoot?: string;
+  /** With `displayRoot`: names are `<displayPrefix>/<path relative to displayRoot>` (the root itself: the prefix). */
+  displayPrefix?: string;
   /** Per-file scans are read from and written to this cache (keyed by the file's fingerprint and display name). */
   cache?: FileCache;
   /** Raw bytes read so far (for progress bars); a file served from the cache counts its whole size at once. */
@@ -83,7 +92,7 @@ const toPosix = (p: string): string => p.replace(/\\/g, "/");
 export async function listTrajectoryFiles(
   format: TrajectoryFormat,
   paths: string[],
-  opts: { displayRoot?: string | undefined } = {},
+  opts: { displayRoot?: string | undefined; displayPrefix?: string | undefined } = {},
 ): Promise<{ files: TrajectoryFile[]; warnings: Warning[] }> {
   const warnings: Warning[] = [];
   const found = new Map<string, string>(); // absolute path -> display
@@ -104,7 +113,11 @@ export async function listTrajectoryFiles(
     found.set(fileAbs, shown);
   };
   const display = (abs: string, given: string): string => {
-    if (opts.displayRoot !== undefined) return toPosix(relative(resolve(opts.displayRoot), abs)) || ".";
+    if (opts.displayRoot !== undefined) {
+      const rel = toPosix(relative(resolve(opts.displayRoot), abs)) || ".";
+      if (opts.displayPrefix === undefined) return rel;
+      return rel === "." ? opts.displayPrefix : `${opts.displayPrefix}/${rel}`;
+    }
     return toPosix(given);
   };
   for (const given of paths) {
@@ -130,7 +143,7 @@ export async function listTrajectoryFiles(
       if (entries.length === 0) {
         warnings.push({
           code: "TRAJECTORY_NO_FILES",
-          message: `no ${format} session files (${SESSION_FILE_PATTERNS[format].join(", ")}) under this folder`,
+          message: `no ${format} session files (${SESSION_FILE_PATTERNS[format].join(", ")}) under this folder: the tokens are unknown (null), not 0`,
           file: display(abs, given),
           line: null,
         });
@@ -231,7 +244,7 @@ export async function readTrajectory(
     // Session files with no call of this format: most often the wrong trajectory_format.
     warnings.push({
       code: "TRAJECTORY_NO_CALLS",
-      message: `${listed.files.length} ${format} session file(s) hold no model call that this format records: is trajectory_format right?`,
+      message: `${listed.files.length} ${format} session file(s) hold no model call that this format records (is trajectory_format right?): the tokens are unknown (null), not 0`,
       file: listed.files[0]!.display,
       line: null,
     });
@@ -288,6 +301,11 @@ export class TokenLedger {
       sum[3] += c.output;
     }
     this.all = totalsOf(sum, calls.length, this.times.length > 0 ? this.times[this.times.length - 1]! : null);
+  }
+
+  /** The number of calls placed in time (those {@link at} can count). */
+  placedCalls(): number {
+    return this.times.length;
   }
 
   /** Totals of every call, placed in time or not; `lastCallTimeMs` is the latest placed call's time. */

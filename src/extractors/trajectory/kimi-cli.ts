@@ -15,7 +15,7 @@ import {
   call,
   classifyBy,
   cmp,
-  counts,
+  readUsage,
   dirOf,
   epochSecondsMs,
   isObject,
@@ -27,6 +27,7 @@ import {
   scanWarnings,
   str,
   warnUnplaced,
+  UsageShapeTally,
   WarningSink,
   type FileScan,
   type FormatCounter,
@@ -37,7 +38,15 @@ import {
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
-const USAGE_KEYS = ["input_other", "output", "input_cache_read", "input_cache_creation"] as const;
+/** The members of a `StatusUpdate` payload other than `token_usage` (Kimi CLI's `StatusUpdate`). */
+const STATUS_KEYS = new Set(["token_usage", "context_usage", "context_tokens", "max_context_tokens", "message_id", "plan_mode"]);
+
+/** Kimi CLI writes all four counts of every `token_usage`. */
+const USAGE_SHAPE = {
+  required: ["input_other", "output", "input_cache_read", "input_cache_creation"] as const,
+  optional: [] as const,
+  known: [] as const,
+};
 
 /** The session folder of a wire file: the folder above `subagents/`, else the file's folder. */
 export function kimiSessionRoot(absPath: string): string {
@@ -103,6 +112,7 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
   async scan(file: TrajectoryFile, io: ScanIO = {}): Promise<FileScan<KimiCliUsage[]>> {
     const sink = new WarningSink();
     const data: KimiCliUsage[] = [];
+    const shape = new UsageShapeTally();
     for await (const { value, lineNo } of jsonLines(file, sink, { needles: KIMI_CLI_NEEDLES, classify: KIMI_CLI_CLASSIFY, onBytes: io.onBytes })) {
       const message = obj(value, "message");
       if (!message) continue;
@@ -115,12 +125,20 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
       }
       if (type !== "StatusUpdate") continue;
       const usage = obj(payload, "token_usage");
-      if (!usage) continue; // a StatusUpdate without usage (context size only)
-      const c = counts(usage, USAGE_KEYS);
-      if (!c) {
+      if (!usage) {
+        // A StatusUpdate without usage (context size only) is ordinary; one holding an object under another
+        // key (a renamed `token_usage`?) may carry counts that would otherwise be lost without a word.
+        const other = Object.keys(payload ?? {}).filter((k) => !STATUS_KEYS.has(k) && isObject(payload![k]));
+        if (other.length > 0) shape.missing(USAGE_SHAPE.required, other, lineNo);
+        continue;
+      }
+      const read = readUsage(usage, USAGE_SHAPE);
+      if (read.kind === "bad-value") {
         sink.warn("TRAJECTORY_BAD_USAGE", "token_usage has a field that is not a count; skipped", file.display, lineNo);
         continue;
       }
+      const c = shape.note(read, usage, lineNo);
+      if (!c) continue;
       const parts: TokenParts = {
         uncachedInput: c.input_other,
         cacheRead: c.input_cache_read,
@@ -136,6 +154,7 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
         line: lineNo,
       });
     }
+    shape.flush(sink, file.display, "token_usage");
     return { data, warnings: sink.warnings };
   },
   merge(files: TrajectoryFile[], scans: FileScan<KimiCliUsage[]>[]): FormatResult {

@@ -22,7 +22,7 @@ import {
   call,
   classifyBy,
   cmp,
-  counts,
+  readUsage,
   epochMs,
   isObject,
   jsonLines,
@@ -33,6 +33,7 @@ import {
   scanWarnings,
   str,
   warnUnplaced,
+  UsageShapeTally,
   WarningSink,
   type FileScan,
   type FormatCounter,
@@ -43,7 +44,12 @@ import {
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
-const USAGE_KEYS = ["inputOther", "output", "inputCacheRead", "inputCacheCreation"] as const;
+/** Kimi Code writes all four counts on every `usage.record`. */
+const USAGE_SHAPE = {
+  required: ["inputOther", "output", "inputCacheRead", "inputCacheCreation"] as const,
+  optional: [] as const,
+  known: [] as const,
+};
 
 /** One `usage.record` of a wire file. */
 export interface KimiCodeRecord {
@@ -80,6 +86,7 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
     const sink = new WarningSink();
     const records: KimiCodeRecord[] = [];
     let markers = 0;
+    const shape = new UsageShapeTally();
     for await (const { value, lineNo } of jsonLines(file, sink, { needles: KIMI_CODE_NEEDLES, classify: KIMI_CODE_CLASSIFY, onBytes: io.onBytes })) {
       if (!isObject(value)) continue;
       const type = value["type"];
@@ -89,12 +96,17 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
       }
       if (type !== "usage.record") continue;
       const usage = obj(value, "usage");
-      if (!usage) continue;
-      const c = counts(usage, USAGE_KEYS);
-      if (!c) {
+      if (!usage) {
+        shape.missing(USAGE_SHAPE.required, [], lineNo); // a usage.record with no usage object
+        continue;
+      }
+      const read = readUsage(usage, USAGE_SHAPE);
+      if (read.kind === "bad-value") {
         sink.warn("TRAJECTORY_BAD_USAGE", "usage has a field that is not a count; skipped", file.display, lineNo);
         continue;
       }
+      const c = shape.note(read, usage, lineNo);
+      if (!c) continue;
       const parts: TokenParts = {
         uncachedInput: c.inputOther,
         cacheRead: c.inputCacheRead,
@@ -107,6 +119,7 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
       );
       records.push({ parts, timeMs, line: lineNo, key, markersBefore: markers });
     }
+    shape.flush(sink, file.display, "usage.record");
     return { data: { records, markers }, warnings: sink.warnings };
   },
   merge(files: TrajectoryFile[], scans: FileScan<KimiCodeScan>[]): FormatResult {

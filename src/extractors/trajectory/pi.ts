@@ -13,7 +13,7 @@ import {
   call,
   classifyBy,
   cmp,
-  counts,
+  readUsage,
   epochMs,
   isObject,
   isoMs,
@@ -25,6 +25,7 @@ import {
   scanWarnings,
   str,
   warnUnplaced,
+  UsageShapeTally,
   WarningSink,
   type FileScan,
   type FormatCounter,
@@ -35,7 +36,12 @@ import {
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
-const USAGE_KEYS = ["input", "output", "cacheRead", "cacheWrite"] as const;
+/** pi writes all four counts; `totalTokens` (not in version 1) and `cost` are derived, not counted. */
+const USAGE_SHAPE = {
+  required: ["input", "output", "cacheRead", "cacheWrite"] as const,
+  optional: [] as const,
+  known: ["totalTokens", "cost"],
+};
 
 /** The session id in a pi file name `<iso-time>_<uuid>.jsonl`, or the whole base name. */
 function sessionKeyOfName(name: string): string {
@@ -54,8 +60,11 @@ export interface PiScan {
   entries: { key: string; parts: TokenParts; timeMs: number | null; line: number }[];
 }
 
-/** Fast path: only an entry with a `usage` key can carry usage (the header is always read). */
-const PI_NEEDLES = needles('"usage"');
+/**
+ * Fast path: only an entry with a `usage` key can carry usage (the header is
+ * always read); an `assistant` entry without one is read too (it is reported).
+ */
+const PI_NEEDLES = needles('"usage"', '"assistant"');
 const PI_CLASSIFY = classifyBy(["type", "message.role"], ([type, role]) => {
   if (type === undefined) return undefined;
   if (type !== "message") return "skip";
@@ -71,6 +80,7 @@ export const piCounter: FormatCounter<PiScan> = {
   async scan(file: TrajectoryFile, io: ScanIO = {}): Promise<FileScan<PiScan>> {
     const sink = new WarningSink();
     const data: PiScan = { headerId: null, parent: null, entries: [] };
+    const shape = new UsageShapeTally();
     let header = true;
     const wantAll = (): boolean => header;
     for await (const { value, lineNo } of jsonLines(file, sink, { needles: PI_NEEDLES, classify: PI_CLASSIFY, wantAll, onBytes: io.onBytes })) {
@@ -87,12 +97,18 @@ export const piCounter: FormatCounter<PiScan> = {
       const message = obj(value, "message");
       if (str(message, "role") !== "assistant") continue;
       const usage = obj(message, "usage");
-      if (!usage) continue;
-      const c = counts(usage, USAGE_KEYS);
-      if (!c) {
+      if (!usage) {
+        // pi writes usage on every assistant entry (aborted and errored ones too): none at all is counts that cannot be read.
+        shape.missing(USAGE_SHAPE.required, Object.keys(message ?? {}).map((k) => `message.${k}`), lineNo);
+        continue;
+      }
+      const read = readUsage(usage, USAGE_SHAPE);
+      if (read.kind === "bad-value") {
         sink.warn("TRAJECTORY_BAD_USAGE", "message.usage has a field that is not a count; skipped", file.display, lineNo);
         continue;
       }
+      const c = shape.note(read, usage, lineNo);
+      if (!c) continue;
       const parts: TokenParts = {
         uncachedInput: c.input,
         cacheRead: c.cacheRead,
@@ -106,6 +122,7 @@ export const piCounter: FormatCounter<PiScan> = {
         : `ts:${String(value["timestamp"] ?? message?.["timestamp"] ?? `${file.display}:${lineNo}`)}|${partsKey(parts)}`;
       data.entries.push({ key, parts, timeMs, line: lineNo });
     }
+    shape.flush(sink, file.display, "message.usage");
     return { data, warnings: sink.warnings };
   },
   merge(files: TrajectoryFile[], scans: FileScan<PiScan>[]): FormatResult {

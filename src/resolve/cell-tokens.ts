@@ -1,0 +1,116 @@
+/**
+ * A cell's driver tokens exactly as the build counts them (MANIFEST.md,
+ * `driver_tokens_at_hour`; TRAJECTORIES.md, "The quantity"): the cell's
+ * trajectory folder read in its `trajectory_format`, the calls from the
+ * supervisor's `run_start` up to a moment, and null when the folder gives no
+ * call that can be placed in time. `build` and `tokens --sources --cell` both
+ * count through here, so one reproduces the other.
+ */
+import { stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { InputError, type Warning } from "../diagnostics.js";
+import type { Cell, CellsFile } from "../schema.js";
+import type { FileCache } from "../cache/file-cache.js";
+import { readTrajectory, TokenLedger, type TokenTotals, type TrajectoryReading } from "../extractors/trajectory/index.js";
+
+/** What {@link countCellTokens} gives. */
+export interface CellTokenCount {
+  /** The trajectory's calls and warnings (files named `<cell>/trajectory/...`, wherever the folder is). */
+  reading: TrajectoryReading;
+  /**
+   * The cumulative token ledger, or null when no counted call has a time at
+   * or after `run_start` (no session file, none with a call of the format,
+   * none placeable in time, or every call before the run): the cell's tokens
+   * are then unknown, never 0 (MANIFEST.md).
+   */
+  ledger: TokenLedger | null;
+  /** The folder read (absolute). */
+  dir: string;
+}
+
+/** Options of {@link countCellTokens}. */
+export interface CellTokenOptions {
+  /** The folder to read instead of `<sources>/<cell>/trajectory` (`build --trajectory CELL=DIR`). */
+  dir?: string;
+  cache?: FileCache;
+  onBytes?: (bytes: number) => void;
+}
+
+/**
+ * Reads a cell's trajectory as the build does: `<sourcesDir>/<cell>/trajectory`
+ * (or `opts.dir`), its files shown as `<cell>/trajectory/<path inside>` in
+ * both cases, so a folder given from another disk gives the same result as
+ * the same files inside the sources. `runStartMs` is the supervisor's
+ * `run_start` (epoch ms): a trajectory whose every call is before it is not
+ * this run's (warning `TRAJECTORY_NO_CALLS_IN_RUN`, ledger null).
+ *
+ * @throws InputError `TRAJECTORY_MISSING` when the folder (in the sources) is
+ *   absent, `TRAJECTORY_DIR_MISSING` when `opts.dir` is not a readable folder,
+ *   and the errors of `readTrajectory`.
+ */
+export async function countCellTokens(sourcesDir: string, cell: Cell, runStartMs: number, opts: CellTokenOptions = {}): Promise<CellTokenCount> {
+  const prefix = `${cell.cell}/trajectory`;
+  const dir = opts.dir !== undefined ? resolve(opts.dir) : join(resolve(sourcesDir), cell.cell, "trajectory");
+  if (!(await isDir(dir))) {
+    if (opts.dir !== undefined) {
+      throw new InputError("TRAJECTORY_DIR_MISSING", `--trajectory ${cell.cell}=${opts.dir}: not a readable folder`, opts.dir);
+    }
+    throw new InputError("TRAJECTORY_MISSING", `cell "${cell.cell}" has no trajectory/ folder: driver tokens cannot be counted`, prefix);
+  }
+  const reading = await readTrajectory(cell.trajectory_format, [dir], {
+    displayRoot: dir,
+    displayPrefix: prefix,
+    cache: opts.cache,
+    onBytes: opts.onBytes,
+  });
+  const ledger = new TokenLedger(reading.calls);
+  if (ledger.placedCalls() === 0) return { reading, ledger: null, dir };
+  const last = ledger.totals().lastCallTimeMs!;
+  if (last < runStartMs) {
+    const warning: Warning = {
+      code: "TRAJECTORY_NO_CALLS_IN_RUN",
+      message:
+        `all ${ledger.placedCalls()} placed call(s) of the ${cell.trajectory_format} trajectory are before run_start ` +
+        `${new Date(runStartMs).toISOString()} (the last at ${new Date(last).toISOString()}): is it this cell's trajectory? the tokens are unknown (null), not 0`,
+      file: prefix,
+      line: null,
+    };
+    return { reading: { calls: reading.calls, warnings: [...reading.warnings, warning] }, ledger: null, dir };
+  }
+  return { reading, ledger, dir };
+}
+
+/**
+ * `driver_tokens_at_hour`'s totals at `tMs` (epoch ms): the calls with
+ * `runStartMs ≤ time ≤ tMs`; null when the ledger is null (tokens unknown).
+ */
+export function cellTokensAt(ledger: TokenLedger | null, tMs: number, runStartMs: number): TokenTotals | null {
+  return ledger === null ? null : ledger.at(tMs, runStartMs);
+}
+
+/**
+ * Checks `build --trajectory CELL=DIR` keys against `cells.json`.
+ *
+ * @throws InputError `TRAJECTORY_UNKNOWN_CELL` for a cell that is not in
+ *   `cells.json`, or is excluded (its trajectory is never read).
+ */
+export function checkTrajectoryCells(registry: CellsFile, dirs: Record<string, string>): void {
+  for (const [cell, dir] of Object.entries(dirs)) {
+    const c = registry.cells.find((x) => x.cell === cell);
+    if (!c || c.excluded) {
+      throw new InputError(
+        "TRAJECTORY_UNKNOWN_CELL",
+        `--trajectory ${cell}=${dir}: ${c ? "the cell is excluded, its trajectory is never read" : `no such cell in cells.json (cells: ${registry.cells.map((x) => x.cell).join(", ")})`}`,
+        "cells.json",
+      );
+    }
+  }
+}
+
+async function isDir(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
