@@ -45,6 +45,8 @@ export interface BuildCommandOptions {
   hubRetry?: Partial<RetryPolicy>;
   /** Environment for `HF_TOKEN`, `HF_ENDPOINT`, `XDG_CACHE_HOME` (default `process.env`). */
   env?: NodeJS.ProcessEnv;
+  /** `--force`: replace files in `out` that this tool did not write (else `OUT_FOREIGN_FILE`). */
+  force?: boolean;
 }
 
 /**
@@ -58,7 +60,8 @@ export interface BuildCommandOptions {
  * @throws InputError (fatal input: nothing written), among them
  *   `OUT_NOT_A_FOLDER`, `OUT_UNWRITABLE` and `OUT_INSIDE_SOURCES` for an
  *   `out` that cannot take the outputs or lies in the sources folder (checked
- *   before anything is read); ExitCodeError with exit code 2 under `strict`
+ *   before anything is read), `OUT_FOREIGN_FILE` for a file in `out` at an
+ *   output name that this tool did not write (unless `force`); ExitCodeError with exit code 2 under `strict`
  *   when there are warnings, 64 for an empty `out` (nothing written).
  */
 export async function runBuild(opts: BuildCommandOptions): Promise<{ result: BuildResult; summary: string }> {
@@ -120,7 +123,7 @@ async function buildAndWrite(
     made.set("manifest.schema.json", manifestJsonSchema());
     return made;
   });
-  await writeFilesAtomically(resolve(opts.out), files);
+  await writeFilesAtomically(resolve(opts.out), files, "--out", { force: opts.force });
   return { result, summary: summarise(result, opts.out) };
 }
 
@@ -159,6 +162,7 @@ export function registerBuild(program: Command): void {
     .description("Build the manifest from a sources folder (SOURCES.md layout) into an output folder.")
     .option("--sources <dir>", "the sources folder to read", "sources")
     .option("--out <dir>", "the folder to write the manifest files into (not inside --sources)", outPathOption, "out")
+    .option("--force", "replace files in --out that ptb-manifest did not write (else OUT_FOREIGN_FILE, nothing written)", false)
     .option("--strict", "treat every warning as a failure: exit 2 and write nothing (the release gate)", false)
     .option("--tolerance-h <hours>", "largest leave-one-out error and anchor residual for an extrapolated hour", parseHours, DEFAULT_TOLERANCE_H)
     .option("-q, --quiet", "no progress messages nor progress bar on stderr", false)
@@ -169,13 +173,13 @@ export function registerBuild(program: Command): void {
     .option("--no-cache", "neither read nor write the build cache (every input is read again; --strict implies it)")
     .option("--concurrency <n>", "with --hub: repos fetched at once (default 8)", parseCount)
     .addHelpText("after", "\nExit codes: 0 written; 1 fatal input error (nothing written); 2 --strict with warnings (nothing written); 64 usage error; 70 internal error.")
-    .action(async (o: { sources: string; out: string; strict: boolean; toleranceH: number; quiet: boolean; pvc?: Record<string, string>; hub: boolean; hubUrl?: string; cacheDir?: string; cache: boolean; concurrency?: number }, command: Command) => {
+    .action(async (o: { sources: string; out: string; strict: boolean; toleranceH: number; quiet: boolean; pvc?: Record<string, string>; hub: boolean; hubUrl?: string; cacheDir?: string; cache: boolean; concurrency?: number; force: boolean }, command: Command) => {
       if (!o.hub && (o.hubUrl !== undefined || o.concurrency !== undefined)) {
         command.error("error: --hub-url and --concurrency need --hub", { exitCode: EXIT.usage, code: "ptb.hubOptionWithoutHub" });
       }
       const { summary } = await runBuild({
         sources: o.sources, out: o.out, strict: o.strict, toleranceH: o.toleranceH, quiet: o.quiet,
-        pvc: o.pvc, hub: o.hub, hubUrl: o.hubUrl, cacheDir: o.cacheDir, concurrency: o.concurrency, noCache: !o.cache,
+        pvc: o.pvc, hub: o.hub, hubUrl: o.hubUrl, cacheDir: o.cacheDir, concurrency: o.concurrency, noCache: !o.cache, force: o.force,
       });
       process.stdout.write(`${summary}\n`);
     });

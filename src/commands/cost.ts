@@ -267,7 +267,8 @@ export function registerCost(program: Command): void {
     .addOption(new Option("--csv", "print the figures as CSV").default(false).conflicts("json"))
     .option("--include-eos-broken", "keep rows with eos_ok false or null in the figures, marked in their note", false)
     .option("--html <file>", "where to write cost.html (default: beside the manifest)", outPathOption)
-    .action(async (o: { scores: string; manifest: string; suite?: string; json: boolean; csv: boolean; includeEosBroken: boolean; html?: string }) => {
+    .option("--force", "replace the --html file even if ptb-manifest did not write it (else OUT_FOREIGN_FILE)", false)
+    .action(async (o: { scores: string; manifest: string; suite?: string; json: boolean; csv: boolean; includeEosBroken: boolean; html?: string; force: boolean }) => {
       let rows: Row[];
       try {
         rows = (JSON.parse(await readFile(o.manifest, "utf8")) as unknown[]).map((r) => RowSchema.parse(r));
@@ -276,7 +277,7 @@ export function registerCost(program: Command): void {
       }
       const report = computeCost(rows, await readScores(o.scores), { suite: o.suite, includeEosBroken: o.includeEosBroken });
       const html = resolve(o.html ?? join(dirname(o.manifest), "cost.html"));
-      await writeFilesAtomically(dirname(html), new Map([[basename(html), await costHtml(report)]]), "--html");
+      await writeFilesAtomically(dirname(html), new Map([[basename(html), await costHtml(report)]]), "--html", { force: o.force });
       process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : o.csv ? costCsv(report) : renderCost(report));
     });
 }

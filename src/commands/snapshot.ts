@@ -100,6 +100,8 @@ export interface SnapshotHubCommandOptions {
   quiet?: boolean;
   /** Environment to read `HF_TOKEN`, `HF_ENDPOINT`, `XDG_CACHE_HOME` from (default `process.env`). */
   env?: NodeJS.ProcessEnv;
+  /** `--force`: replace `out` even if it holds files this tool did not write. */
+  force?: boolean;
 }
 
 /**
@@ -115,7 +117,7 @@ export async function runSnapshotHub(opts: SnapshotHubCommandOptions): Promise<{
   const diag = new Diagnostics();
   const log = opts.quiet ? undefined : (m: string) => process.stderr.write(`${m}\n`);
   const hub = { ...hubOptionsFrom({ hubUrl: opts.hubUrl, cacheDir: opts.cacheDir, concurrency: opts.concurrency }, opts.env), log };
-  const done = await snapshotHub(registry, hub, opts.out, diag);
+  const done = await snapshotHub(registry, hub, opts.out, diag, opts.force);
   return { ...done, diag };
 }
 
@@ -136,14 +138,15 @@ export function registerSnapshot(program: Command): void {
   program
     .command("snapshot-hub")
     .description("Write the Hub's published repos, spare repos and baseline as a hub/ snapshot folder (small files only).")
-    .requiredOption("--out <dir>", "the hub/ folder to write (replaced whole), e.g. sources/hub", outPathOption)
+    .requiredOption("--out <dir>", "the hub/ folder to write (replaced whole, only if ptb-manifest wrote every file in it), e.g. sources/hub", outPathOption)
+    .option("--force", "replace --out even if it holds files ptb-manifest did not write (else OUT_FOREIGN_FILE)", false)
     .option("--sources <dir>", "the sources folder whose cells.json names the org, spare owner and baseline", "sources")
     .option("--hub-url <url>", "the Hub's URL (default: HF_ENDPOINT, else https://huggingface.co)")
     .option("--cache-dir <dir>", "cache of small files by repo and commit (default: $XDG_CACHE_HOME/ptb-manifest)")
     .option("--concurrency <n>", "repos fetched at once", parseCount, 8)
     .option("-q, --quiet", "no progress messages on stderr", false)
     .addHelpText("after", "\nHF_TOKEN, when set, is sent to the Hub (never printed or stored).")
-    .action(async (o: { out: string; sources: string; hubUrl?: string; cacheDir?: string; concurrency: number; quiet: boolean }) => {
+    .action(async (o: { out: string; sources: string; hubUrl?: string; cacheDir?: string; concurrency: number; quiet: boolean; force: boolean }) => {
       const { repos, files, diag } = await runSnapshotHub(o);
       printWarnings(diag);
       process.stdout.write(`wrote ${o.out}: ${repos} repos, ${files} files\n`);
