@@ -5,9 +5,23 @@ import { VERSION } from "./version.js";
 /** Exit codes, in one place (DESIGN.md: "errors mapped to exit codes in one place"). */
 export const EXIT = { ok: 0, inputError: 1, strictWarnings: 2, usage: 64, internal: 70 } as const;
 
+/**
+ * `diff`'s exit codes, as `diff(1)` and `git diff --exit-code` give them:
+ * 0 the sides are equal, 1 they differ, 2 a side could not be read (an
+ * input error); usage and internal errors keep 64 and 70.
+ */
+export const DIFF_EXIT = { same: 0, differ: 1, trouble: 2 } as const;
+
+/** The one line an input error prints on stderr: `ptb-manifest: error CODE at FILE[:LINE]: message`. */
+export function inputErrorLine(err: InputError): string {
+  const at = where(err.file, err.line);
+  return `ptb-manifest: error ${err.code}${at ? ` at ${at}` : ""}: ${err.message}\n`;
+}
+
 /** Raised by a command that finished but must exit non-zero (e.g. `--strict` with warnings). */
 export class ExitCodeError extends Error {
-  constructor(readonly exitCode: number, message: string) {
+  /** `raw`: `message` is printed as it is (it already has its prefix and line end). */
+  constructor(readonly exitCode: number, message: string, readonly raw = false) {
     super(message);
   }
 }
@@ -24,10 +38,12 @@ export async function main(argv: string[]): Promise<number> {
     .name("ptb-manifest")
     .description("Builds the manifest of the AgentPTB checkpoint index from a sources snapshot.")
     .version(VERSION)
-    .showHelpAfterError()
+    .showHelpAfterError("(see 'ptb-manifest --help')")
     .exitOverride();
   const commands = await import("./commands/index.js");
   commands.register(program);
+  // A mistyped flag or a missing argument: commander's one line and where to look, not the whole help.
+  for (const command of program.commands) command.showHelpAfterError(`(see 'ptb-manifest ${command.name()} --help')`);
   try {
     await program.parseAsync(argv);
     return EXIT.ok;
@@ -36,12 +52,11 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (err instanceof InputError) {
-      const at = where(err.file, err.line);
-      process.stderr.write(`ptb-manifest: error ${err.code}${at ? ` at ${at}` : ""}: ${err.message}\n`);
+      process.stderr.write(inputErrorLine(err));
       return EXIT.inputError;
     }
     if (err instanceof ExitCodeError) {
-      process.stderr.write(`ptb-manifest: ${err.message}\n`);
+      process.stderr.write(err.raw ? err.message : `ptb-manifest: ${err.message}\n`);
       return err.exitCode;
     }
     const e = err instanceof Error ? err : new Error(String(err));

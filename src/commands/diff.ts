@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { parse } from "csv-parse/sync";
 import { parseCsvCell } from "../writers/manifest.js";
 import { InputError } from "../diagnostics.js";
+import { DIFF_EXIT, ExitCodeError, inputErrorLine } from "../cli.js";
 import { ROW_KEYS, RowSchema } from "../schema.js";
 import { hubNameProblem } from "../resolve/ids.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
@@ -287,6 +288,11 @@ export function diffSides(oldSide: Side, newSide: Side, oldName: string, newName
   return out;
 }
 
+/** True when the two sides differ: a row added, removed or changed, or a rename. */
+export function differs(d: ManifestDiff): boolean {
+  return d.added.length + d.removed.length + d.changed.length + d.renames.length > 0;
+}
+
 /** Renders a diff as text. */
 export function renderDiff(d: ManifestDiff): string {
   const out = [`diff ${d.old} → ${d.new}`, `added (${d.added.length}):`, ...d.added.map((id) => `  + ${id}`)];
@@ -308,8 +314,17 @@ export function registerDiff(program: Command): void {
     .argument("<old>", "manifest.json, manifest.csv, model-ids.txt, an output folder, or a sources folder (its Hub snapshot's published ids)")
     .argument("<new>", "the same kinds as <old>")
     .option("--json", "print the diff as one JSON object", false)
+    .addHelpText("after", "\nExit codes (as diff(1)): 0 the sides are equal; 1 they differ (rows added, removed or changed, or renames); 2 a side is not a manifest (DIFF_INPUT ...); 64 usage error; 70 internal error.")
     .action(async (oldPath: string, newPath: string, o: { json: boolean }) => {
-      const d = diffSides(await loadSide(oldPath), await loadSide(newPath), oldPath, newPath);
+      let d: ManifestDiff;
+      try {
+        d = diffSides(await loadSide(oldPath), await loadSide(newPath), oldPath, newPath);
+      } catch (err) {
+        // "Cannot compare" must not read as "differ" (1): the trouble code of diff(1).
+        if (err instanceof InputError) throw new ExitCodeError(DIFF_EXIT.trouble, inputErrorLine(err), true);
+        throw err;
+      }
       process.stdout.write(o.json ? `${JSON.stringify(d, null, 2)}\n` : renderDiff(d));
+      if (differs(d)) throw new ExitCodeError(DIFF_EXIT.differ, "", true);
     });
 }
