@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { resolve } from "node:path";
 import { Diagnostics, where } from "../diagnostics.js";
+import { EXIT, ExitCodeError } from "../cli.js";
 import { readPvcTree } from "../extractors/pvc-live.js";
 import { loadCells } from "../sources/cells.js";
 import { hubOptionsFrom, snapshotHub, type LiveHubStats } from "../hub/live-hub.js";
@@ -26,7 +27,8 @@ export interface SnapshotPvcOptions {
  *
  * Warnings (returned, not written): `PVC_UNREADABLE_DIR` (entries missing
  * from the listing), `PVC_BAD_NAME` (a name with a line break, which the
- * format cannot hold; skipped).
+ * format cannot hold; skipped, with what is below it). The CLI prints them
+ * on stderr with a summary line and exits 2: the listing is incomplete.
  *
  * @returns the number of lines written and the warnings.
  * @throws InputError `PVC_DIR_MISSING`.
@@ -128,12 +130,23 @@ export function registerSnapshot(program: Command): void {
     .description("Print the find-format listing (pvc/listing.tsv) of a mounted PVC tree, to keep before the volume is released.")
     .argument("<dir>", "the mounted checkpoint tree")
     .option("--as <pvc_root>", "print paths under this PVC path (the cell's pvc_root) instead of DIR")
-    .addHelpText("after", "\nExample:\n  ptb-manifest snapshot-pvc /mnt/kimi --as /pvc/ptb/kimi > sources/kimi/pvc/listing.tsv\n")
+    .addHelpText(
+      "after",
+      "\nExample:\n  ptb-manifest snapshot-pvc /mnt/kimi --as /pvc/ptb/kimi > sources/kimi/pvc/listing.tsv\n" +
+        "\nExit codes: 0 every entry listed; 1 DIR is not a readable directory (PVC_DIR_MISSING); 2 listing written but incomplete (PVC_BAD_NAME: a name with a line break; PVC_UNREADABLE_DIR), each warned on stderr with a summary line.\n",
+    )
     .action(async (dir: string, o: { as?: string }) => {
+      let diag: Diagnostics | null = null;
       await withStdout(async (write) => {
-        const { diag } = await runSnapshotPvc({ dir, as: o.as, write });
-        printWarnings(diag);
+        diag = (await runSnapshotPvc({ dir, as: o.as, write })).diag;
       });
+      const warnings = (diag as Diagnostics | null)?.warnings ?? [];
+      if (warnings.length === 0) return;
+      printWarnings(diag!);
+      const counts = new Map<string, number>();
+      for (const w of warnings) counts.set(w.code, (counts.get(w.code) ?? 0) + 1);
+      const summary = [...counts].map(([code, n]) => `${n} ${code}`).join(", ");
+      throw new ExitCodeError(EXIT.strictWarnings, `snapshot-pvc: the listing is incomplete (${summary}): the entries named above are not in it\n`.replace(/\n$/, ""));
     });
   program
     .command("snapshot-hub")
