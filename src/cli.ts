@@ -1,3 +1,5 @@
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
 import { Command, CommanderError } from "commander";
 import { InputError, where } from "./diagnostics.js";
 import { VERSION } from "./version.js";
@@ -44,6 +46,7 @@ export async function main(argv: string[]): Promise<number> {
   commands.register(program);
   // A mistyped flag or a missing argument: commander's one line and where to look, not the whole help.
   for (const command of program.commands) command.showHelpAfterError(`(see 'ptb-manifest ${command.name()} --help')`);
+  program.hook("preAction", async (_root, action) => checkDefaultSources(action));
   try {
     await program.parseAsync(argv);
     return EXIT.ok;
@@ -66,4 +69,22 @@ export async function main(argv: string[]): Promise<number> {
     );
     return EXIT.internal;
   }
+}
+
+/**
+ * `--sources` left at its default, `sources/` of the working folder, where
+ * there is no such folder (the tool run outside its clone): the error says to
+ * pass `--sources`, rather than naming a missing `cells.json`.
+ *
+ * @throws InputError `SOURCES_NOT_GIVEN`.
+ */
+async function checkDefaultSources(command: Command): Promise<void> {
+  if (!["build", "snapshot-hub"].includes(command.name()) || command.getOptionValueSource("sources") !== "default") return;
+  const dir = resolve(String(command.opts().sources));
+  if (await stat(dir).catch(() => null)) return;
+  throw new InputError(
+    "SOURCES_NOT_GIVEN",
+    `no --sources given and no sources/ folder in ${process.cwd()}: pass --sources DIR, the folder laid out as SOURCES.md describes (cells.json, the cells' folders, hub/)`,
+    dir,
+  );
 }
