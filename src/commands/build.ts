@@ -7,6 +7,7 @@ import { manifestCsv, manifestJson, modelIdsTxt, provenanceJsonl } from "../writ
 import { buildReportJson, countRows, hashInputs } from "../writers/report.js";
 import { writeFilesAtomically } from "../util/atomic.js";
 import { checkOutFolder, outPathOption } from "../util/out-folder.js";
+import { BUILD_NAMES, foreignFileError, foreignFiles, readOwnership } from "../util/out-owner.js";
 import { indexCard } from "../writers/card.js";
 import { dataPackage, manifestJsonSchema } from "../writers/datapackage.js";
 import { DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
@@ -68,6 +69,12 @@ export async function runBuild(opts: BuildCommandOptions): Promise<{ result: Bui
   const sourcesDir = resolve(opts.sources);
   // Before anything is read: an --out that cannot take the outputs, or that lies in the sources, is refused at once.
   await checkOutFolder(opts.out, { sources: opts.sources });
+  // A file of the user's at an output name (a README.md of `--out .`) is refused before the work, not after.
+  if (!opts.force) {
+    const own = await readOwnership(resolve(opts.out));
+    const foreign = await foreignFiles(resolve(opts.out), new Map([...BUILD_NAMES].map((n) => [n, null])), own);
+    if (foreign.length > 0) throw foreignFileError(resolve(opts.out), foreign, "--out");
+  }
   const progress = byteProgress({ quiet: opts.quiet });
   try {
     return await buildAndWrite(opts, sourcesDir, progress);

@@ -42,7 +42,7 @@ import { InputError } from "../diagnostics.js";
 export const OUT_MARKER = ".ptb-manifest-outputs.json";
 
 /** The files a build writes (a folder written before the marker existed is recognised by them). */
-const BUILD_NAMES = new Set([
+export const BUILD_NAMES: ReadonlySet<string> = new Set([
   "manifest.json", "manifest.csv", "model-ids.txt", "provenance.jsonl", "build-report.json", "report.html", "README.md", "datapackage.json", "manifest.schema.json",
 ]);
 
@@ -116,7 +116,7 @@ function legacyOurs(name: string, own: Ownership, text: () => Promise<string>): 
   if (name === "cost.html") return text().then((t) => t.includes("<title>AgentPTB: cost per point of gain</title>"));
   if (!BUILD_NAMES.has(name) || !own.ptbReport) return false;
   if (name !== "README.md") return true;
-  return text().then((t) => t.startsWith("---\n") && /\n {4}config_name: default\n/.test(t) && /\n {8}path: manifest\.csv\n/.test(t));
+  return text().then((t) => t.startsWith("---\n") && /\nconfigs:\n +- config_name: default\n/.test(t) && /\n +path: manifest\.csv\n/.test(t));
 }
 
 /**
@@ -124,27 +124,33 @@ function legacyOurs(name: string, own: Ownership, text: () => Promise<string>): 
  * written) in `dir` that this tool did not write, each with the reason, in
  * the order given; the marker itself when it is foreign. See the module
  * comment for the rule.
+ *
+ * A content of `null` (not known yet: the early check of `build`, before
+ * anything is computed) checks only what needs no content: a recorded file
+ * is left to the check at write time, an unrecorded one that is not
+ * recognised is foreign.
  */
-export async function foreignFiles(dir: string, files: Map<string, string | Buffer>, own: Ownership): Promise<string[]> {
+export async function foreignFiles(dir: string, files: Map<string, string | Buffer | null>, own: Ownership): Promise<string[]> {
   const foreign: string[] = [];
   if (own.markerForeign) foreign.push(`${OUT_MARKER} (not a marker ptb-manifest wrote)`);
   for (const [name, content] of files) {
     if (name === OUT_MARKER) continue;
     const path = join(dir, name);
     const s = await lstatOrNull(path);
-    if (!s) continue;
+    if (!s || (!s.isFile() && !s.isSymbolicLink())) continue; // a folder or a device there is checkOutFile's OUT_NOT_A_FILE
     if (!s.isFile()) {
-      foreign.push(`${name} (${s.isSymbolicLink() ? "a symbolic link" : "not a regular file"})`);
+      foreign.push(`${name} (a symbolic link)`);
       continue;
     }
     const recorded = own.recorded.get(name);
     if (recorded !== undefined) {
+      if (content === null) continue;
       const now = await fileSha256(path);
       if (now !== recorded && now !== sha256Of(content)) foreign.push(`${name} (changed since ptb-manifest wrote it)`);
       continue;
     }
     if (await legacyOurs(name, own, () => readFile(path, "utf8"))) continue;
-    if ((await fileSha256(path)) === sha256Of(content)) continue;
+    if (content !== null && (await fileSha256(path)) === sha256Of(content)) continue;
     foreign.push(`${name} (not written by ptb-manifest)`);
   }
   return foreign;
