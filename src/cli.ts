@@ -1,3 +1,5 @@
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
 import { Command, CommanderError } from "commander";
 import { InputError, where } from "./diagnostics.js";
 import { VERSION } from "./version.js";
@@ -5,9 +7,23 @@ import { VERSION } from "./version.js";
 /** Exit codes, in one place (DESIGN.md: "errors mapped to exit codes in one place"). */
 export const EXIT = { ok: 0, inputError: 1, strictWarnings: 2, usage: 64, internal: 70 } as const;
 
+/**
+ * `diff`'s exit codes, as `diff(1)` and `git diff --exit-code` give them:
+ * 0 the sides are equal, 1 they differ, 2 a side could not be read (an
+ * input error); usage and internal errors keep 64 and 70.
+ */
+export const DIFF_EXIT = { same: 0, differ: 1, trouble: 2 } as const;
+
+/** The one line an input error prints on stderr: `ptb-manifest: error CODE at FILE[:LINE]: message`. */
+export function inputErrorLine(err: InputError): string {
+  const at = where(err.file, err.line);
+  return `ptb-manifest: error ${err.code}${at ? ` at ${at}` : ""}: ${err.message}\n`;
+}
+
 /** Raised by a command that finished but must exit non-zero (e.g. `--strict` with warnings). */
 export class ExitCodeError extends Error {
-  constructor(readonly exitCode: number, message: string) {
+  /** `raw`: `message` is printed as it is (it already has its prefix and line end). */
+  constructor(readonly exitCode: number, message: string, readonly raw = false) {
     super(message);
   }
 }
@@ -24,10 +40,13 @@ export async function main(argv: string[]): Promise<number> {
     .name("ptb-manifest")
     .description("Builds the manifest of the AgentPTB checkpoint index from a sources snapshot.")
     .version(VERSION)
-    .showHelpAfterError()
+    .showHelpAfterError("(see 'ptb-manifest --help')")
     .exitOverride();
   const commands = await import("./commands/index.js");
   commands.register(program);
+  // A mistyped flag or a missing argument: commander's one line and where to look, not the whole help.
+  for (const command of program.commands) command.showHelpAfterError(`(see 'ptb-manifest ${command.name()} --help')`);
+  program.hook("preAction", async (_root, action) => checkDefaultSources(action));
   try {
     await program.parseAsync(argv);
     return EXIT.ok;
@@ -36,13 +55,12 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (err instanceof InputError) {
-      const at = where(err.file, err.line);
-      process.stderr.write(`ptb-manifest: error ${err.code}${at ? ` at ${at}` : ""}: ${err.message}\n`);
+      process.stderr.write(inputErrorLine(err));
       return EXIT.inputError;
     }
     if (err instanceof ExitCodeError) {
       // An empty message: the command has already said why (validate's verdict line).
-      if (err.message) process.stderr.write(`ptb-manifest: ${err.message}\n`);
+      if (err.message) process.stderr.write(err.raw ? err.message : `ptb-manifest: ${err.message}\n`);
       return err.exitCode;
     }
     const e = err instanceof Error ? err : new Error(String(err));
@@ -52,4 +70,22 @@ export async function main(argv: string[]): Promise<number> {
     );
     return EXIT.internal;
   }
+}
+
+/**
+ * `--sources` left at its default, `sources/` of the working folder, where
+ * there is no such folder (the tool run outside its clone): the error says to
+ * pass `--sources`, rather than naming a missing `cells.json`.
+ *
+ * @throws InputError `SOURCES_NOT_GIVEN`.
+ */
+async function checkDefaultSources(command: Command): Promise<void> {
+  if (!["build", "snapshot-hub"].includes(command.name()) || command.getOptionValueSource("sources") !== "default") return;
+  const dir = resolve(String(command.opts().sources));
+  if (await stat(dir).catch(() => null)) return;
+  throw new InputError(
+    "SOURCES_NOT_GIVEN",
+    `no --sources given and no sources/ folder in ${process.cwd()}: pass --sources DIR, the folder laid out as SOURCES.md describes (cells.json, the cells' folders, hub/)`,
+    dir,
+  );
 }

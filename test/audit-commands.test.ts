@@ -1,5 +1,5 @@
 import { describe, expect, it, beforeAll, afterAll } from "vitest";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { makeMiniSweep, miniCells } from "./helpers/mini-sweep.js";
 import { removeTree, lines } from "./helpers/tree.js";
 import { runCli } from "./helpers/cli.js";
@@ -101,7 +101,7 @@ describe("diff", () => {
     roots.push(dir, `${dir}-out`);
     expect((await runCli("build", "--sources", dir, "--out", `${dir}-out`, "--quiet")).code).toBe(0);
     const r = await runCli("diff", dir, `${dir}-out/manifest.json`, "--json");
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1); // the sides differ, as diff(1)
     const d = JSON.parse(r.stdout);
     expect(d.renames).toEqual([{ from: "agentic-ptb/alpha.h010.sft2.300", to: "agentic-ptb/alpha.h017.sft2.300" }]);
     expect(d.removed).toEqual(["agentic-ptb/gamma.h001.x.1"]);
@@ -115,7 +115,9 @@ describe("diff", () => {
     const dir = await makeMiniSweep();
     roots.push(dir, `${dir}-out`);
     await runCli("build", "--sources", dir, "--out", `${dir}-out`, "--quiet");
-    const same = JSON.parse((await runCli("diff", `${dir}-out/manifest.csv`, `${dir}-out/manifest.csv`, "--json")).stdout);
+    const sameRun = await runCli("diff", `${dir}-out/manifest.csv`, `${dir}-out/manifest.csv`, "--json");
+    expect(sameRun.code).toBe(0);
+    const same = JSON.parse(sameRun.stdout);
     expect([same.added, same.removed, same.changed, same.renames]).toEqual([[], [], [], []]);
     // The CSV is typed back by the row schema: a build's JSON and its CSV agree (test/diff-input.test.ts has more).
     const jsonCsv = JSON.parse((await runCli("diff", `${dir}-out`, `${dir}-out/manifest.csv`, "--json")).stdout);
@@ -125,12 +127,33 @@ describe("diff", () => {
     rows[1].hour = 6.5;
     rows[1].model_id = "agentic-ptb/alpha.h006.sft2.100";
     await fs.writeFile(`${dir}-out/edited.json`, JSON.stringify(rows));
-    const d = JSON.parse((await runCli("diff", `${dir}-out/manifest.json`, `${dir}-out/edited.json`, "--json")).stdout);
+    const edited = await runCli("diff", `${dir}-out/manifest.json`, `${dir}-out/edited.json`, "--json");
+    expect({ code: edited.code, stderr: edited.stderr }).toEqual({ code: 1, stderr: "" });
+    const d = JSON.parse(edited.stdout);
     expect(d.changed).toEqual([
       { key: "alpha/sft2/100", model_id: "agentic-ptb/alpha.h006.sft2.100", fields: { model_id: { old: "agentic-ptb/alpha.h005.sft2.100", new: "agentic-ptb/alpha.h006.sft2.100" }, hour: { old: 5, new: 6.5 } } },
     ]);
     expect(d.renames).toEqual([{ from: "agentic-ptb/alpha.h005.sft2.100", to: "agentic-ptb/alpha.h006.sft2.100" }]);
     void miniCells;
+  });
+
+  it("exit codes as diff(1): 0 equal, 1 differ (text and JSON alike, a rename included), 2 a side that is not a manifest", async () => {
+    const dir = await makeMiniSweep();
+    roots.push(dir, `${dir}-out`);
+    await runCli("build", "--sources", dir, "--out", `${dir}-out`, "--quiet");
+    const m = `${dir}-out/manifest.json`;
+    expect(await runCli("diff", m, m)).toEqual({ code: 0, stdout: `diff ${m} → ${m}\nadded (0):\nremoved (0):\nchanged (0):\nrenames (0):\n`, stderr: "" });
+    const ids = await readFile(`${dir}-out/model-ids.txt`, "utf8");
+    await writeFile(`${dir}-out/renamed.txt`, ids.replace("agentic-ptb/alpha.h005.sft2.100", "agentic-ptb/alpha.h009.sft2.100"));
+    const renamed = await runCli("diff", `${dir}-out/model-ids.txt`, `${dir}-out/renamed.txt`);
+    expect({ code: renamed.code, stderr: renamed.stderr }).toEqual({ code: 1, stderr: "" });
+    expect(renamed.stdout).toContain("renames (1):\n  agentic-ptb/alpha.h005.sft2.100 → agentic-ptb/alpha.h009.sft2.100\n");
+    expect((await runCli("diff", m, `${dir}-out/renamed.txt`, "--json")).code).toBe(1);
+    expect(await runCli("diff", m, `${dir}-out/missing.json`)).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `ptb-manifest: error DIFF_INPUT at ${dir}-out/missing.json: no such file or folder: ${dir}-out/missing.json\n`,
+    });
   });
 });
 

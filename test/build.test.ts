@@ -49,7 +49,7 @@ describe("build on a hand-checked mini sweep", () => {
     expect(r1.stdout).toContain("| `beta` | Codex / gpt-x | max | 2 | 0/0, 2 unknown |");
     expect(r1.stdout).toContain("| `extrapolated` | 1 |");
     expect(r1.stdout).toContain("warnings: 5");
-    expect((await readdir(out1)).sort()).toEqual(["README.md", "build-report.json", "datapackage.json", "manifest.csv", "manifest.json", "manifest.schema.json", "model-ids.txt", "provenance.jsonl", "report.html"]);
+    expect((await readdir(out1)).sort()).toEqual([".ptb-manifest-outputs.json", "README.md", "build-report.json", "datapackage.json", "manifest.csv", "manifest.json", "manifest.schema.json", "model-ids.txt", "provenance.jsonl", "report.html"]);
     const json = JSON.parse(await readFile(join(out1, "manifest.json"), "utf8"));
     expect(json).toEqual(EXPECTED_ROWS);
     expect(Object.keys(json[1])).toEqual([

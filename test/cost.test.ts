@@ -73,6 +73,65 @@ describe("cost per point of gain", () => {
     ]);
   });
 
+  it("an unknown --suite is COST_UNKNOWN_SUITE listing the suites, and cost.html is left as it was", async () => {
+    const cost = (...args: string[]) => runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), ...args);
+    expect((await cost()).code).toBe(0);
+    const before = await readFile(join(out, "cost.html"));
+    expect(await cost("--suite", "arc")).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `ptb-manifest: error COST_UNKNOWN_SUITE at ${join(out, "scores.csv")}: --suite "arc": no score is on that suite; the scores file has "gsm", "mmlu"\n`,
+    });
+    expect((await readFile(join(out, "cost.html"))).equals(before)).toBe(true);
+  });
+
+  it("says on stderr what it wrote and what the figures leave out (also under --csv)", async () => {
+    const r = await runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), "--csv");
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      `ptb-manifest: warning COST_UNMATCHED_SCORE at ${join(out, "scores.csv")}:8: 1 score(s) name a model id with no row of ${join(out, "manifest.json")} (the first: agentic-ptb/nobody.h001.x.1); they are not in the figures\n` +
+        "ptb-manifest: 2 score(s) left out for broken or unknown packaging (eos_ok false or null; --include-eos-broken keeps them)\n" +
+        `ptb-manifest: wrote ${join(out, "cost.html")}\n`,
+    );
+  });
+
+  it("--manifest takes manifest.csv or the output folder, with the same figures as manifest.json", async () => {
+    const run = async (manifest: string) => runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", manifest, "--json", "--html", join(out, "c.html"));
+    const json = await run(join(out, "manifest.json"));
+    expect(json.code).toBe(0);
+    for (const m of [join(out, "manifest.csv"), out]) {
+      const other = await run(m);
+      expect({ code: other.code, stdout: other.stdout }).toEqual({ code: 0, stdout: json.stdout });
+    }
+    // A CSV that is not a manifest is named with its line, as diff names it.
+    await writeFile(join(out, "notmanifest.csv"), lines("a,b", "1,2"));
+    const bad = await run(join(out, "notmanifest.csv"));
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(new RegExp(`^ptb-manifest: error COST_BAD_MANIFEST at ${join(out, "notmanifest.csv")}:1: cannot read a manifest from .*: the header row is not manifest.csv's`));
+  });
+
+  it("rounds the gain to the scores' decimals and the cost to 2 (9.2, not 9.200000000000003)", async () => {
+    await writeFile(join(out, "decimals.csv"), lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,ifeval,31", "agentic-ptb/alpha.h005.sft2.100,ifeval,40.2", "agentic-ptb/alpha.h017.sft2.300,ifeval,31.3"));
+    const r = await runCli("cost", "--scores", join(out, "decimals.csv"), "--manifest", join(out, "manifest.json"), "--json");
+    const x = JSON.parse(r.stdout);
+    expect(x.rows.map((c: any) => [c.gain, c.cost_per_point])).toEqual([[9.2, 119.57], [0.3, 11000]]);
+    const text = await runCli("cost", "--scores", join(out, "decimals.csv"), "--manifest", join(out, "manifest.json"));
+    expect(text.stdout.split("\n").slice(0, 3)).toEqual([
+      "suite ifeval (baseline 31)",
+      "  agentic-ptb/alpha.h005.sft2.100  h 5  fallback  score 40.2  gain 9.2  120 tokens/point",
+      "  agentic-ptb/alpha.h017.sft2.300  h 17.17  intermediate  score 31.3  gain 0.3  11,000 tokens/point",
+    ]);
+  });
+
+  it("a scores file none of whose ids is a row is COST_NO_MATCH, not an empty success", async () => {
+    await writeFile(join(out, "other.csv"), lines("model_id,suite,score", "someone/else,mmlu,40", "someone/other,mmlu,41"));
+    expect(await runCli("cost", "--scores", join(out, "other.csv"), "--manifest", join(out, "manifest.json"), "--html", join(out, "x.html"))).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `ptb-manifest: error COST_NO_MATCH at ${join(out, "other.csv")}:2: none of the 2 score(s) names a model id of the manifest (the first, someone/else at ${join(out, "other.csv")}:2, has no row): is it the manifest these models come from?\n`,
+    });
+  });
+
   it("errors: a suite without a baseline score, a bad score, a duplicate, a missing manifest (JSONL input)", async () => {
     await writeFile(join(out, "nobase.jsonl"), lines('{"model_id":"agentic-ptb/alpha.h005.sft2.100","suite":"arc","score":3}'));
     const a = await runCli("cost", "--scores", join(out, "nobase.jsonl"), "--manifest", join(out, "manifest.json"));

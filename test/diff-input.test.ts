@@ -161,7 +161,8 @@ describe("diff: a side that is not a manifest is DIFF_INPUT naming the file and 
   it("keeps the valid sides: a sources folder, an output folder, manifest.json, manifest.csv, model-ids.txt", async () => {
     for (const side of [dir, out, `${out}/manifest.json`, `${out}/manifest.csv`, `${out}/model-ids.txt`]) {
       const r = await runCli("diff", side, out, "--json");
-      expect({ side, code: r.code, stderr: r.stderr }).toEqual({ side, code: 0, stderr: "" });
+      // The sources folder's Hub snapshot differs from the build (exit 1); the build's own files do not (exit 0).
+      expect({ side, code: r.code, stderr: r.stderr }).toEqual({ side, code: side === dir ? 1 : 0, stderr: "" });
     }
     const ids = JSON.parse((await runCli("diff", `${out}/model-ids.txt`, `${out}/manifest.csv`, "--json")).stdout);
     expect(noChanges(ids)).toEqual([[], [], [], []]);
@@ -170,7 +171,7 @@ describe("diff: a side that is not a manifest is DIFF_INPUT naming the file and 
   it("refuses provenance.jsonl at its first line (its lines are not model ids)", async () => {
     const r = await refused(out, `${out}/provenance.jsonl`);
     const first = (await readFile(`${out}/provenance.jsonl`, "utf8")).split("\n")[0]!;
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       `ptb-manifest: error DIFF_INPUT at ${out}/provenance.jsonl:1: ${JSON.stringify(first).slice(0, 77)}... is not owner/name: a model-ids.txt holds one Hub model id (owner/name) a line\n`,
     );
@@ -192,8 +193,8 @@ describe("diff: a side that is not a manifest is DIFF_INPUT naming the file and 
       [`${out}/folder`, `ptb-manifest: error DIFF_INPUT at ${out}/folder: a folder that is neither a sources folder (cells.json) nor a build's output folder (manifest.json)\n`],
     ];
     for (const [side, stderr] of cases) {
-      expect(await refused(out, side)).toEqual({ code: 1, stderr });
-      expect(await refused(side, out)).toEqual({ code: 1, stderr }); // either side
+      expect(await refused(out, side)).toEqual({ code: 2, stderr });
+      expect(await refused(side, out)).toEqual({ code: 2, stderr }); // either side
     }
   });
 
@@ -205,17 +206,17 @@ describe("diff: a side that is not a manifest is DIFF_INPUT naming the file and 
     };
     const nullId = await edit("null-id.json", (rs) => ((rs[2]!.model_id = null), rs));
     expect(await refused(out, nullId)).toEqual({
-      code: 1,
+      code: 2,
       stderr: `ptb-manifest: error DIFF_INPUT at ${nullId}:4: row 3 is not a manifest row: model_id: Invalid input: expected string, received null\n`,
     });
     const formula = await edit("formula.json", (rs) => ((rs[1]!.hour = "=cmd()"), rs));
     expect(await refused(out, formula)).toEqual({
-      code: 1,
+      code: 2,
       stderr: `ptb-manifest: error DIFF_INPUT at ${formula}:3: row 2 ("agentic-ptb/alpha.h005.sft2.100") is not a manifest row: hour: Invalid input: expected number, received string (got "=cmd()")\n`,
     });
     const notHubId = await edit("not-hub-id.json", (rs) => ((rs[1]!.model_id = "alpha.h005.sft2.100"), rs));
     expect(await refused(out, notHubId)).toEqual({
-      code: 1,
+      code: 2,
       stderr: `ptb-manifest: error DIFF_INPUT at ${notHubId}:3: row 2: model_id "alpha.h005.sft2.100" is not owner/name: not a Hub model id\n`,
     });
     const unknownKey = await edit("unknown-key.json", (rs) => ((rs[0]!.note = "x"), rs));
@@ -224,12 +225,12 @@ describe("diff: a side that is not a manifest is DIFF_INPUT naming the file and 
     );
     const dupId = await edit("dup-id.json", (rs) => [...rs, { ...rs[1]!, step: 999 }]);
     expect(await refused(out, dupId)).toEqual({
-      code: 1,
+      code: 2,
       stderr: `ptb-manifest: error DIFF_INPUT at ${dupId}:${rows.length + 2}: row ${rows.length + 1}: model_id agentic-ptb/alpha.h005.sft2.100 is also the id of row 2: a manifest holds each id once\n`,
     });
     const dupCheckpoint = await edit("dup-checkpoint.json", (rs) => [...rs, { ...rs[1]!, model_id: "agentic-ptb/alpha.h006.sft2.100" }]);
     expect(await refused(out, dupCheckpoint)).toEqual({
-      code: 1,
+      code: 2,
       stderr: `ptb-manifest: error DIFF_INPUT at ${dupCheckpoint}:${rows.length + 2}: row ${rows.length + 1} (agentic-ptb/alpha.h006.sft2.100): checkpoint alpha/sft2/100 is also the checkpoint of row 2 (agentic-ptb/alpha.h005.sft2.100): a manifest holds each checkpoint once\n`,
     });
     await writeFile(`${out}/object.json`, '{"rows": []}\n');
@@ -259,7 +260,7 @@ describe("diff: a side that is not a manifest is DIFF_INPUT naming the file and 
     };
     const formula = await withLine("formula.csv", 3, (l) => l.replace(",Codex / gpt-x,", ",=cmd(),"));
     expect(await refused(out, formula)).toEqual({
-      code: 1,
+      code: 2,
       stderr: `ptb-manifest: error DIFF_INPUT at ${formula}:3: row 2 ("agentic-ptb/alpha.h005.sft2.100") is not a manifest row: driver: "=cmd()" starts with "=" without the ' escape: a spreadsheet would run it as a formula, and ptb-manifest never writes it so\n`,
     });
     const hour = await withLine("hour.csv", 3, (l) => l.replace(",5,mtime,", ",5 h,mtime,"));
@@ -288,7 +289,7 @@ describe("diff: a side that is not a manifest is DIFF_INPUT naming the file and 
     const bad = `${out}/bad-ids.txt`;
     await writeFile(bad, [...ids.slice(0, 2), "null", ...ids.slice(2)].join("\n"));
     expect(await refused(out, bad)).toEqual({
-      code: 1,
+      code: 2,
       stderr: `ptb-manifest: error DIFF_INPUT at ${bad}:3: "null" is not owner/name: a model-ids.txt holds one Hub model id (owner/name) a line\n`,
     });
     const name = `${out}/bad-name.txt`;
@@ -299,7 +300,7 @@ describe("diff: a side that is not a manifest is DIFF_INPUT naming the file and 
     const dup = `${out}/dup-ids.txt`;
     await writeFile(dup, `${ids[0]}\n${ids[1]}\n\n${ids[1]}\n`);
     expect(await refused(out, dup)).toEqual({
-      code: 1,
+      code: 2,
       stderr: `ptb-manifest: error DIFF_INPUT at ${dup}:4: ${ids[1]} is also on line 2: a model-ids.txt holds each id once\n`,
     });
   });

@@ -242,19 +242,62 @@ describe("snapshot-hub", () => {
     expect(r.code).toBe(0);
     const want = (await fg("**/*", { cwd: join(SOURCES, "hub"), dot: true })).sort();
     const got = (await fg("**/*", { cwd: out, dot: true })).sort();
-    expect(got).toEqual(want);
+    // Beside the snapshot: the marker recording every file written, with its sha256.
+    expect(got).toEqual([".ptb-manifest-outputs.json", ...want]);
+    const marker = JSON.parse(await readFile(join(out, ".ptb-manifest-outputs.json"), "utf8"));
+    expect(Object.keys(marker.files)).toEqual(want);
     for (const f of want) expect((await readFile(join(out, f))).equals(await readFile(join(SOURCES, "hub", f))), f).toBe(true);
     expect(r.stdout).toBe(`wrote ${out}: ${snapshot.length} repos, ${want.length} files\n`);
     expect(await readHubSnapshot(join(tmp, "snap"), new Diagnostics())).toEqual(snapshot);
 
-    // Again, warm: only listings; the folder is replaced whole.
+    // Again, warm: only listings; the folder it wrote is replaced whole (an empty folder in it goes too).
     server.reset();
-    await writeFile(join(out, "agentic-ptb", "kimi.h029.sft-mix.2400", "stale.json"), "{}");
     await mkdir(join(out, "gone", "repo"), { recursive: true });
     const again = await runCli("snapshot-hub", "--out", out, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", cacheDir, "-q");
     expect(again.code).toBe(0);
     expect(server.count("resolve")).toBe(0);
-    expect((await fg("**/*", { cwd: out, dot: true })).sort()).toEqual(want);
+    expect((await fg("**/*", { cwd: out, dot: true })).sort()).toEqual([".ptb-manifest-outputs.json", ...want]);
+
+    // A file it did not write, and one edited since, stop it: nothing replaced, the Hub not asked.
+    server.reset();
+    const config = join(out, "agentic-ptb", "kimi.h029.sft-mix.2400", "config.json");
+    const stale = join(out, "agentic-ptb", "kimi.h029.sft-mix.2400", "stale.json");
+    await writeFile(stale, "{}");
+    await writeFile(config, "{\"eos_token_id\": 7}\n");
+    const refused = await runCli("snapshot-hub", "--out", out, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", cacheDir, "-q");
+    expect({ code: refused.code, stdout: refused.stdout, stderr: refused.stderr }).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        `ptb-manifest: error OUT_FOREIGN_FILE at ${out}/agentic-ptb/kimi.h029.sft-mix.2400/config.json: --out ${out} holds 2 files that an output would replace but ptb-manifest did not write there: ` +
+        "agentic-ptb/kimi.h029.sft-mix.2400/config.json (changed since ptb-manifest wrote it), agentic-ptb/kimi.h029.sft-mix.2400/stale.json (not written by ptb-manifest); nothing written (use another folder, move them away, or pass --force to replace them)\n",
+    });
+    expect(server.count()).toBe(0);
+    expect(await readFile(stale, "utf8")).toBe("{}");
+    expect(await readFile(config, "utf8")).toBe("{\"eos_token_id\": 7}\n");
+    // --force replaces them.
+    const forced = await runCli("snapshot-hub", "--out", out, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", cacheDir, "-q", "--force");
+    expect(forced.code).toBe(0);
+    expect((await fg("**/*", { cwd: out, dot: true })).sort()).toEqual([".ptb-manifest-outputs.json", ...want]);
+    expect((await readFile(config)).equals(await readFile(join(SOURCES, "hub", "agentic-ptb", "kimi.h029.sft-mix.2400", "config.json")))).toBe(true);
+  });
+
+  it("replaces a snapshot an older version wrote (no marker: the hub layout only), and refuses anything else in it", async () => {
+    const out = join(tmp, "legacy", "hub");
+    await cp(join(SOURCES, "hub"), out, { recursive: true });
+    const ok = await runCli("snapshot-hub", "--out", out, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", freshCache(), "-q");
+    expect({ code: ok.code, stderr: ok.stderr }).toEqual({ code: 0, stderr: "" });
+    const legacy = join(tmp, "legacy2", "hub");
+    await cp(join(SOURCES, "hub"), legacy, { recursive: true });
+    await writeFile(join(legacy, "NOTES.md"), "mine\n");
+    server.reset();
+    const refused = await runCli("snapshot-hub", "--out", legacy, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", freshCache(), "-q");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `ptb-manifest: error OUT_FOREIGN_FILE at ${legacy}/NOTES.md: --out ${legacy} holds a file that an output would replace but ptb-manifest did not write there: NOTES.md (not written by ptb-manifest); nothing written (use another folder, move it away, or pass --force to replace it)\n`,
+    );
+    expect(server.count()).toBe(0);
+    expect(await readFile(join(legacy, "NOTES.md"), "utf8")).toBe("mine\n");
   });
 
   it("refuses to replace a folder that is not a hub snapshot", async () => {
@@ -263,7 +306,10 @@ describe("snapshot-hub", () => {
     await writeFile(join(notHub, "cells.json"), "{}");
     const r = await runCli("snapshot-hub", "--out", notHub, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", freshCache(), "-q");
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("SNAPSHOT_OUT_NOT_HUB");
+    expect(r.stderr).toBe(
+      `ptb-manifest: error OUT_FOREIGN_FILE at ${notHub}/cells.json: --out ${notHub} holds a file that an output would replace but ptb-manifest did not write there: cells.json (not written by ptb-manifest); nothing written (use another folder, move it away, or pass --force to replace it)\n`,
+    );
+    expect(await readFile(join(notHub, "cells.json"), "utf8")).toBe("{}");
     expect(server.count()).toBe(0);
   });
 });

@@ -94,6 +94,33 @@ describe("live PVC tree (fast-glob walk, lstat mtimes)", () => {
     expect(plain.stdout).toContain(`\t${kimiDir}/grpo@len/weights/step_200/STABLE\n`);
   });
 
+  it("a name with a line break is never dropped silently: PVC_BAD_NAME for each (a folder's subtree included), a summary, exit 2", async () => {
+    const dir = join(tmp, "newline");
+    await mkdir(join(dir, "ok", "weights", "step_10"), { recursive: true });
+    await writeFile(join(dir, "ok", "weights", "step_10", "STABLE"), "");
+    await mkdir(join(dir, "fa\nm", "weights", "step_20"), { recursive: true });
+    await writeFile(join(dir, "fa\nm", "weights", "step_20", "STABLE"), "");
+    await writeFile(join(dir, "ok", "a\nb"), "");
+    await writeFile(join(dir, "ok", "x\u2028y"), "");
+    const r = await runCli("snapshot-pvc", dir, "--as", "/pvc/p");
+    expect(r.code).toBe(2);
+    expect(r.stdout.split("\n").filter(Boolean).map((l) => l.split("\t").slice(1).join(" ")).sort()).toEqual(
+      ["/pvc/p", "/pvc/p/ok", "/pvc/p/ok/weights", "/pvc/p/ok/weights/step_10"].map((p) => expect.stringMatching(new RegExp(`^d \\d+ ${p}$`))).concat(["f 0 /pvc/p/ok/weights/step_10/STABLE"]),
+    );
+    expect(r.stderr.split("\n").sort()).toEqual([
+      "",
+      'ptb-manifest: snapshot-pvc: the listing is incomplete (3 PVC_BAD_NAME): the entries named above are not in it',
+      'ptb-manifest: warning PVC_BAD_NAME at /pvc/p/ok: the entry "a\\nb" in /pvc/p/ok has a line break in its name, which a listing line cannot hold: it is not listed',
+      'ptb-manifest: warning PVC_BAD_NAME at /pvc/p/ok: the entry "x\\u2028y" in /pvc/p/ok has a line break in its name, which a listing line cannot hold: it is not listed',
+      'ptb-manifest: warning PVC_BAD_NAME at /pvc/p: the directory "fa\\nm" in /pvc/p has a line break in its name, which a listing line cannot hold: it is not listed, nor anything below it',
+    ]);
+    // The live build sees the same warning (nothing below such a folder is read either).
+    const diag = new Diagnostics();
+    await collect(readPvcTree(dir, { pvcRoot: "/pvc/p", diag }));
+    expect(diag.warnings.map((w) => [w.code, w.file])).toEqual(expect.arrayContaining([["PVC_BAD_NAME", "/pvc/p"], ["PVC_BAD_NAME", "/pvc/p/ok"], ["PVC_BAD_NAME", "/pvc/p/ok"]]));
+    expect(diag.warnings).toHaveLength(3);
+  });
+
   it("formats nanoseconds as find %T@ does", () => {
     expect(nsToEpoch(1790003123456789123n)).toBe("1790003123.4567891230");
     expect(nsToEpoch(5n)).toBe("0.0000000050");

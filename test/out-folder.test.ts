@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lstat, mkdir, mkdtemp, readdir, stat, symlink, writeFile } from "node:fs/promises";
+import { cp, lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { createHash } from "node:crypto";
 import { makeMiniSweep, miniSweepFiles } from "./helpers/mini-sweep.js";
 import { lines, removeTree, writeTree } from "./helpers/tree.js";
 import { runCli } from "./helpers/cli.js";
@@ -50,7 +51,7 @@ describe("build --out", () => {
     const r = await runCli("build", "--sources", join(root, "sources"), "--out", root, "--quiet", "--no-cache");
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
     expect((await readdir(root)).sort()).toEqual([
-      "README.md", "build-report.json", "datapackage.json", "manifest.csv", "manifest.json", "manifest.schema.json", "model-ids.txt", "provenance.jsonl", "report.html", "sources",
+      ".ptb-manifest-outputs.json", "README.md", "build-report.json", "datapackage.json", "manifest.csv", "manifest.json", "manifest.schema.json", "model-ids.txt", "provenance.jsonl", "report.html", "sources",
     ]);
   });
 
@@ -152,6 +153,95 @@ describe("snapshot-hub --out", () => {
     const empty = await snap("");
     expect(empty.code).toBe(64);
     expect(empty.stderr).toContain("error: option '--out <dir>' argument '' is invalid.");
+  });
+});
+
+describe("only files this tool wrote are replaced (OUT_FOREIGN_FILE, --force, the marker)", () => {
+  const README = "# my project\n\nhand-written, not a dataset card\n";
+  const foreign = (dir: string, what: string, n = 1) =>
+    `ptb-manifest: error OUT_FOREIGN_FILE at ${dir}/${what.replace(/ \(.*$/, "")}: --out ${dir} holds ${n === 1 ? "a file" : `${n} files`} that an output would replace but ptb-manifest did not write there: ${what}; nothing written (use another folder, move ${n === 1 ? "it" : "them"} away, or pass --force to replace ${n === 1 ? "it" : "them"})\n`;
+
+  it("build --out into a folder with the user's README.md: refused, README untouched, nothing written; --force replaces it; a second build needs no --force", async () => {
+    const root = await tempDir();
+    await writeTree(join(root, "sources"), miniSweepFiles());
+    await writeFile(join(root, "README.md"), README);
+    const before = await listing(root);
+    const build = (...extra: string[]) => runCli("build", "--sources", join(root, "sources"), "--out", root, "--quiet", "--no-cache", ...extra);
+    const refused = await build();
+    expect(refused).toEqual({ code: 1, stdout: "", stderr: foreign(root, "README.md (not written by ptb-manifest)") });
+    expect(await readFile(join(root, "README.md"), "utf8")).toBe(README);
+    expect(await listing(root)).toEqual(before);
+
+    const forced = await build("--force");
+    expect({ code: forced.code, stderr: forced.stderr }).toEqual({ code: 0, stderr: "" });
+    const card = await readFile(join(root, "README.md"), "utf8");
+    expect(card.startsWith("---\ntags: [agentic-ptb, index]\n")).toBe(true);
+    const marker = JSON.parse(await readFile(join(root, ".ptb-manifest-outputs.json"), "utf8"));
+    expect(marker.tool).toBe("ptb-manifest");
+    expect(Object.keys(marker.files)).toEqual([
+      "README.md", "build-report.json", "datapackage.json", "manifest.csv", "manifest.json", "manifest.schema.json", "model-ids.txt", "provenance.jsonl", "report.html",
+    ]);
+    expect(marker.files["README.md"]).toBe(createHash("sha256").update(card).digest("hex"));
+
+    const again = await build();
+    expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: "" });
+  });
+
+  it("a file edited since the build wrote it is the user's: refused, naming it; the others are still ours", async () => {
+    const sources = await makeMiniSweep();
+    const out = `${sources}-out`;
+    roots.push(sources, out);
+    const build = (...extra: string[]) => runCli("build", "--sources", sources, "--out", out, "--quiet", "--no-cache", ...extra);
+    expect((await build()).code).toBe(0);
+    await writeFile(join(out, "manifest.csv"), "my edits\n");
+    await writeFile(join(out, "report.html"), "<p>mine</p>\n");
+    expect(await build()).toEqual({ code: 1, stdout: "", stderr: foreign(out, "manifest.csv (changed since ptb-manifest wrote it), report.html (changed since ptb-manifest wrote it)", 2) });
+    expect(await readFile(join(out, "manifest.csv"), "utf8")).toBe("my edits\n");
+    // A marker this tool did not write is itself foreign.
+    await writeFile(join(out, ".ptb-manifest-outputs.json"), "{}\n");
+    const bad = await build();
+    expect(bad.stderr).toBe(foreign(out, ".ptb-manifest-outputs.json (not a marker ptb-manifest wrote)"));
+    expect((await build("--force")).code).toBe(0);
+    expect((await build()).code).toBe(0);
+  });
+
+  it("a folder an older version built into (build-report.json, no marker) is replaced without --force, but not a README that is no index card", async () => {
+    const sources = await makeMiniSweep();
+    const out = `${sources}-out`;
+    roots.push(sources, out);
+    const build = () => runCli("build", "--sources", sources, "--out", out, "--quiet", "--no-cache");
+    expect((await build()).code).toBe(0);
+    await rm(join(out, ".ptb-manifest-outputs.json"));
+    expect((await build()).code).toBe(0);
+    expect((await stat(join(out, ".ptb-manifest-outputs.json"))).isFile()).toBe(true);
+    await rm(join(out, ".ptb-manifest-outputs.json"));
+    await writeFile(join(out, "README.md"), README);
+    expect(await build()).toEqual({ code: 1, stdout: "", stderr: foreign(out, "README.md (not written by ptb-manifest)") });
+    expect(await readFile(join(out, "README.md"), "utf8")).toBe(README);
+  });
+
+  it("cost --html: a foreign file is refused; its own cost.html, beside a build's outputs, is replaced; the marker keeps both", async () => {
+    const sources = await makeMiniSweep();
+    const out = `${sources}-out`;
+    roots.push(sources, out);
+    expect((await runCli("build", "--sources", sources, "--out", out, "--quiet", "--no-cache")).code).toBe(0);
+    await writeFile(join(out, "scores.csv"), lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,40", "agentic-ptb/alpha.h005.sft2.100,mmlu,42.5"));
+    const cost = (...args: string[]) => runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), ...args);
+    const mine = join(out, "mine.html");
+    await writeFile(mine, "<p>my page</p>\n");
+    const refused = await cost("--html", mine);
+    expect(refused).toEqual({ code: 1, stdout: "", stderr: foreign(out, "mine.html (not written by ptb-manifest)").replace(`--out ${out}`, `--html ${out}`) });
+    expect(await readFile(mine, "utf8")).toBe("<p>my page</p>\n");
+    expect((await cost()).code).toBe(0);
+    expect((await cost()).code).toBe(0);
+    const marker = JSON.parse(await readFile(join(out, ".ptb-manifest-outputs.json"), "utf8"));
+    expect(Object.keys(marker.files)).toContain("cost.html");
+    expect(Object.keys(marker.files)).toContain("manifest.json");
+    // A cost.html an older version wrote (no marker entry, its title) is replaced too.
+    await rm(join(out, ".ptb-manifest-outputs.json"));
+    expect((await cost()).code).toBe(0);
+    expect((await cost("--html", mine, "--force")).code).toBe(0);
+    expect(await readFile(mine, "utf8")).toContain("<title>AgentPTB: cost per point of gain</title>");
   });
 });
 

@@ -52,7 +52,7 @@ describe("CSV formula escaping (OWASP: a leading ')", () => {
 });
 
 describe("reads and writes stay inside the folders given", () => {
-  it("an output file that is a link to a file outside --out is replaced, never written through", async () => {
+  it("an output file that is a link to a file outside --out is not ours (OUT_FOREIGN_FILE); with --force it is replaced, never written through", async () => {
     const dir = await makeMiniSweep();
     const out = `${dir}-out`;
     const victim = `${dir}-victim.txt`;
@@ -61,7 +61,13 @@ describe("reads and writes stay inside the folders given", () => {
     await writeFile(victim, "do not touch\n");
     await symlink(victim, join(out, "manifest.json"));
     await symlink(victim, join(out, "manifest.csv"));
-    expect((await runCli("build", "--sources", dir, "--out", out, "--quiet")).code).toBe(0);
+    const refused = await runCli("build", "--sources", dir, "--out", out, "--quiet");
+    expect({ code: refused.code, stderr: refused.stderr }).toEqual({
+      code: 1,
+      stderr: `ptb-manifest: error OUT_FOREIGN_FILE at ${out}/manifest.json: --out ${out} holds 2 files that an output would replace but ptb-manifest did not write there: manifest.json (a symbolic link), manifest.csv (a symbolic link); nothing written (use another folder, move them away, or pass --force to replace them)\n`,
+    });
+    expect((await lstat(join(out, "manifest.json"))).isSymbolicLink()).toBe(true);
+    expect((await runCli("build", "--sources", dir, "--out", out, "--quiet", "--force")).code).toBe(0);
     expect(await readFile(victim, "utf8")).toBe("do not touch\n");
     expect((await lstat(join(out, "manifest.json"))).isFile()).toBe(true);
     expect((await lstat(join(out, "manifest.csv"))).isFile()).toBe(true);
@@ -79,7 +85,7 @@ describe("reads and writes stay inside the folders given", () => {
       ["diff", dir, dir],
     ]) {
       const r = await runCli(...args);
-      expect([args[0], r.code]).toEqual([args[0], 1]);
+      expect([args[0], r.code]).toEqual([args[0], args[0] === "diff" ? 2 : 1]); // diff: 2 is "cannot compare", as diff(1)
       expect(r.stderr).toContain("error SOURCES_LINK_OUTSIDE at beta/trajectory/rollout-x.jsonl: ");
     }
   });

@@ -7,6 +7,7 @@ import { manifestCsv, manifestJson, modelIdsTxt, provenanceJsonl } from "../writ
 import { buildReportJson, countRows, hashInputs } from "../writers/report.js";
 import { writeFilesAtomically } from "../util/atomic.js";
 import { checkOutFolder, outPathOption } from "../util/out-folder.js";
+import { BUILD_NAMES, foreignFileError, foreignFiles, readOwnership } from "../util/out-owner.js";
 import { indexCard } from "../writers/card.js";
 import { dataPackage, manifestJsonSchema } from "../writers/datapackage.js";
 import { DEFAULT_OUTLIER_FLOOR_H, DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
@@ -53,6 +54,8 @@ export interface BuildCommandOptions {
   hubRetry?: Partial<RetryPolicy>;
   /** Environment for `HF_TOKEN`, `HF_ENDPOINT`, `XDG_CACHE_HOME` (default `process.env`). */
   env?: NodeJS.ProcessEnv;
+  /** `--force`: replace files in `out` that this tool did not write (else `OUT_FOREIGN_FILE`). */
+  force?: boolean;
 }
 
 /**
@@ -66,13 +69,20 @@ export interface BuildCommandOptions {
  * @throws InputError (fatal input: nothing written), among them
  *   `OUT_NOT_A_FOLDER`, `OUT_UNWRITABLE` and `OUT_INSIDE_SOURCES` for an
  *   `out` that cannot take the outputs or lies in the sources folder (checked
- *   before anything is read); ExitCodeError with exit code 2 under `strict`
+ *   before anything is read), `OUT_FOREIGN_FILE` for a file in `out` at an
+ *   output name that this tool did not write (unless `force`); ExitCodeError with exit code 2 under `strict`
  *   when there are warnings, 64 for an empty `out` (nothing written).
  */
 export async function runBuild(opts: BuildCommandOptions): Promise<{ result: BuildResult; summary: string }> {
   const sourcesDir = resolve(opts.sources);
   // Before anything is read: an --out that cannot take the outputs, or that lies in the sources, is refused at once.
   await checkOutFolder(opts.out, { sources: opts.sources });
+  // A file of the user's at an output name (a README.md of `--out .`) is refused before the work, not after.
+  if (!opts.force) {
+    const own = await readOwnership(resolve(opts.out));
+    const foreign = await foreignFiles(resolve(opts.out), new Map([...BUILD_NAMES].map((n) => [n, null])), own);
+    if (foreign.length > 0) throw foreignFileError(resolve(opts.out), foreign, "--out");
+  }
   const progress = byteProgress({ quiet: opts.quiet });
   try {
     return await buildAndWrite(opts, sourcesDir, progress);
@@ -129,7 +139,7 @@ async function buildAndWrite(
     made.set("manifest.schema.json", manifestJsonSchema());
     return made;
   });
-  await writeFilesAtomically(resolve(opts.out), files);
+  await writeFilesAtomically(resolve(opts.out), files, "--out", { force: opts.force });
   return { result, summary: summarise(result, opts.out, warningLines) };
 }
 
@@ -173,6 +183,7 @@ export function registerBuild(program: Command): void {
     .description("Build the manifest from a sources folder (SOURCES.md layout) into an output folder.")
     .option("--sources <dir>", "the sources folder to read", "sources")
     .option("--out <dir>", "the folder to write the manifest files into (not inside --sources)", outPathOption, "out")
+    .option("--force", "replace files in --out that ptb-manifest did not write (else OUT_FOREIGN_FILE, nothing written)", false)
     .option("--strict", "treat every warning as a failure: exit 2 and write nothing (the release gate)", false)
     .option("--tolerance-h <hours>", "largest leave-one-out error and anchor residual for an extrapolated hour (the validation gate: it never changes which points are fitted)", parseHours, DEFAULT_TOLERANCE_H)
     .option("--outlier-floor-h <hours>", "floor of the cadence fit's outlier cut: a point is fitted when its residual from the robust line is within max(floor, 3·MAD)", parseHours, DEFAULT_OUTLIER_FLOOR_H)
@@ -186,13 +197,13 @@ export function registerBuild(program: Command): void {
     .option("--no-cache", "neither read nor write the build cache (every input is read again; --strict implies it)")
     .option("--concurrency <n>", "with --hub: repos fetched at once (default 8)", parseCount)
     .addHelpText("after", "\nExit codes: 0 written; 1 fatal input error (nothing written); 2 --strict with warnings (nothing written); 64 usage error; 70 internal error.")
-    .action(async (o: { sources: string; out: string; strict: boolean; toleranceH: number; outlierFloorH: number; verbose: boolean; quiet: boolean; pvc?: Record<string, string>; trajectory?: Record<string, string>; hub: boolean; hubUrl?: string; cacheDir?: string; cache: boolean; concurrency?: number }, command: Command) => {
+    .action(async (o: { sources: string; out: string; strict: boolean; toleranceH: number; outlierFloorH: number; verbose: boolean; quiet: boolean; pvc?: Record<string, string>; trajectory?: Record<string, string>; hub: boolean; hubUrl?: string; cacheDir?: string; cache: boolean; concurrency?: number; force: boolean }, command: Command) => {
       if (!o.hub && (o.hubUrl !== undefined || o.concurrency !== undefined)) {
         command.error("error: --hub-url and --concurrency need --hub", { exitCode: EXIT.usage, code: "ptb.hubOptionWithoutHub" });
       }
       const { summary } = await runBuild({
         sources: o.sources, out: o.out, strict: o.strict, toleranceH: o.toleranceH, outlierFloorH: o.outlierFloorH, verbose: o.verbose, quiet: o.quiet,
-        pvc: o.pvc, trajectory: o.trajectory, hub: o.hub, hubUrl: o.hubUrl, cacheDir: o.cacheDir, concurrency: o.concurrency, noCache: !o.cache,
+        pvc: o.pvc, trajectory: o.trajectory, hub: o.hub, hubUrl: o.hubUrl, cacheDir: o.cacheDir, concurrency: o.concurrency, noCache: !o.cache, force: o.force,
       });
       process.stdout.write(`${summary}\n`);
     });

@@ -1,11 +1,12 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
 import type { TopLevelSpec } from "vega-lite";
 import { InputError } from "../diagnostics.js";
-import { RowSchema, type Row } from "../schema.js";
+import type { Row } from "../schema.js";
+import { readManifestRows } from "./diff.js";
 import { parsePublishedName } from "../extractors/hub-files.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
 import { writeFilesAtomically } from "../util/atomic.js";
@@ -111,7 +112,13 @@ export async function readScores(path: string): Promise<Score[]> {
  * the figures and listed with the reason, unless `includeEosBroken` (then
  * kept, with a note). A gain of zero or less gives no cost.
  *
- * @throws InputError `COST_NO_BASELINE` naming a suite without a baseline score.
+ * `gain` is rounded to the decimals of the two scores (`40.2 − 31` is
+ * `9.2`), `cost_per_point` to 2 decimals (tokens per point).
+ *
+ * @throws InputError `COST_NO_BASELINE` naming a suite without a baseline
+ *   score; `COST_UNKNOWN_SUITE` for an `opts.suite` no score is on (listing
+ *   the suites there are); `COST_NO_MATCH` when no score names a row of the
+ *   manifest (the wrong manifest, or a scores file of other models).
  */
 export function computeCost(manifest: Row[], scores: Score[], opts: { suite?: string; includeEosBroken?: boolean } = {}): CostReport {
   const baseline = manifest.find((r) => r.cell === "BASELINE");
@@ -128,6 +135,19 @@ export function computeCost(manifest: Row[], scores: Score[], opts: { suite?: st
     return p ? byKey.get(`${p.cell}/${p.family}/${p.step}`) : undefined;
   };
   const wanted = scores.filter((s) => opts.suite === undefined || s.suite === opts.suite);
+  if (wanted.length === 0) {
+    const known = [...new Set(scores.map((s) => s.suite))].sort(cmpStr);
+    throw new InputError("COST_UNKNOWN_SUITE", `--suite ${JSON.stringify(opts.suite)}: no score is on that suite; the scores file has ${known.map((k) => JSON.stringify(k)).join(", ")}`, scores[0]?.at.slice(0, scores[0].at.lastIndexOf(":")) ?? null);
+  }
+  if (!wanted.some((s) => lookup(s.model_id))) {
+    const first = wanted[0]!;
+    throw new InputError(
+      "COST_NO_MATCH",
+      `none of the ${wanted.length} score(s) names a model id of the manifest (the first, ${first.model_id} at ${first.at}, has no row): is it the manifest these models come from?`,
+      first.at.slice(0, first.at.lastIndexOf(":")),
+      Number(first.at.slice(first.at.lastIndexOf(":") + 1)),
+    );
+  }
   const suites = [...new Set(wanted.map((s) => s.suite))].sort(cmpStr);
   const baselineScore = new Map<string, number>();
   for (const s of wanted) if (baseline && lookup(s.model_id) === baseline) baselineScore.set(s.suite, s.score);
@@ -152,13 +172,14 @@ export function computeCost(manifest: Row[], scores: Score[], opts: { suite?: st
     }
     if (row === baseline) continue;
     const base = baselineScore.get(s.suite)!;
-    const gain = s.score - base;
+    // To the decimals of the scores: 40.2 − 31 is 9.2, not 9.200000000000003.
+    const gain = roundTo(s.score - base, Math.max(decimalsOf(s.score), decimalsOf(base)));
     const tokens = row.driver_tokens_at_hour;
     let note: string | null = null;
     let cost: number | null = null;
     if (gain <= 0) note = "no gain over the baseline: no cost";
     else if (tokens === null) note = row.hour === null ? "hour unrecoverable: no token count" : "driver tokens unknown (null): no cost";
-    else cost = tokens / gain;
+    else cost = roundTo(tokens / gain, 2);
     const item: CostRow = {
       model_id: row.model_id, scored_as: s.model_id === row.model_id ? null : s.model_id, cell: row.cell, role: row.role, hour: row.hour,
       suite: s.suite, score: s.score, baseline_score: base, gain, driver_tokens_at_hour: tokens, cost_per_point: cost, eos_ok: row.eos_ok, note,
@@ -176,6 +197,18 @@ export function computeCost(manifest: Row[], scores: Score[], opts: { suite?: st
   report.excluded.sort(order);
   report.unmatched.sort((a, b) => cmpStr(a.suite, b.suite) || cmpStr(a.model_id, b.model_id));
   return report;
+}
+
+/** The number of decimals `x` is written with (`40.25` → 2), at most 12. */
+function decimalsOf(x: number): number {
+  const m = /^-?\d+(?:\.(\d+))?(?:e([-+]\d+))?$/.exec(String(x));
+  if (!m) return 12;
+  return Math.min(12, Math.max(0, (m[1]?.length ?? 0) - Number(m[2] ?? 0)));
+}
+
+/** `x` rounded to `decimals` places (a binary fraction's noise removed). */
+function roundTo(x: number, decimals: number): number {
+  return Number(x.toFixed(decimals));
 }
 
 const COLUMNS = ["model_id", "scored_as", "cell", "role", "hour", "suite", "score", "baseline_score", "gain", "driver_tokens_at_hour", "cost_per_point", "eos_ok", "note"] as const;
@@ -261,22 +294,32 @@ export function registerCost(program: Command): void {
     .command("cost")
     .description("Join eval scores to the manifest: gain over the baseline and driver tokens per point of gain (eos_ok rows only), plus cost.html.")
     .requiredOption("--scores <file>", "eval results: CSV (model_id,suite,score) or JSONL; stale and hNA Hub ids are mapped to their rows")
-    .option("--manifest <file>", "the manifest to join", "out/manifest.json")
-    .option("--suite <name>", "only this suite")
+    .option("--manifest <file>", "the manifest to join: manifest.json, manifest.csv or a build's output folder", "out/manifest.json")
+    .option("--suite <name>", "only this suite (one the scores file has, else COST_UNKNOWN_SUITE)")
     .option("--json", "print the report as one JSON object", false)
     .addOption(new Option("--csv", "print the figures as CSV").default(false).conflicts("json"))
     .option("--include-eos-broken", "keep rows with eos_ok false or null in the figures, marked in their note", false)
     .option("--html <file>", "where to write cost.html (default: beside the manifest)", outPathOption)
-    .action(async (o: { scores: string; manifest: string; suite?: string; json: boolean; csv: boolean; includeEosBroken: boolean; html?: string }) => {
+    .option("--force", "replace the --html file even if ptb-manifest did not write it (else OUT_FOREIGN_FILE)", false)
+    .action(async (o: { scores: string; manifest: string; suite?: string; json: boolean; csv: boolean; includeEosBroken: boolean; html?: string; force: boolean }) => {
       let rows: Row[];
       try {
-        rows = (JSON.parse(await readFile(o.manifest, "utf8")) as unknown[]).map((r) => RowSchema.parse(r));
+        rows = await readManifestRows(o.manifest);
       } catch (err) {
-        throw new InputError("COST_BAD_MANIFEST", `cannot read a manifest from ${o.manifest} (run ptb-manifest build first): ${(err as Error).message.split("\n")[0]}`, o.manifest);
+        if (!(err instanceof InputError)) throw err;
+        throw new InputError("COST_BAD_MANIFEST", `cannot read a manifest from ${o.manifest} (run ptb-manifest build first): ${err.message}`, err.file, err.line);
       }
       const report = computeCost(rows, await readScores(o.scores), { suite: o.suite, includeEosBroken: o.includeEosBroken });
-      const html = resolve(o.html ?? join(dirname(o.manifest), "cost.html"));
-      await writeFilesAtomically(dirname(html), new Map([[basename(html), await costHtml(report)]]), "--html");
+      const manifestDir = (await stat(o.manifest)).isDirectory() ? o.manifest : dirname(o.manifest);
+      const html = resolve(o.html ?? join(manifestDir, "cost.html"));
+      await writeFilesAtomically(dirname(html), new Map([[basename(html), await costHtml(report)]]), "--html", { force: o.force });
       process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : o.csv ? costCsv(report) : renderCost(report));
+      // What the figures leave out is said on stderr too, so --csv (which has no room for it) does not hide it.
+      if (report.unmatched.length) {
+        const u = report.unmatched[0]!;
+        process.stderr.write(`ptb-manifest: warning COST_UNMATCHED_SCORE at ${u.at}: ${report.unmatched.length} score(s) name a model id with no row of ${o.manifest} (the first: ${u.model_id}); they are not in the figures\n`);
+      }
+      if (report.excluded.length) process.stderr.write(`ptb-manifest: ${report.excluded.length} score(s) left out for broken or unknown packaging (eos_ok false or null; --include-eos-broken keeps them)\n`);
+      process.stderr.write(`ptb-manifest: wrote ${html}\n`);
     });
 }

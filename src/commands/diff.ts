@@ -1,10 +1,12 @@
+import type { Stats } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { parse } from "csv-parse/sync";
 import { parseCsvCell } from "../writers/manifest.js";
 import { InputError } from "../diagnostics.js";
-import { ROW_KEYS, RowSchema } from "../schema.js";
+import { DIFF_EXIT, ExitCodeError, inputErrorLine } from "../cli.js";
+import { ROW_KEYS, RowSchema, type Row } from "../schema.js";
 import { hubNameProblem } from "../resolve/ids.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
 import { loadCells } from "../sources/cells.js";
@@ -108,7 +110,8 @@ function arrayElementLines(text: string): number[] {
  * {@link RowSchema} row with an `owner/name` model id, no model id and no
  * checkpoint twice.
  */
-function addRows(side: Side, file: string, rows: { value: unknown; line: number | null; label: string }[]): void {
+function addRows(side: Side, file: string, rows: { value: unknown; line: number | null; label: string }[]): Row[] {
+  const out: Row[] = [];
   const ids = new Map<string, string>();
   const keys = new Map<string, string>();
   for (const { value, line, label } of rows) {
@@ -131,7 +134,9 @@ function addRows(side: Side, file: string, rows: { value: unknown; line: number 
     ids.set(row.model_id, label);
     keys.set(key, `${label} (${row.model_id})`);
     add(side, key, row);
+    out.push(row);
   }
+  return out;
 }
 
 /** The rows of a `manifest.json`, each with the line it starts on. */
@@ -239,14 +244,45 @@ export async function loadSide(path: string): Promise<Side> {
     }
     return loadSide(join(path, "manifest.json"));
   }
-  if (!info.isFile()) throw bad(path, `not a regular file (a device, FIFO or socket): a diff side is a manifest file or folder`);
-  if (info.size === 0) throw bad(path, "an empty file is not a manifest");
-  const text = (await readFile(path, "utf8")).replace(/^\uFEFF/, "");
-  if (text.trim() === "") throw bad(path, "a blank file is not a manifest");
+  const text = await manifestText(path, info);
   if (path.endsWith(".json")) addRows(side, path, jsonRows(path, text));
   else if (path.endsWith(".csv")) addRows(side, path, csvRows(path, text));
   else idLines(side, path, text);
   return side;
+}
+
+/** The text of a manifest file (BOM dropped), refused when it is not a regular file, empty or blank. */
+async function manifestText(path: string, info: Stats): Promise<string> {
+  if (!info.isFile()) throw bad(path, `not a regular file (a device, FIFO or socket): a diff side is a manifest file or folder`);
+  if (info.size === 0) throw bad(path, "an empty file is not a manifest");
+  const text = (await readFile(path, "utf8")).replace(/^\uFEFF/, "");
+  if (text.trim() === "") throw bad(path, "a blank file is not a manifest");
+  return text;
+}
+
+/**
+ * The one manifest reader (used by `diff` and `cost`): the rows of a
+ * `manifest.json`, a `manifest.csv` (values typed back by the row schema,
+ * the formula escape undone) or an output folder's `manifest.json`, in file
+ * order, each checked as {@link loadSide} checks them.
+ *
+ * @throws InputError `DIFF_INPUT` naming the file and the row's line (see
+ *   {@link loadSide}); a file that is neither `.json` nor `.csv` is read as
+ *   JSON.
+ */
+export async function readManifestRows(path: string): Promise<Row[]> {
+  let info: Stats;
+  try {
+    info = await stat(path);
+  } catch {
+    throw bad(path, `no such file or folder: ${path}`);
+  }
+  if (info.isDirectory()) {
+    if (!(await stat(join(path, "manifest.json")).catch(() => null))) throw bad(path, "a folder without manifest.json (not a build's output folder)");
+    return readManifestRows(join(path, "manifest.json"));
+  }
+  const text = await manifestText(path, info);
+  return addRows(new Map(), path, path.endsWith(".csv") ? csvRows(path, text) : jsonRows(path, text));
 }
 
 /**
@@ -287,6 +323,11 @@ export function diffSides(oldSide: Side, newSide: Side, oldName: string, newName
   return out;
 }
 
+/** True when the two sides differ: a row added, removed or changed, or a rename. */
+export function differs(d: ManifestDiff): boolean {
+  return d.added.length + d.removed.length + d.changed.length + d.renames.length > 0;
+}
+
 /** Renders a diff as text. */
 export function renderDiff(d: ManifestDiff): string {
   const out = [`diff ${d.old} → ${d.new}`, `added (${d.added.length}):`, ...d.added.map((id) => `  + ${id}`)];
@@ -308,8 +349,17 @@ export function registerDiff(program: Command): void {
     .argument("<old>", "manifest.json, manifest.csv, model-ids.txt, an output folder, or a sources folder (its Hub snapshot's published ids)")
     .argument("<new>", "the same kinds as <old>")
     .option("--json", "print the diff as one JSON object", false)
+    .addHelpText("after", "\nExit codes (as diff(1)): 0 the sides are equal; 1 they differ (rows added, removed or changed, or renames); 2 a side is not a manifest (DIFF_INPUT ...); 64 usage error; 70 internal error.")
     .action(async (oldPath: string, newPath: string, o: { json: boolean }) => {
-      const d = diffSides(await loadSide(oldPath), await loadSide(newPath), oldPath, newPath);
+      let d: ManifestDiff;
+      try {
+        d = diffSides(await loadSide(oldPath), await loadSide(newPath), oldPath, newPath);
+      } catch (err) {
+        // "Cannot compare" must not read as "differ" (1): the trouble code of diff(1).
+        if (err instanceof InputError) throw new ExitCodeError(DIFF_EXIT.trouble, inputErrorLine(err), true);
+        throw err;
+      }
       process.stdout.write(o.json ? `${JSON.stringify(d, null, 2)}\n` : renderDiff(d));
+      if (differs(d)) throw new ExitCodeError(DIFF_EXIT.differ, "", true);
     });
 }

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { resolve } from "node:path";
 import { Diagnostics, where } from "../diagnostics.js";
+import { EXIT, ExitCodeError } from "../cli.js";
 import { readPvcTree } from "../extractors/pvc-live.js";
 import { loadCells } from "../sources/cells.js";
 import { hubOptionsFrom, snapshotHub, type LiveHubStats } from "../hub/live-hub.js";
@@ -26,7 +27,8 @@ export interface SnapshotPvcOptions {
  *
  * Warnings (returned, not written): `PVC_UNREADABLE_DIR` (entries missing
  * from the listing), `PVC_BAD_NAME` (a name with a line break, which the
- * format cannot hold; skipped).
+ * format cannot hold; skipped, with what is below it). The CLI prints them
+ * on stderr with a summary line and exits 2: the listing is incomplete.
  *
  * @returns the number of lines written and the warnings.
  * @throws InputError `PVC_DIR_MISSING`.
@@ -100,6 +102,8 @@ export interface SnapshotHubCommandOptions {
   quiet?: boolean;
   /** Environment to read `HF_TOKEN`, `HF_ENDPOINT`, `XDG_CACHE_HOME` from (default `process.env`). */
   env?: NodeJS.ProcessEnv;
+  /** `--force`: replace `out` even if it holds files this tool did not write. */
+  force?: boolean;
 }
 
 /**
@@ -115,7 +119,7 @@ export async function runSnapshotHub(opts: SnapshotHubCommandOptions): Promise<{
   const diag = new Diagnostics();
   const log = opts.quiet ? undefined : (m: string) => process.stderr.write(`${m}\n`);
   const hub = { ...hubOptionsFrom({ hubUrl: opts.hubUrl, cacheDir: opts.cacheDir, concurrency: opts.concurrency }, opts.env), log };
-  const done = await snapshotHub(registry, hub, opts.out, diag);
+  const done = await snapshotHub(registry, hub, opts.out, diag, opts.force);
   return { ...done, diag };
 }
 
@@ -126,24 +130,36 @@ export function registerSnapshot(program: Command): void {
     .description("Print the find-format listing (pvc/listing.tsv) of a mounted PVC tree, to keep before the volume is released.")
     .argument("<dir>", "the mounted checkpoint tree")
     .option("--as <pvc_root>", "print paths under this PVC path (the cell's pvc_root) instead of DIR")
-    .addHelpText("after", "\nExample:\n  ptb-manifest snapshot-pvc /mnt/kimi --as /pvc/ptb/kimi > sources/kimi/pvc/listing.tsv\n")
+    .addHelpText(
+      "after",
+      "\nExample:\n  ptb-manifest snapshot-pvc /mnt/kimi --as /pvc/ptb/kimi > sources/kimi/pvc/listing.tsv\n" +
+        "\nExit codes: 0 every entry listed; 1 DIR is not a readable directory (PVC_DIR_MISSING); 2 listing written but incomplete (PVC_BAD_NAME: a name with a line break; PVC_UNREADABLE_DIR), each warned on stderr with a summary line.\n",
+    )
     .action(async (dir: string, o: { as?: string }) => {
+      let diag: Diagnostics | null = null;
       await withStdout(async (write) => {
-        const { diag } = await runSnapshotPvc({ dir, as: o.as, write });
-        printWarnings(diag);
+        diag = (await runSnapshotPvc({ dir, as: o.as, write })).diag;
       });
+      const warnings = (diag as Diagnostics | null)?.warnings ?? [];
+      if (warnings.length === 0) return;
+      printWarnings(diag!);
+      const counts = new Map<string, number>();
+      for (const w of warnings) counts.set(w.code, (counts.get(w.code) ?? 0) + 1);
+      const summary = [...counts].map(([code, n]) => `${n} ${code}`).join(", ");
+      throw new ExitCodeError(EXIT.strictWarnings, `snapshot-pvc: the listing is incomplete (${summary}): the entries named above are not in it\n`.replace(/\n$/, ""));
     });
   program
     .command("snapshot-hub")
     .description("Write the Hub's published repos, spare repos and baseline as a hub/ snapshot folder (small files only).")
-    .requiredOption("--out <dir>", "the hub/ folder to write (replaced whole), e.g. sources/hub", outPathOption)
+    .requiredOption("--out <dir>", "the hub/ folder to write (replaced whole, only if ptb-manifest wrote every file in it), e.g. sources/hub", outPathOption)
+    .option("--force", "replace --out even if it holds files ptb-manifest did not write (else OUT_FOREIGN_FILE)", false)
     .option("--sources <dir>", "the sources folder whose cells.json names the org, spare owner and baseline", "sources")
     .option("--hub-url <url>", "the Hub's URL (default: HF_ENDPOINT, else https://huggingface.co)")
     .option("--cache-dir <dir>", "cache of small files by repo and commit (default: $XDG_CACHE_HOME/ptb-manifest)")
     .option("--concurrency <n>", "repos fetched at once", parseCount, 8)
     .option("-q, --quiet", "no progress messages on stderr", false)
     .addHelpText("after", "\nThe Hub token (HF_TOKEN, else the file at HF_TOKEN_PATH, else $HF_HOME/token), when there is one, is sent to the Hub (never printed or stored).")
-    .action(async (o: { out: string; sources: string; hubUrl?: string; cacheDir?: string; concurrency: number; quiet: boolean }) => {
+    .action(async (o: { out: string; sources: string; hubUrl?: string; cacheDir?: string; concurrency: number; quiet: boolean; force: boolean }) => {
       const { repos, files, diag } = await runSnapshotHub(o);
       printWarnings(diag);
       process.stdout.write(`wrote ${o.out}: ${repos} repos, ${files} files\n`);

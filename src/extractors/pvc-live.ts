@@ -5,7 +5,7 @@
  * `pvc-listing.ts`, so that `observePvcEntry` applies the same rules
  * (STABLE, `checkpoints/` and `rollouts/` ignored, nested families).
  */
-import { lstat as lstatCb, readdir as readdirCb, type BigIntStats } from "node:fs";
+import { lstat as lstatCb, lstatSync, readdir as readdirCb, type BigIntStats, type Stats } from "node:fs";
 import { stat } from "node:fs/promises";
 import { posix, resolve } from "node:path";
 import fg from "fast-glob";
@@ -14,6 +14,12 @@ import { epochToMs, type PvcEntry } from "./pvc-listing.js";
 
 /** Warning code of a directory (or an entry of one) that could not be read: its entries are missing. */
 export const PVC_UNREADABLE_DIR = "PVC_UNREADABLE_DIR";
+
+/** Warning code of a name with a line break (`\n`, `\r`, U+2028, U+2029): not listed (a listing line cannot hold it; the walk's matcher skips it). */
+export const PVC_BAD_NAME = "PVC_BAD_NAME";
+
+/** The characters that end a line (for JavaScript's `.`, which the walk's glob matcher uses). */
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
 
 /** Options of {@link readPvcTree}. */
 export interface PvcTreeOptions {
@@ -58,8 +64,12 @@ export interface PvcTreeOptions {
  *
  * Warnings: `PVC_UNREADABLE_DIR` for a directory whose entries could not be
  * read (`readdir` failed, e.g. `EACCES`; or an entry of it could not be
- * `lstat`ed, which makes fast-glob skip the whole directory). The walk goes
- * on with the rest of the tree.
+ * `lstat`ed, which makes fast-glob skip the whole directory);
+ * `PVC_BAD_NAME` for each name with a line break (`\n`, `\r`, U+2028,
+ * U+2029), which is not listed (nor, for a directory, anything below it):
+ * a listing line cannot hold it and fast-glob's matcher never yields it
+ * (file = the PVC path of its directory, the name JSON-quoted in the
+ * message). The walk goes on with the rest of the tree.
  *
  * @param dir the local directory (relative to the working directory or absolute).
  * @throws InputError `PVC_DIR_MISSING` when `dir` is not a readable directory.
@@ -78,6 +88,7 @@ export async function* readPvcTree(dir: string, opts: PvcTreeOptions): AsyncGene
 
   // Errors seen by the walk, reported as warnings as the entries stream out.
   const failures: { dir: string; message: string }[] = [];
+  const badNames: { dir: string; message: string }[] = [];
   const warned = new Set<string>();
   const flush = (): void => {
     for (const f of failures.splice(0)) {
@@ -85,6 +96,7 @@ export async function* readPvcTree(dir: string, opts: PvcTreeOptions): AsyncGene
       warned.add(f.dir);
       opts.diag.warn(PVC_UNREADABLE_DIR, f.message, f.dir, null);
     }
+    for (const b of badNames.splice(0)) opts.diag.warn(PVC_BAD_NAME, b.message, b.dir, null);
   };
   const pvcPathOf = (localPath: string): string => {
     const rel = posix.relative(absDir, localPath.split("\\").join("/"));
@@ -105,6 +117,17 @@ export async function* readPvcTree(dir: string, opts: PvcTreeOptions): AsyncGene
       const cb = rest.pop() as (err: NodeJS.ErrnoException | null, names: unknown) => void;
       const wrapped = (err: NodeJS.ErrnoException | null, names: unknown): void => {
         if (err) failures.push({ dir: pvcPathOf(path), message: `cannot read directory ${pvcPathOf(path)} (${errCode(err)}): its entries are not listed` });
+        else if (Array.isArray(names)) {
+          // fast-glob's matcher never yields these names (nor what is below them): say so instead of losing them silently.
+          for (const n of names as (string | { name: string; isDirectory?: () => boolean })[]) {
+            const name = typeof n === "string" ? n : n.name;
+            if (!LINE_BREAK.test(name)) continue;
+            const isDir = typeof n !== "string" && n.isDirectory ? n.isDirectory() : lstatSyncOrNull(posix.join(path, name))?.isDirectory();
+            const what = isDir ? "the directory" : "the entry";
+            const quoted = JSON.stringify(name).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+            badNames.push({ dir: pvcPathOf(path), message: `${what} ${quoted} in ${pvcPathOf(path)} has a line break in its name, which a listing line cannot hold: it is not listed${what === "the directory" ? ", nor anything below it" : ""}` });
+          }
+        }
         cb(err, names);
       };
       if (rest.length > 0) (readdirBase as (p: string, o: unknown, c: typeof wrapped) => void)(path, rest[0], wrapped);
@@ -129,6 +152,15 @@ export async function* readPvcTree(dir: string, opts: PvcTreeOptions): AsyncGene
     yield entryOf(`${root === "/" ? "" : root}/${rel}`, item.stats as unknown as BigIntStats);
   }
   flush();
+}
+
+/** `lstat` of a (rare) name with a line break, to say whether it is a directory; null when it cannot be read. */
+function lstatSyncOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
 }
 
 function entryOf(path: string, st: BigIntStats): PvcEntry {

@@ -11,7 +11,7 @@
  * `Range: bytes=0-0` probe, then the body). Weights are never asked for.
  */
 import { createHash } from "node:crypto";
-import { copyFile, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import pLimit from "p-limit";
 import { downloadFile, HubApiError, listModels, modelInfo } from "@huggingface/hub";
@@ -23,6 +23,7 @@ import { createHubFetch, HubRequestError, redactUrl, type HubFetchStats, type Re
 import { hubError } from "./errors.js";
 import { readHubToken } from "./token.js";
 import { checkOutFolder, makeFolder } from "../util/out-folder.js";
+import { OUT_MARKER, checkFolderOwned, markerOfFolder } from "../util/out-owner.js";
 
 /** The small files of a repo that the manifest reads (SOURCES.md: hub/), in this order. */
 export const SMALL_FILES = ["config.json", "generation_config.json", "tokenizer_config.json", "chat_template.jinja"] as const;
@@ -248,23 +249,32 @@ export async function readLiveHub(registry: CellsFile, opts: LiveHubOptions, dia
  * Writes the live Hub's repos of `registry` (published, spare, baseline) as
  * a `hub/` snapshot folder (SOURCES.md: Layout): `<owner>/<name>/.hub.json`
  * (`{"id","sha","lastModified","createdAt"}` and a line end) and the small
- * files byte for byte. The folder is written beside `outDir` and swapped in
- * whole, so it is never half-written and holds no repo that is gone.
+ * files byte for byte, and the marker `.ptb-manifest-outputs.json` (every
+ * file with its sha256; src/util/out-owner.ts). The folder is written beside
+ * `outDir` and swapped in whole, so it is never half-written and holds no
+ * repo that is gone.
  *
+ * An existing `outDir` is replaced only when every file in it is one this
+ * tool wrote: recorded in its marker with its current sha256, or, in a
+ * folder without a marker (a snapshot written by an older version), a
+ * `<owner>/<name>/` file among `.hub.json` and the small files.
+ *
+ * @param force replace `outDir` even if it holds other files (`--force`).
  * @throws InputError `OUT_NOT_A_FOLDER` or `OUT_UNWRITABLE` (from
- *   `checkOutFolder`, before the Hub is asked) for an `outDir` that cannot
- *   take the snapshot; `SNAPSHOT_OUT_NOT_HUB` when `outDir` exists and is not
- *   empty and not a hub snapshot (so `--out sources` cannot wipe a sources
- *   folder), and as {@link fetchHubRepos}.
+ *   `checkOutFolder`) for an `outDir` that cannot take the snapshot;
+ *   `OUT_FOREIGN_FILE` naming the files in `outDir` this tool did not write
+ *   (so `--out sources` cannot wipe a sources folder), both before the Hub is
+ *   asked; and as {@link fetchHubRepos}.
  */
 export async function snapshotHub(
   registry: CellsFile,
   opts: LiveHubOptions,
   outDir: string,
   diag: Diagnostics,
+  force = false,
 ): Promise<{ repos: number; files: number; stats: LiveHubStats }> {
   const out = await checkOutFolder(outDir, { replaced: true });
-  await assertReplaceable(out);
+  await checkFolderOwned(out, { force, option: "--out", legacy: isHubSnapshotFile });
   const { repos, stats } = await fetchHubRepos({ owners: [registry.org, registry.spare_owner], baseline: registry.baseline }, opts, diag);
   await makeFolder(dirname(out)); // not a recursive mkdir, which never returns under /proc
   const tmp = await mkdtemp(join(dirname(out), `.${basename(out)}.tmp-`));
@@ -286,6 +296,7 @@ export async function snapshotHub(
         files += 1;
       }
     }
+    await writeFile(join(tmp, OUT_MARKER), await markerOfFolder(tmp));
     const old = `${tmp}.old`;
     const had = await exists(out);
     if (had) await rename(out, old);
@@ -297,17 +308,10 @@ export async function snapshotHub(
   return { repos: repos.length, files, stats };
 }
 
-/** `outDir` may be replaced: absent, empty, or only `<owner>/<name>/` folders (a hub snapshot). */
-async function assertReplaceable(out: string): Promise<void> {
-  if (!(await exists(out))) return;
-  const bad = (why: string): InputError =>
-    new InputError("SNAPSHOT_OUT_NOT_HUB", `${out} ${why}: not a hub snapshot folder, so it is not replaced (give a new or empty folder)`, out);
-  for (const owner of await readdir(out, { withFileTypes: true })) {
-    if (!owner.isDirectory()) throw bad(`holds the file ${owner.name}`);
-    for (const repo of await readdir(join(out, owner.name), { withFileTypes: true })) {
-      if (!repo.isDirectory()) throw bad(`holds the file ${owner.name}/${repo.name}`);
-    }
-  }
+/** A file a hub snapshot holds (`<owner>/<name>/.hub.json` or a small file): what an older `snapshot-hub` wrote, without a marker. */
+function isHubSnapshotFile(rel: string): boolean {
+  const parts = rel.split("/");
+  return parts.length === 3 && (parts[2] === ".hub.json" || (SMALL_FILES as readonly string[]).includes(parts[2]!));
 }
 
 async function exists(path: string): Promise<boolean> {

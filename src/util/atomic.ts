@@ -3,6 +3,7 @@ import { open, readdir, rm, rmdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { checkOutFile, checkOutFolder, makeFolder, outWriteError } from "./out-folder.js";
+import { OUT_MARKER, foreignFileError, foreignFiles, markerText, readOwnership } from "./out-owner.js";
 
 const liveTemps = new Set<string>();
 let hooked = false;
@@ -93,15 +94,32 @@ async function testHold(written: number): Promise<void> {
  * files (permission, read-only or pseudo file system, disk full) is the input
  * error `OUT_UNWRITABLE`. In all these cases nothing has been replaced.
  *
+ * Only files this tool wrote are replaced (DESIGN.md: Trust): the folder's
+ * marker `.ptb-manifest-outputs.json` records each file written with its
+ * sha256, and is written with the outputs (renamed last); an existing file
+ * at an output name that is not recorded there with its current bytes (nor
+ * recognised as written by an older version) stops the write with
+ * `OUT_FOREIGN_FILE` naming it, unless `opts.force` (see src/util/out-owner.ts).
+ *
  * @param outDir the output folder (created if missing).
  * @param files file name → content.
  * @param option the option that named the folder, for messages (default `--out`).
- * @throws InputError `OUT_NOT_A_FOLDER`, `OUT_UNWRITABLE`, `OUT_NOT_A_FILE`.
+ * @param opts `force`: replace files this tool did not write (`--force`).
+ * @throws InputError `OUT_NOT_A_FOLDER`, `OUT_UNWRITABLE`, `OUT_NOT_A_FILE`, `OUT_FOREIGN_FILE`.
  */
-export async function writeFilesAtomically(outDir: string, files: Map<string, string | Buffer>, option = "--out"): Promise<void> {
+export async function writeFilesAtomically(outDir: string, files: Map<string, string | Buffer>, option = "--out", opts: { force?: boolean } = {}): Promise<void> {
   hookSignals();
   await checkOutFolder(outDir, { option });
   for (const name of files.keys()) await checkOutFile(join(outDir, name));
+  await checkOutFile(join(outDir, OUT_MARKER));
+  const own = await readOwnership(outDir);
+  if (!opts.force) {
+    const foreign = await foreignFiles(outDir, files, own);
+    if (foreign.length > 0) throw foreignFileError(outDir, foreign, option);
+  }
+  // The marker goes last, so the renames replace it only once every output is in place.
+  files = new Map([...files].filter(([name]) => name !== OUT_MARKER));
+  files.set(OUT_MARKER, await markerText(outDir, files, own));
   const created: string[] = []; // folders made here, removed again if nothing gets written
   let done = false;
   const temps: [string, string][] = [];

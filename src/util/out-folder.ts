@@ -13,7 +13,10 @@
  * - `OUT_INSIDE_SOURCES`: the folder is the sources folder or inside it
  *   (`build --out sources/kimi`), compared after resolving links;
  * - `OUT_NOT_A_FILE`: a file to write whose name is taken by a folder or a
- *   special file (`cost --html /dev/null`).
+ *   special file (`cost --html /dev/null`);
+ * - `OUT_FOREIGN_FILE`: a file to replace that this tool did not write
+ *   (src/util/out-owner.ts, checked by `writeFilesAtomically` and
+ *   `snapshotHub`).
  *
  * An empty path is a usage error (exit 64), like any other bad argument.
  *
@@ -101,8 +104,9 @@ function within(inner: string, outer: string): boolean {
  * Checks that `out` can be (or become) the output folder of a command,
  * before anything is read or written: not empty, a folder or a path that can
  * be created as one, writable, and, given `sources`, neither the sources
- * folder nor inside it. A folder that *contains* the sources folder
- * (`build --out .`) is fine. Nothing is created.
+ * folder nor inside it. A folder that *contains* the sources folder passes
+ * this check (its files are then guarded by the marker: only files this
+ * tool wrote are replaced). Nothing is created.
  *
  * @returns the absolute path of the folder.
  * @throws ExitCodeError with exit code 64 for an empty path; InputError
