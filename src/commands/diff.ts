@@ -8,6 +8,7 @@ import { ROW_KEYS, RowSchema } from "../schema.js";
 import { hubNameProblem } from "../resolve/ids.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
 import { loadCells } from "../sources/cells.js";
+import { familyOfName } from "../resolve/family-names.js";
 import { parsePublishedName, readHubSnapshot } from "../extractors/hub-files.js";
 import { Diagnostics } from "../diagnostics.js";
 
@@ -229,7 +230,9 @@ export async function loadSide(path: string): Promise<Side> {
       const registry = await loadCells(path);
       const cells = registry.cells.map((c) => c.cell);
       for (const repo of await readHubSnapshot(path, new Diagnostics())) {
-        if (repo.owner === registry.org && parsePublishedName(repo.name, cells)) add(side, keyOfId(repo.id, cells), { model_id: repo.id });
+        const p = repo.owner === registry.org ? parsePublishedName(repo.name, cells) : null;
+        // A repo named with a directory's earlier name is that family's (family_aliases): a rename, not a removal.
+        if (p) add(side, `${p.cell}/${familyOfName(registry.cells.find((c) => c.cell === p.cell)!, p.family)}/${p.step}`, { model_id: repo.id });
         else if (repo.id === registry.baseline) add(side, repo.id, { model_id: repo.id });
       }
       return side;

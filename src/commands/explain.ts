@@ -33,6 +33,8 @@ export function findRow(result: BuildResult, id: string): { row: Row; index: num
       if (p) key = { cell: p.cell, family: p.family, step: p.step };
     }
     if (key) index = result.rows.findIndex((r) => r.cell === key.cell && r.family === key.family && r.step === key.step);
+    // A repo named with a family's earlier name (family_aliases): the row the build matched it to.
+    if (index < 0) index = result.provenance.findIndex((p) => "evidence" in p && p.evidence.some((e) => (e.kind === "published_repo" || e.kind === "spare_repo") && e.raw === id));
   }
   if (index < 0) {
     const excluded = result.excluded.find((e) => id.includes(`/${e.cell}.`) || id.startsWith(`${e.cell}/`));

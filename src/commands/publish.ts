@@ -8,6 +8,7 @@ import { ExitCodeError } from "../cli.js";
 import { RowSchema, type Row } from "../schema.js";
 import { parsePublishedName } from "../extractors/hub-files.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
+import { earlierFamilyNames } from "../resolve/family-names.js";
 import { createHubFetch } from "../hub/fetch.js";
 import { hubOptionsFrom } from "../hub/live-hub.js";
 
@@ -78,11 +79,30 @@ export function orderRenames(renames: { from: string; to: string }[], existing: 
   return { renames: ordered, conflicts };
 }
 
+/** The records of the build's `provenance.jsonl` (none when it is missing or unreadable; a bad line is skipped). */
+async function provenanceRecords(outDir: string): Promise<unknown[]> {
+  let text: string;
+  try {
+    text = await readFile(join(outDir, "provenance.jsonl"), "utf8");
+  } catch {
+    return [];
+  }
+  return text.split("\n").flatMap((line) => {
+    try {
+      return line.trim() === "" ? [] : [JSON.parse(line) as unknown];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /**
  * Computes the publish plan (issue: publish): the three files of the index
  * dataset with their sizes and whether they differ from the repo's, and the
  * rename plan of the checkpoint repos: every repo of the org whose
- * checkpoint (cell, family, step) now has another id in the manifest.
+ * checkpoint (cell, family, step) now has another id in the manifest. A
+ * repo named with a family's earlier name is that family's when the build's
+ * `provenance.jsonl` matched a repo of that name to it (`family_aliases`).
  */
 export async function planPublish(outDir: string, repo: string, hub: HubAccess): Promise<PublishPlan> {
   let rows: Row[];
@@ -110,10 +130,12 @@ export async function planPublish(outDir: string, repo: string, hub: HubAccess):
   const existing = new Set<string>();
   const renames: { from: string; to: string }[] = [];
   if (org) {
+    // Repos named with a family's earlier name (family_aliases) belong to its rows, as the build matched them.
+    const earlier = earlierFamilyNames(await provenanceRecords(outDir), (id) => (id.startsWith(`${org}/`) ? parsePublishedName(id.slice(org.length + 1), cells) : null));
     for await (const m of listModels({ search: { owner: org }, ...hub })) {
       existing.add(m.name);
       const p = parsePublishedName(m.name.slice(org.length + 1), cells);
-      const to = p ? idOf.get(`${p.cell}/${p.family}/${p.step}`) : undefined;
+      const to = p ? idOf.get(`${p.cell}/${earlier.get(`${p.cell}/${p.family}`) ?? p.family}/${p.step}`) : undefined;
       if (to && to !== m.name) renames.push({ from: m.name, to });
     }
   }

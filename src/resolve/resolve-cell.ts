@@ -8,6 +8,7 @@ import { BudgetClock, round2 } from "./clock.js";
 import { fitCadence, predictHour, DEFAULT_TOLERANCE_H, type CadenceFit } from "./cadence.js";
 import { familyNameProblem, hourPart, hubNameProblem, modelId } from "./ids.js";
 import { isTimeMs } from "../util/values.js";
+import { familyOfName, likelySameFamily, nfc } from "./family-names.js";
 
 /** Cumulative tokens at a moment: the build passes the cell's token ledger. */
 export interface TokensAt {
@@ -123,8 +124,10 @@ const iso = (ms: number | null): string | null => (ms === null || !isTimeMs(ms) 
  *
  * @throws InputError `FAMILY_INVALID_NAME` (a family id not valid in a Hub
  *   repo name, naming the PVC directory: add a `family_aliases` entry),
- *   `DUPLICATE_CHECKPOINT` (two PVC directories give one family id and step),
- *   `FAMILY_ALIAS_COLLISION` (two directory names give one family id),
+ *   `DUPLICATE_CHECKPOINT` (one directory name at two PVC paths holds one step),
+ *   `FAMILY_ALIAS_COLLISION` (two PVC directories with different names give one
+ *   family id and both hold one step; without a shared step they are one
+ *   family, e.g. a renamed directory),
  *   `DUPLICATE_MODEL_ID`.
  * Warnings: `PVC_MTIME_AFTER_RUN_END` (copy-back), `PVC_MTIME_BEFORE_RUN_START`,
  *   `JANITOR_TIME_OUTSIDE_RUN`, `HOUR_CONFLICT` (mtime and janitor differ by
@@ -133,7 +136,11 @@ const iso = (ms: number | null): string | null => (ms === null || !isTimeMs(ms) 
  *   `PVC_DUPLICATE_ENTRY` (one STABLE listed twice with different mtimes),
  *   `HUB_NO_EOS` (a published repo whose files give no stop ids: `eos_ok` null),
  *   `CADENCE_NOT_VALIDATED` (a family with anchors whose fit fails: its
- *   untimed checkpoints stay unrecoverable).
+ *   untimed checkpoints stay unrecoverable), `FAMILY_NOT_ON_PVC` and
+ *   `HUB_UNKNOWN_FAMILY` (rows of a family no PVC directory shows).
+ *
+ * Family names (family-names.ts): observations carry family ids already;
+ * Hub repos' and anchors' family parts are matched by `familyOfName`.
  */
 export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolution {
   const { registry, cell, supervisor } = input;
@@ -158,50 +165,49 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     }
     return c;
   };
+  // The families the PVC, janitor and supervisor name (ids after family_aliases, in NFC): a Hub
+  // repo or an anchor whose family part is one of these ids, or a directory name (or earlier
+  // name) of one, is that family's evidence (family-names.ts: familyOfName).
+  const familyIds = new Set<string>();
+  for (const o of input.observations) if (o.kind !== "anchor") familyIds.add(o.family);
+  for (const o of supervisor.roleEvents) familyIds.add(o.family);
+  const familyOf = (name: string): string => familyOfName(cell, name, familyIds);
   const anchorsByFamily = new Map<string, Observation[]>();
   for (const o of input.observations) {
     if (o.kind === "anchor") {
-      const list = anchorsByFamily.get(o.family) ?? [];
+      const family = familyOf(o.family);
+      const list = anchorsByFamily.get(family) ?? [];
       list.push(o);
-      anchorsByFamily.set(o.family, list);
+      anchorsByFamily.set(family, list);
       continue;
     }
     const c = get(o.family, o.step);
     c.obs.push(o);
-    if ((o.kind === "pvc_stable" || o.kind === "pvc_weights" || o.kind === "pvc_dir") && o.familyDir !== null) c.pvcDirs.add(o.familyDir);
+    if (isPvc(o) && o.familyDir !== null) c.pvcDirs.add(o.familyDir);
   }
   for (const o of supervisor.roleEvents) get(o.family, o.step).obs.push(o);
-  for (const p of input.published) get(p.family, p.step).published.push(p);
-  for (const s of input.spares) get(s.family, s.step).spares.push(s);
-
-  // 1b. Two directory names giving one family id (family_aliases, or an alias onto a name in use)
-  // would silently merge two training runs: their checkpoints, cadences and ids.
-  const dirNamesOf = new Map<string, Map<string, Observation>>();
-  for (const c of cands.values()) {
-    for (const o of c.obs) {
-      if (o.familyDir === null || o.kind === "supervisor_role") continue;
-      const name = o.familyDir.split("/").pop()!;
-      const names = dirNamesOf.get(c.family) ?? new Map<string, Observation>();
-      const had = names.get(name);
-      if (!had || cmpStr(o.origin.file, had.origin.file) < 0 || (o.origin.file === had.origin.file && (o.origin.line ?? 0) < (had.origin.line ?? 0))) names.set(name, o);
-      dirNamesOf.set(c.family, names);
-    }
-  }
-  for (const [family, names] of [...dirNamesOf.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
-    if (names.size < 2) continue;
-    const [[a, oa], [b, ob]] = [...names.entries()].sort((x, y) => cmpStr(x[0], y[0])) as [[string, Observation], [string, Observation]];
-    throw new InputError(
-      "FAMILY_ALIAS_COLLISION",
-      `cell "${cell.cell}": directories ${JSON.stringify(a)} (${oa.origin.file}:${oa.origin.line}) and ${JSON.stringify(b)} (${ob.origin.file}:${ob.origin.line}) both give family "${family}": two training runs would be merged; fix family_aliases`,
-      "cells.json",
-    );
-  }
+  for (const p of input.published) get(familyOf(p.family), p.step).published.push(p);
+  for (const s of input.spares) get(familyOf(s.family), s.step).spares.push(s);
 
   // 2. Existence, and the family names that will stand in ids.
   const rowsCands: Candidate[] = [];
   const lost: LostCheckpoint[] = [];
   for (const c of [...cands.values()].sort((a, b) => cmpStr(a.family, b.family) || a.step - b.step)) {
     if (c.pvcDirs.size > 1) {
+      // Directories on the PVC are checkpoints there now: two holding one family id and step are two
+      // checkpoints (a renamed directory's old name only appears in logs and on the Hub).
+      const names = new Set([...c.pvcDirs].map((d) => nfc(d.split("/").pop()!)));
+      if (names.size > 1) {
+        const shown = [...c.pvcDirs].sort(cmpStr).slice(0, 2).map((d) => {
+          const o = c.obs.filter((x) => isPvc(x) && x.familyDir === d).sort((x, y) => cmpStr(x.origin.file, y.origin.file) || (x.origin.line ?? 0) - (y.origin.line ?? 0))[0]!;
+          return `${JSON.stringify(d.split("/").pop())} (${o.origin.file}:${o.origin.line})`;
+        });
+        throw new InputError(
+          "FAMILY_ALIAS_COLLISION",
+          `cell "${cell.cell}": directories ${shown.join(" and ")} both give family "${c.family}" and both hold step ${c.step}: two training runs would be merged; fix family_aliases`,
+          "cells.json",
+        );
+      }
       throw new InputError(
         "DUPLICATE_CHECKPOINT",
         `cell "${cell.cell}": directories ${[...c.pvcDirs].map((d) => JSON.stringify(d)).sort().join(" and ")} both give family "${c.family}" step ${c.step}`,
@@ -240,6 +246,10 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     }
     rowsCands.push(c);
   }
+
+  // 2b. Families no PVC directory shows: a renamed directory whose old name the logs or the Hub still
+  // use, or an alias changed after publishing. Their rows are kept (the weights survive), never silently.
+  warnUnknownFamilies(cell.cell, rowsCands, [...cands.values()], diag);
 
   // 3. Exact hours: STABLE mtime within the run, else the first janitor archive.
   for (const c of rowsCands) {
@@ -394,11 +404,20 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   // 6. Rows.
   const rows: Row[] = [];
   const evidence: RowEvidence[] = [];
-  const familyDirOf = new Map<string, string>();
+  // The PVC directories of each family (a renamed directory: several), for janitor v2 lines naming only `family=`.
+  const familyDirsOf = new Map<string, string[]>();
   for (const c of rowsCands) {
-    const dir = [...c.pvcDirs][0];
-    if (dir !== undefined && !familyDirOf.has(c.family)) familyDirOf.set(c.family, dir);
+    for (const dir of c.pvcDirs) {
+      const dirs = familyDirsOf.get(c.family) ?? [];
+      if (!dirs.includes(dir)) dirs.push(dir);
+      familyDirsOf.set(c.family, dirs);
+    }
   }
+  const pvcDirFor = (family: string, named: string): string => {
+    const dirs = familyDirsOf.get(family) ?? [];
+    const base = nfc(named.split("/").pop()!);
+    return dirs.find((d) => d === named) ?? dirs.find((d) => nfc(d.split("/").pop()!) === base) ?? named;
+  };
   for (const c of rowsCands) {
     const id = modelId(registry.org, cell.cell, c.hour, c.family, c.step);
     const problem = hubNameProblem(id.slice(registry.org.length + 1));
@@ -408,7 +427,9 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     // source (MANIFEST.md): the PVC path when the listing or a janitor line shows it, else the spare, else the published repo.
     const janitorObs = c.obs.filter((o) => o.kind.startsWith("janitor") && o.familyDir !== null);
     const v1Dir = janitorObs.find((o) => o.detail.version === "v1")?.familyDir ?? undefined;
-    const pvcDir = [...c.pvcDirs][0] ?? (janitorObs.length > 0 ? v1Dir ?? familyDirOf.get(c.family) ?? janitorObs[0]!.familyDir! : undefined);
+    // A v1 path is the path; a v2 `family=` is the directory's name (it may sit under runs/): the family's
+    // PVC directory of that name, else the name as the line gives it (the directory was renamed since).
+    const pvcDir = [...c.pvcDirs][0] ?? (janitorObs.length > 0 ? v1Dir ?? pvcDirFor(c.family, janitorObs[0]!.familyDir!) : undefined);
     const source =
       pvcDir !== undefined
         ? `${cell.pvc_root.replace(/\/+$/, "")}/${pvcDir}/weights/step_${c.step}`
@@ -492,7 +513,13 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     for (const s of c.spares) ev.evidence.push(repoItem("spare_repo", s.repo, "the archived copy: its weights survive here (existence only; repo dates are never hours)"));
     for (const p of c.published) {
       const stale = p.hourPart !== hourPart(c.hour);
-      ev.evidence.push(repoItem("published_repo", p.repo, stale ? `published under h${p.hourPart}: a rebuild renames it to ${ev.model_id}` : "published repo: eos files read here (names and dates are never hours)"));
+      const renamed = p.repo.id !== ev.model_id;
+      const why = stale
+        ? `published under h${p.hourPart}: a rebuild renames it to ${ev.model_id}`
+        : renamed
+          ? `published as ${p.repo.id}${nfc(p.family) !== c.family ? ` (family name "${p.family}", now "${c.family}")` : ""}: a rebuild renames it to ${ev.model_id}`
+          : "published repo: eos files read here (names and dates are never hours)";
+      ev.evidence.push(repoItem("published_repo", p.repo, why));
     }
   }
 
@@ -516,6 +543,56 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     rows, evidence, lost, fits,
     runStart: iso(supervisor.runStartMs)!, runEnd: iso(runEndMs)!, runEndFrom,
   };
+}
+
+const isPvc = (o: Observation): boolean => o.kind === "pvc_stable" || o.kind === "pvc_weights" || o.kind === "pvc_dir";
+
+const byOrigin = (x: Observation, y: Observation): number => cmpStr(x.origin.file, y.origin.file) || (x.origin.line ?? 0) - (y.origin.line ?? 0);
+
+/**
+ * Warns about the families of `rowsCands` that no PVC directory shows
+ * (SOURCES.md: cells.json `family_aliases`): `FAMILY_NOT_ON_PVC` once per
+ * family that janitor lines or supervisor events name while the cell's PVC
+ * shows other families (at the first such line), and `HUB_UNKNOWN_FAMILY`
+ * per checkpoint known only from the Hub whose family no other evidence of
+ * the cell names (at its repo's `.hub.json`). Each suggests the
+ * `family_aliases` entry that would join it to the family sharing the most
+ * steps with it.
+ */
+function warnUnknownFamilies(cellName: string, rowsCands: Candidate[], all: Candidate[], diag: Diagnostics): void {
+  const pvcSteps = new Map<string, Set<number>>();
+  const named = new Set<string>();
+  for (const c of all) {
+    if (c.obs.some(isPvc)) pvcSteps.set(c.family, (pvcSteps.get(c.family) ?? new Set()).add(c.step));
+    if (c.obs.length > 0) named.add(c.family);
+  }
+  const byFamily = new Map<string, Candidate[]>();
+  for (const c of rowsCands) if (!pvcSteps.has(c.family)) byFamily.set(c.family, [...(byFamily.get(c.family) ?? []), c]);
+  const known = [...pvcSteps.keys()].sort(cmpStr);
+  for (const [family, members] of [...byFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
+    const like = likelySameFamily(members.map((m) => m.step), pvcSteps);
+    const fix = `if it is an earlier name of a family, add it to family_aliases in cells.json ("${family}": "${like ?? "<family>"}")`;
+    if (named.has(family)) {
+      if (known.length === 0) continue; // no PVC family at all to compare with
+      const first = members.flatMap((m) => m.obs).sort(byOrigin)[0]!;
+      diag.warn(
+        "FAMILY_NOT_ON_PVC",
+        `cell "${cellName}": family "${family}" (${members.length} row${members.length === 1 ? "" : "s"}) is named in ${first.kind.startsWith("janitor") ? "the janitor log" : "supervisor history"} but no PVC directory holds it (the PVC has ${known.map((f) => `"${f}"`).join(", ")}); a renamed directory? ${fix}`,
+        first.origin.file,
+        first.origin.line,
+      );
+      continue;
+    }
+    for (const m of members) {
+      const repo = m.published.length > 0 ? [...m.published].sort((a, b) => cmpStr(a.repo.id, b.repo.id))[0]!.repo : [...m.spares].sort((a, b) => cmpStr(a.repo.id, b.repo.id))[0]!.repo;
+      diag.warn(
+        "HUB_UNKNOWN_FAMILY",
+        `${repo.id}: family "${family}" step ${m.step} is known only from the Hub, and no family of cell "${cellName}" has that name (${known.length ? `the PVC has ${known.map((f) => `"${f}"`).join(", ")}` : "no PVC family"}); ${fix}`,
+        `${repo.dir}/.hub.json`,
+        null,
+      );
+    }
+  }
 }
 
 function finite(x: number): number | null {
