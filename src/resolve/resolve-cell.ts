@@ -557,23 +557,26 @@ const byOrigin = (x: Observation, y: Observation): number => cmpStr(x.origin.fil
  * per checkpoint known only from the Hub whose family no other evidence of
  * the cell names (at its repo's `.hub.json`). Each suggests the
  * `family_aliases` entry that would join it to the family sharing the most
- * steps with it.
+ * steps with it. Neither when the PVC shows no family at all (an empty
+ * listing is its own warning).
  */
 function warnUnknownFamilies(cellName: string, rowsCands: Candidate[], all: Candidate[], diag: Diagnostics): void {
   const pvcSteps = new Map<string, Set<number>>();
-  const named = new Set<string>();
+  const namedSteps = new Map<string, Set<number>>();
   for (const c of all) {
     if (c.obs.some(isPvc)) pvcSteps.set(c.family, (pvcSteps.get(c.family) ?? new Set()).add(c.step));
-    if (c.obs.length > 0) named.add(c.family);
+    if (c.obs.length > 0) namedSteps.set(c.family, (namedSteps.get(c.family) ?? new Set()).add(c.step));
   }
   const byFamily = new Map<string, Candidate[]>();
   for (const c of rowsCands) if (!pvcSteps.has(c.family)) byFamily.set(c.family, [...(byFamily.get(c.family) ?? []), c]);
   const known = [...pvcSteps.keys()].sort(cmpStr);
+  if (known.length === 0) return; // the PVC shows no family at all (an empty listing, warned): nothing to compare with
   for (const [family, members] of [...byFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
-    const like = likelySameFamily(members.map((m) => m.step), pvcSteps);
+    const named = namedSteps.has(family);
+    const others = new Map([...(named ? pvcSteps : namedSteps)].filter(([f]) => f !== family));
+    const like = likelySameFamily(members.map((m) => m.step), others);
     const fix = `if it is an earlier name of a family, add it to family_aliases in cells.json ("${family}": "${like ?? "<family>"}")`;
-    if (named.has(family)) {
-      if (known.length === 0) continue; // no PVC family at all to compare with
+    if (named) {
       const first = members.flatMap((m) => m.obs).sort(byOrigin)[0]!;
       diag.warn(
         "FAMILY_NOT_ON_PVC",
@@ -587,7 +590,7 @@ function warnUnknownFamilies(cellName: string, rowsCands: Candidate[], all: Cand
       const repo = m.published.length > 0 ? [...m.published].sort((a, b) => cmpStr(a.repo.id, b.repo.id))[0]!.repo : [...m.spares].sort((a, b) => cmpStr(a.repo.id, b.repo.id))[0]!.repo;
       diag.warn(
         "HUB_UNKNOWN_FAMILY",
-        `${repo.id}: family "${family}" step ${m.step} is known only from the Hub, and no family of cell "${cellName}" has that name (${known.length ? `the PVC has ${known.map((f) => `"${f}"`).join(", ")}` : "no PVC family"}); ${fix}`,
+        `${repo.id}: family "${family}" step ${m.step} is known only from the Hub, and no family of cell "${cellName}" has that name (the PVC has ${known.map((f) => `"${f}"`).join(", ")}); ${fix}`,
         `${repo.dir}/.hub.json`,
         null,
       );

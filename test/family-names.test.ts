@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { aliasTable, conflictingAliasKeys, earlierFamilyNames, familyIdOf, familyOfName, likelySameFamily, nfc } from "../src/resolve/family-names.js";
+import { buildManifest, type BuildResult } from "../src/build.js";
+import { diffSides, loadSide } from "../src/commands/diff.js";
+import { findRow } from "../src/commands/explain.js";
+import { removeTree } from "./helpers/tree.js";
+
+const NFC = "sft-\u00f1"; // sft-ñ composed
+const NFD = "sft-n\u0303"; // sft-ñ decomposed
+
+describe("family names (src/resolve/family-names.ts)", () => {
+  it("compares names in NFC and leaves ASCII names as they are", () => {
+    expect(nfc(NFD)).toBe(NFC);
+    expect(nfc(NFC)).toBe(NFC);
+    expect(nfc("sft 3")).toBe("sft 3");
+  });
+
+  it("maps a directory name through family_aliases whichever Unicode form the key or the name has", () => {
+    expect(familyIdOf({ family_aliases: { [NFD]: "sft-n" } }, NFC)).toBe("sft-n");
+    expect(familyIdOf({ family_aliases: { [NFC]: "sft-n" } }, NFD)).toBe("sft-n");
+    expect(familyIdOf({ family_aliases: { "sft mix": "sft-mix" } }, "sft mix")).toBe("sft-mix");
+    expect(familyIdOf({ family_aliases: { "sft mix": "sft-mix" } }, "dpo")).toBe("dpo");
+    expect(familyIdOf({}, NFD)).toBe(NFC);
+    // Own keys only.
+    expect(familyIdOf({ family_aliases: { a: "b" } }, "constructor")).toBe("constructor");
+    expect(familyIdOf({ family_aliases: { a: "b" } }, "__proto__")).toBe("__proto__");
+    expect([...aliasTable({ [NFD]: "x", b: "y" })]).toEqual([[NFC, "x"], ["b", "y"]]);
+  });
+
+  it("finds NFC-equal alias keys that map to different ids", () => {
+    expect(conflictingAliasKeys({ [NFC]: "a", [NFD]: "b" })).toEqual([[NFC, NFD]]);
+    expect(conflictingAliasKeys({ [NFC]: "a", [NFD]: "a" })).toEqual([]);
+    expect(conflictingAliasKeys(undefined)).toEqual([]);
+  });
+
+  it("gives a Hub family part its family: a current id first, else an alias key (an earlier name), else itself", () => {
+    const cell = { family_aliases: { dpo: "dpo-beta", sft: "sft-n", [NFC]: "sft-n" } };
+    const ids = new Set(["dpo-beta", "sft-n", "grpo"]);
+    expect(familyOfName(cell, "dpo", ids)).toBe("dpo-beta");
+    expect(familyOfName(cell, "dpo-beta", ids)).toBe("dpo-beta");
+    expect(familyOfName(cell, "sft", ids)).toBe("sft-n");
+    expect(familyOfName(cell, NFD, ids)).toBe("sft-n");
+    expect(familyOfName(cell, "grpo", ids)).toBe("grpo");
+    expect(familyOfName(cell, "nosuch", ids)).toBe("nosuch");
+    // A chain: directory a is now "b", directory b is now "c": a repo named "b" is a's (b is a current id).
+    const chain = { family_aliases: { a: "b", b: "c" } };
+    expect(familyOfName(chain, "b", new Set(["b", "c"]))).toBe("b");
+    expect(familyOfName(chain, "b", new Set(["c"]))).toBe("c");
+    // Without the cell's evidence, the alias values stand for its ids.
+    expect(familyOfName(chain, "b")).toBe("b");
+    expect(familyOfName(cell, "dpo")).toBe("dpo-beta");
+  });
+
+  it("suggests the family sharing the most steps", () => {
+    const fams = new Map([["grpo", new Set([1, 2])], ["sft-n", new Set([100, 200, 300])], ["sft3", new Set([100])]]);
+    expect(likelySameFamily([100, 200], fams)).toBe("sft-n");
+    expect(likelySameFamily([1], fams)).toBe("grpo");
+    expect(likelySameFamily([7], fams)).toBe(null);
+  });
+
+  it("reads the earlier family names a build matched from its provenance", () => {
+    const parse = (id: string) => {
+      const m = /^agentic-ptb\/(sol-high)\.h(?:\d+|NA)\.(.+)\.\d+$/.exec(id) ?? /^msr-spare\/(sol-high)\.(.+)\.step_\d+$/.exec(id);
+      return m ? { cell: m[1]!, family: m[2]! } : null;
+    };
+    const records = [
+      { model_id: "Qwen/x", cell: "BASELINE" },
+      { cell: "sol-high", family: "dpo-beta", evidence: [{ kind: "published_repo", raw: "agentic-ptb/sol-high.h092.dpo.480" }, { kind: "spare_repo", raw: "msr-spare/sol-high.dpo.step_480" }] },
+      { cell: "sol-high", family: "grpo-a", evidence: [{ kind: "published_repo", raw: "agentic-ptb/sol-high.h017.grpo-a.100" }] },
+      null,
+    ];
+    expect([...earlierFamilyNames(records, parse)]).toEqual([["sol-high/dpo", "dpo-beta"]]);
+  });
+});
+
+/**
+ * The two cases a new user found on the embedded sweep, on copies of sources/:
+ * an alias for an already published family, and a renamed PVC directory.
+ */
+describe("family identity on the embedded sources/", () => {
+  const repo = join(import.meta.dirname, "..");
+  const roots: string[] = [];
+  let base: BuildResult;
+  const copy = (edit: (cells: { cells: { cell: string; family_aliases?: Record<string, string> }[] }) => void, listing?: [string, (text: string) => string]): string => {
+    const root = mkdtempSync(join(tmpdir(), "ptb-fam-"));
+    roots.push(root);
+    const sources = join(root, "sources");
+    cpSync(join(repo, "sources"), sources, { recursive: true });
+    const cellsPath = join(sources, "cells.json");
+    const cells = JSON.parse(readFileSync(cellsPath, "utf8"));
+    edit(cells);
+    writeFileSync(cellsPath, JSON.stringify(cells, null, 2));
+    if (listing) {
+      const path = join(sources, listing[0]);
+      writeFileSync(path, listing[1](readFileSync(path, "utf8")));
+    }
+    return sources;
+  };
+  const writeManifest = (result: BuildResult): string => {
+    const root = mkdtempSync(join(tmpdir(), "ptb-fam-out-"));
+    roots.push(root);
+    writeFileSync(join(root, "manifest.json"), JSON.stringify(result.rows, null, 2));
+    return join(root, "manifest.json");
+  };
+  beforeAll(async () => {
+    base = await buildManifest({ sourcesDir: join(repo, "sources") });
+  }, 300_000);
+  afterAll(async () => Promise.all(roots.map(removeTree)));
+
+  it("an alias for the published family dpo of sol-high keeps its 57 rows, one SUBMITTED step 480 at h092, and plans renames of the old ids", async () => {
+    const sources = copy((c) => {
+      c.cells.find((x) => x.cell === "sol-high")!.family_aliases = { dpo: "dpo-beta" };
+    });
+    const result = await buildManifest({ sourcesDir: sources });
+    const solHigh = result.rows.filter((r) => r.cell === "sol-high");
+    expect(solHigh).toHaveLength(57);
+    expect(result.warnings.map((w) => [w.code, w.file, w.line])).toEqual(base.warnings.map((w) => [w.code, w.file, w.line]));
+    expect(solHigh.filter((r) => r.step === 480 && r.family?.startsWith("dpo"))).toEqual([
+      expect.objectContaining({ model_id: "agentic-ptb/sol-high.h092.dpo-beta.480", role: "SUBMITTED", hour: 92.91, hour_source: "mtime", eos_ok: true, source: "/pvc/ptb/sol-high/dpo/weights/step_480" }),
+    ]);
+    // Every row is the base row, under the new family id.
+    const renamed = base.rows.map((r) => (r.cell === "sol-high" && r.family === "dpo" ? { ...r, family: "dpo-beta", model_id: r.model_id.replace(".dpo.", ".dpo-beta.") } : r));
+    expect(result.rows).toEqual(renamed);
+    // The rename plan (diff sources out): each published dpo repo to its dpo-beta id, none to hNA.
+    const d = diffSides(await loadSide(sources), await loadSide(writeManifest(result)), "sources", "out");
+    const dpo = d.renames.filter((r) => r.from.includes(".dpo."));
+    expect(dpo).toHaveLength(13);
+    for (const r of dpo) expect(r.to).toBe(r.from.replace(".dpo.", ".dpo-beta."));
+    expect(d.renames.filter((r) => r.to.includes(".hNA.") && r.to.includes("sol-high"))).toEqual([]);
+    const before = diffSides(await loadSide(join(repo, "sources")), await loadSide(writeManifest(base)), "sources", "out");
+    expect(d.added).toEqual(before.added); // not yet published, as without the alias
+    expect(d.removed).toEqual(before.removed);
+    expect(d.renames.filter((r) => !r.from.includes(".dpo."))).toEqual(before.renames);
+    // explain finds the row by the old published id.
+    expect(findRow(result, "agentic-ptb/sol-high.h092.dpo.480").row.model_id).toBe("agentic-ptb/sol-high.h092.dpo-beta.480");
+  }, 300_000);
+
+  it("sol-max's sft renamed to sft-ñ on the PVC: with both names aliased the same rows under sft-n; without the old name a FAMILY_NOT_ON_PVC warning", async () => {
+    const rename: [string, (t: string) => string] = ["sol-max/pvc/listing.tsv", (t) => t.replaceAll("/pvc/ptb/sol-max/sft/", `/pvc/ptb/sol-max/${NFC}/`)];
+    const both = await buildManifest({ sourcesDir: copy((c) => void (c.cells.find((x) => x.cell === "sol-max")!.family_aliases = { [NFC]: "sft-n", sft: "sft-n" }), rename) });
+    const expected = base.rows.map((r) =>
+      r.cell === "sol-max" && r.family === "sft"
+        ? { ...r, family: "sft-n", model_id: r.model_id.replace(".sft.", ".sft-n."), source: r.source.replace("/sol-max/sft/", `/sol-max/${NFC}/`) }
+        : r,
+    );
+    // Rows the listing shows keep the PVC path as listed; a row known from the janitor keeps the path the janitor names.
+    const janitorOnly = both.rows.filter((r) => r.cell === "sol-max" && r.family === "sft-n" && r.source.includes("/sol-max/sft/"));
+    expect(janitorOnly.length).toBeGreaterThan(0);
+    for (const r of janitorOnly) {
+      const i = expected.findIndex((e) => e.model_id === r.model_id);
+      expected[i] = { ...expected[i]!, source: r.source };
+    }
+    expect(both.rows).toEqual(expected);
+    expect(both.rows.filter((r) => r.cell === "sol-max")).toHaveLength(13);
+    expect(both.warnings).toHaveLength(base.warnings.length);
+
+    const oneName = await buildManifest({ sourcesDir: copy((c) => void (c.cells.find((x) => x.cell === "sol-max")!.family_aliases = { [NFC]: "sft-n" }), rename) });
+    const added = oneName.warnings.filter((w) => !base.warnings.some((b) => b.code === w.code && b.file === w.file && b.line === w.line));
+    expect(added.map((w) => [w.code, w.file])).toEqual([["FAMILY_NOT_ON_PVC", "sol-max/janitor/ckpt-janitor.log"]]);
+    expect(added[0]!.message).toContain('("sft": "sft-n")');
+  }, 300_000);
+});
