@@ -137,7 +137,8 @@ const iso = (ms: number | null): string | null => (ms === null || !isTimeMs(ms) 
  *   `HUB_NO_EOS` (a published repo whose files give no stop ids: `eos_ok` null),
  *   `CADENCE_NOT_VALIDATED` (a family with anchors whose fit fails: its
  *   untimed checkpoints stay unrecoverable), `FAMILY_NOT_ON_PVC` and
- *   `HUB_UNKNOWN_FAMILY` (rows of a family no PVC directory shows).
+ *   `HUB_UNKNOWN_FAMILY` (rows of a family no PVC directory shows),
+ *   `FAMILY_ALIAS_UNUSED` (a `family_aliases` key that names nothing of the cell).
  *
  * Family names (family-names.ts): observations carry family ids already;
  * Hub repos' and anchors' family parts are matched by `familyOfName`.
@@ -246,6 +247,9 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     }
     rowsCands.push(c);
   }
+
+  // 2a. An alias key no evidence of the cell uses (a typo, or a directory that does not exist) changes nothing: say so.
+  warnUnusedAliases(input, diag);
 
   // 2b. Families no PVC directory shows: a renamed directory whose old name the logs or the Hub still
   // use, or an alias changed after publishing. Their rows are kept (the weights survive), never silently.
@@ -545,6 +549,33 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   };
 }
 
+/**
+ * Warns `FAMILY_ALIAS_UNUSED` for every `family_aliases` key that names no
+ * directory of the cell's PVC, janitor or supervisor evidence, no family part
+ * of its Hub repos and no `anchors.tsv` family (compared in NFC): the alias
+ * has no effect, so an intended rename did not happen.
+ */
+function warnUnusedAliases(input: CellInputs, diag: Diagnostics): void {
+  const aliases = input.cell.family_aliases;
+  if (!aliases || Object.keys(aliases).length === 0) return;
+  const used = new Set<string>();
+  for (const o of [...input.observations, ...input.supervisor.roleEvents]) {
+    if (o.familyDir !== null) used.add(nfc(o.familyDir.split("/").pop()!));
+    else if (o.kind === "anchor") used.add(nfc(o.family));
+  }
+  for (const p of [...input.published, ...input.spares]) used.add(nfc(p.family));
+  const dirs = [...new Set(input.observations.filter((o) => isPvc(o) && o.familyDir !== null).map((o) => o.familyDir!.split("/").pop()!))].sort(cmpStr);
+  for (const key of Object.keys(aliases)) {
+    if (used.has(nfc(key))) continue;
+    diag.warn(
+      "FAMILY_ALIAS_UNUSED",
+      `cell "${input.cell.cell}": family_aliases key ${JSON.stringify(key)} names no directory, log line, event or Hub repo of the cell, so it maps nothing to "${aliases[key]}"${dirs.length ? ` (the PVC's family directories: ${dirs.map((d) => JSON.stringify(d)).join(", ")})` : ""}`,
+      "cells.json",
+      null,
+    );
+  }
+}
+
 const isPvc = (o: Observation): boolean => o.kind === "pvc_stable" || o.kind === "pvc_weights" || o.kind === "pvc_dir";
 
 const byOrigin = (x: Observation, y: Observation): number => cmpStr(x.origin.file, y.origin.file) || (x.origin.line ?? 0) - (y.origin.line ?? 0);
@@ -580,7 +611,7 @@ function warnUnknownFamilies(cellName: string, rowsCands: Candidate[], all: Cand
       const first = members.flatMap((m) => m.obs).sort(byOrigin)[0]!;
       diag.warn(
         "FAMILY_NOT_ON_PVC",
-        `cell "${cellName}": family "${family}" (${members.length} row${members.length === 1 ? "" : "s"}) is named in ${first.kind.startsWith("janitor") ? "the janitor log" : "supervisor history"} but no PVC directory holds it (the PVC has ${known.map((f) => `"${f}"`).join(", ")}); a renamed directory? ${fix}`,
+        `cell "${cellName}": family "${family}" (${members.length} row${members.length === 1 ? "" : "s"}) is named in ${first.kind.startsWith("janitor") ? "the janitor log" : "supervisor history"} but no PVC directory holds it (the PVC has ${known.map((f) => `"${f}"`).join(", ")}); a renamed directory? ${fix}; a deleted one leaves its rows as they are`,
         first.origin.file,
         first.origin.line,
       );
