@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { aliasTable, conflictingAliasKeys, earlierFamilyNames, familyIdOf, familyOfName, likelySameFamily, nfc } from "../src/resolve/family-names.js";
 import { buildManifest, type BuildResult } from "../src/build.js";
-import { diffSides, loadSide } from "../src/commands/diff.js";
+import { diffSides, earlierNamesBeside, loadSide, rekeySide } from "../src/commands/diff.js";
 import { findRow } from "../src/commands/explain.js";
 import { removeTree } from "./helpers/tree.js";
 
@@ -62,17 +62,45 @@ describe("family names (src/resolve/family-names.ts)", () => {
   });
 
   it("reads the earlier family names a build matched from its provenance", () => {
-    const parse = (id: string) => {
-      const m = /^agentic-ptb\/(sol-high)\.h(?:\d+|NA)\.(.+)\.\d+$/.exec(id) ?? /^msr-spare\/(sol-high)\.(.+)\.step_\d+$/.exec(id);
-      return m ? { cell: m[1]!, family: m[2]! } : null;
-    };
     const records = [
       { model_id: "Qwen/x", cell: "BASELINE" },
       { cell: "sol-high", family: "dpo-beta", evidence: [{ kind: "published_repo", raw: "agentic-ptb/sol-high.h092.dpo.480" }, { kind: "spare_repo", raw: "msr-spare/sol-high.dpo.step_480" }] },
       { cell: "sol-high", family: "grpo-a", evidence: [{ kind: "published_repo", raw: "agentic-ptb/sol-high.h017.grpo-a.100" }] },
       null,
     ];
-    expect([...earlierFamilyNames(records, parse)]).toEqual([["sol-high/dpo", "dpo-beta"]]);
+    expect([...earlierFamilyNames(records)]).toEqual([["sol-high/dpo", "dpo-beta"]]);
+  });
+});
+
+describe("diff pairs ids under a family's earlier name with its rows", () => {
+  it("re-keys the old side by the new build's provenance: a rename, not a removal and an addition", async () => {
+    const root = mkdtempSync(join(tmpdir(), "ptb-fam-diff-"));
+    try {
+      const row = (id: string, family: string) => ({
+        model_id: id, cell: "sol-high", driver: "d", effort: "high", hour: 92.91, hour_source: "mtime", hour_upper_bound: null,
+        driver_tokens_at_hour: 1, role: "SUBMITTED", eos_ok: true, eos_token_id: [1], source: "/pvc/ptb/sol-high/dpo/weights/step_480",
+        family, step: 480, hour_lower_bound: null, hour_error_h: null,
+      });
+      writeFileSync(join(root, "old.json"), JSON.stringify([row("agentic-ptb/sol-high.h092.dpo.480", "dpo")]));
+      const out = join(root, "out");
+      mkdirSync(out);
+      writeFileSync(join(out, "manifest.json"), JSON.stringify([row("agentic-ptb/sol-high.h092.dpo-beta.480", "dpo-beta")]));
+      writeFileSync(
+        join(out, "provenance.jsonl"),
+        `${JSON.stringify({ model_id: "agentic-ptb/sol-high.h092.dpo-beta.480", cell: "sol-high", family: "dpo-beta", step: 480, evidence: [{ kind: "published_repo", raw: "agentic-ptb/sol-high.h092.dpo.480" }] })}\n`,
+      );
+      const names = await earlierNamesBeside(out);
+      expect([...names]).toEqual([["sol-high/dpo", "dpo-beta"]]);
+      const d = diffSides(rekeySide(await loadSide(join(root, "old.json")), names), rekeySide(await loadSide(out), names), "old", "new");
+      expect(d.renames).toEqual([{ from: "agentic-ptb/sol-high.h092.dpo.480", to: "agentic-ptb/sol-high.h092.dpo-beta.480" }]);
+      expect([d.added, d.removed]).toEqual([[], []]);
+      expect(d.changed.map((c) => Object.keys(c.fields))).toEqual([["model_id", "family"]]);
+      // Without the provenance: a removal and an addition.
+      const plain = diffSides(await loadSide(join(root, "old.json")), await loadSide(out), "old", "new");
+      expect([plain.added, plain.removed, plain.renames]).toEqual([["agentic-ptb/sol-high.h092.dpo-beta.480"], ["agentic-ptb/sol-high.h092.dpo.480"], []]);
+    } finally {
+      await removeTree(root);
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { readFile, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Command } from "commander";
 import { parse } from "csv-parse/sync";
 import { parseCsvCell } from "../writers/manifest.js";
@@ -8,7 +8,8 @@ import { ROW_KEYS, RowSchema } from "../schema.js";
 import { hubNameProblem } from "../resolve/ids.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
 import { loadCells } from "../sources/cells.js";
-import { familyOfName } from "../resolve/family-names.js";
+import { earlierFamilyNames, familyOfName } from "../resolve/family-names.js";
+import { provenanceRecords } from "./publish.js";
 import { parsePublishedName, readHubSnapshot } from "../extractors/hub-files.js";
 import { Diagnostics } from "../diagnostics.js";
 
@@ -253,6 +254,37 @@ export async function loadSide(path: string): Promise<Side> {
 }
 
 /**
+ * The earlier family names the build beside `path` matched (its
+ * `provenance.jsonl`: {@link earlierFamilyNames}): for an output folder, or a
+ * manifest file in one; empty for a sources folder (its Hub ids are keyed
+ * through `family_aliases` already) or without a provenance file.
+ */
+export async function earlierNamesBeside(path: string): Promise<Map<string, string>> {
+  const info = await stat(path).catch(() => null);
+  if (!info) return new Map();
+  const dir = info.isDirectory() ? path : dirname(path);
+  if ((await stat(join(dir, "cells.json")).catch(() => null))?.isFile()) return new Map();
+  return earlierFamilyNames(await provenanceRecords(dir));
+}
+
+/**
+ * Re-keys a side's checkpoints `cell/family/step` whose `cell/family` is an
+ * earlier name of a family (`names`, from {@link earlierNamesBeside}), so an
+ * id published under a directory's earlier name pairs with its row: a rename.
+ */
+export function rekeySide(side: Side, names: Map<string, string>): Side {
+  if (names.size === 0) return side;
+  const out: Side = new Map();
+  for (const [key, recs] of side) {
+    const m = /^(.*)\/([^/]*)\/(\d+)$/.exec(key);
+    const family = m ? names.get(`${m[1]}/${m[2]}`) : undefined;
+    const k = m && family !== undefined ? `${m[1]}/${family}/${m[3]}` : key;
+    out.set(k, [...(out.get(k) ?? []), ...recs]);
+  }
+  return out;
+}
+
+/**
  * Compares two manifests (issue: diff): rows added and removed (by
  * checkpoint), fields changed, and the rename plan a rebuild implies (every
  * old id whose checkpoint now has another id). Every list is sorted.
@@ -312,7 +344,9 @@ export function registerDiff(program: Command): void {
     .argument("<new>", "the same kinds as <old>")
     .option("--json", "print the diff as one JSON object", false)
     .action(async (oldPath: string, newPath: string, o: { json: boolean }) => {
-      const d = diffSides(await loadSide(oldPath), await loadSide(newPath), oldPath, newPath);
+      // Ids under a family's earlier name (family_aliases) pair with its rows, as the builds matched them.
+      const names = new Map([...(await earlierNamesBeside(oldPath)), ...(await earlierNamesBeside(newPath))]);
+      const d = diffSides(rekeySide(await loadSide(oldPath), names), rekeySide(await loadSide(newPath), names), oldPath, newPath);
       process.stdout.write(o.json ? `${JSON.stringify(d, null, 2)}\n` : renderDiff(d));
     });
 }

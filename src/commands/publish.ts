@@ -80,7 +80,7 @@ export function orderRenames(renames: { from: string; to: string }[], existing: 
 }
 
 /** The records of the build's `provenance.jsonl` (none when it is missing or unreadable; a bad line is skipped). */
-async function provenanceRecords(outDir: string): Promise<unknown[]> {
+export async function provenanceRecords(outDir: string): Promise<unknown[]> {
   let text: string;
   try {
     text = await readFile(join(outDir, "provenance.jsonl"), "utf8");
@@ -131,7 +131,7 @@ export async function planPublish(outDir: string, repo: string, hub: HubAccess):
   const renames: { from: string; to: string }[] = [];
   if (org) {
     // Repos named with a family's earlier name (family_aliases) belong to its rows, as the build matched them.
-    const earlier = earlierFamilyNames(await provenanceRecords(outDir), (id) => (id.startsWith(`${org}/`) ? parsePublishedName(id.slice(org.length + 1), cells) : null));
+    const earlier = earlierFamilyNames(await provenanceRecords(outDir));
     for await (const m of listModels({ search: { owner: org }, ...hub })) {
       existing.add(m.name);
       const p = parsePublishedName(m.name.slice(org.length + 1), cells);

@@ -12,6 +12,7 @@
  * same name as its composed form (`ñ`).
  */
 import type { Cell } from "../schema.js";
+import { parsePublishedName, parseSpareName } from "../extractors/hub-files.js";
 
 /** `name` in Unicode NFC (ASCII names are returned as they are, without the cost of normalising). */
 export function nfc(name: string): string {
@@ -112,18 +113,15 @@ export function likelySameFamily(steps: Iterable<number>, families: ReadonlyMap<
 /**
  * The earlier family names a build matched (MANIFEST.md: provenance.jsonl):
  * for every row whose `published_repo` or `spare_repo` evidence carries
- * another family part than the row's family, `"{cell}/{name}"` → the row's
- * family. `publish` uses it to map the Hub's repos named with an earlier
- * name to their rows, as the build did. Records that are not rows (the
- * baseline, a malformed line) are skipped.
+ * another family part than the row's family (`{cell}.h{HHH}.{family}.{step}`,
+ * `{cell}.{family}.step_{N}`), `"{cell}/{name}"` → the row's family. `publish`
+ * and `diff` use it to map repos and ids named with an earlier name to their
+ * rows, as the build did. Records that are not rows (the baseline, a
+ * malformed line) are skipped.
  *
  * @param records the parsed lines of a `provenance.jsonl`.
- * @param parseRepo gives `{cell, family}` of a repo id, or null.
  */
-export function earlierFamilyNames(
-  records: unknown[],
-  parseRepo: (repoId: string) => { cell: string; family: string } | null,
-): Map<string, string> {
+export function earlierFamilyNames(records: unknown[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const rec of records) {
     if (!rec || typeof rec !== "object") continue;
@@ -131,8 +129,9 @@ export function earlierFamilyNames(
     if (typeof cell !== "string" || typeof family !== "string" || !Array.isArray(evidence)) continue;
     for (const item of evidence as { kind?: unknown; raw?: unknown }[]) {
       if ((item?.kind !== "published_repo" && item?.kind !== "spare_repo") || typeof item.raw !== "string") continue;
-      const p = parseRepo(item.raw);
-      if (p && p.cell === cell && p.family !== family) out.set(`${cell}/${p.family}`, family);
+      const name = item.raw.slice(item.raw.indexOf("/") + 1);
+      const p = item.kind === "published_repo" ? parsePublishedName(name, [cell]) : parseSpareName(name, [cell]);
+      if (p && p.family !== family) out.set(`${cell}/${p.family}`, family);
     }
   }
   return out;
