@@ -7,6 +7,10 @@ import { buildManifest, type BuildResult } from "../src/build.js";
 import { diffSides, earlierNamesBeside, loadSide, rekeySide } from "../src/commands/diff.js";
 import { findRow } from "../src/commands/explain.js";
 import { removeTree } from "./helpers/tree.js";
+import { makeMiniSweep, miniCells } from "./helpers/mini-sweep.js";
+import { startHubServer } from "./helpers/hub-server.js";
+import { runCli } from "./helpers/cli.js";
+import { planPublish } from "../src/commands/publish.js";
 
 const NFC = "sft-\u00f1"; // sft-ñ composed
 const NFD = "sft-n\u0303"; // sft-ñ decomposed
@@ -100,6 +104,28 @@ describe("diff pairs ids under a family's earlier name with its rows", () => {
       expect([plain.added, plain.removed, plain.renames]).toEqual([["agentic-ptb/sol-high.h092.dpo-beta.480"], ["agentic-ptb/sol-high.h092.dpo.480"], []]);
     } finally {
       await removeTree(root);
+    }
+  });
+});
+
+describe("publish plans renames of repos under a family's earlier name", () => {
+  it("maps the mini sweep's sft2 repos to their sft2-b rows after an alias, as the build matched them", async () => {
+    const dir = await makeMiniSweep({ "cells.json": miniCells((c) => void (c.cells[0].family_aliases = { "sft 3": "sft3", sft2: "sft2-b" })) });
+    const out = `${dir}-out`;
+    const hub = await startHubServer({ hubDir: join(dir, "hub") });
+    try {
+      expect((await runCli("build", "--sources", dir, "--out", out, "--quiet")).code).toBe(0);
+      const plan = await planPublish(out, "agentic-ptb/checkpoint-index", { hubUrl: hub.url, fetch });
+      expect(plan.renames).toEqual([
+        { from: "agentic-ptb/alpha.h005.sft2.100", to: "agentic-ptb/alpha.h005.sft2-b.100" },
+        { from: "agentic-ptb/alpha.h010.sft2.300", to: "agentic-ptb/alpha.h017.sft2-b.300" },
+        { from: "agentic-ptb/alpha.h012.sft2.200", to: "agentic-ptb/alpha.h012.sft2-b.200" },
+      ]);
+      expect(plan.conflicts).toEqual([]);
+    } finally {
+      await hub.close();
+      await removeTree(dir);
+      await removeTree(out);
     }
   });
 });
