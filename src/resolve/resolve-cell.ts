@@ -138,7 +138,8 @@ const iso = (ms: number | null): string | null => (ms === null || !isTimeMs(ms) 
  *   `CADENCE_NOT_VALIDATED` (a family with anchors whose fit fails: its
  *   untimed checkpoints stay unrecoverable), `FAMILY_NOT_ON_PVC` and
  *   `HUB_UNKNOWN_FAMILY` (rows of a family no PVC directory shows),
- *   `FAMILY_ALIAS_UNUSED` (a `family_aliases` key that names nothing of the cell).
+ *   `FAMILY_ALIAS_UNUSED` (a `family_aliases` key that names nothing of the cell),
+ *   `FAMILY_DIRS_INTERLEAVED` (PVC directories of one family whose steps interleave).
  *
  * Family names (family-names.ts): observations carry family ids already;
  * Hub repos' and anchors' family parts are matched by `familyOfName`.
@@ -250,6 +251,10 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
 
   // 2a. An alias key no evidence of the cell uses (a typo, or a directory that does not exist) changes nothing: say so.
   warnUnusedAliases(input, diag);
+
+  // 2a'. Several PVC directories of one family (a renamed directory) follow each other in steps; interleaved
+  // steps look like two training runs merged by family_aliases.
+  warnInterleavedDirectories(cell.cell, [...cands.values()], diag);
 
   // 2b. Families no PVC directory shows: a renamed directory whose old name the logs or the Hub still
   // use, or an alias changed after publishing. Their rows are kept (the weights survive), never silently.
@@ -573,6 +578,47 @@ function warnUnusedAliases(input: CellInputs, diag: Diagnostics): void {
       "cells.json",
       null,
     );
+  }
+}
+
+/**
+ * Warns `FAMILY_DIRS_INTERLEAVED` once per family whose PVC directories'
+ * step ranges overlap (e.g. `sft` holds 100 and 300, `sft-b` holds 200): a
+ * renamed directory continues where the old one stopped, so overlapping
+ * ranges look like two training runs that `family_aliases` merged. Named at
+ * the first listing line of the later directory.
+ */
+function warnInterleavedDirectories(cellName: string, all: Candidate[], diag: Diagnostics): void {
+  const ranges = new Map<string, Map<string, { min: number; max: number; first: Observation }>>();
+  for (const c of all) {
+    for (const o of c.obs) {
+      if (!isPvc(o) || o.familyDir === null) continue;
+      const dirs = ranges.get(c.family) ?? new Map<string, { min: number; max: number; first: Observation }>();
+      const r = dirs.get(o.familyDir);
+      if (!r) dirs.set(o.familyDir, { min: c.step, max: c.step, first: o });
+      else {
+        r.min = Math.min(r.min, c.step);
+        r.max = Math.max(r.max, c.step);
+        if (byOrigin(o, r.first) < 0) r.first = o;
+      }
+      ranges.set(c.family, dirs);
+    }
+  }
+  for (const [family, dirs] of [...ranges.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
+    if (dirs.size < 2) continue;
+    const sorted = [...dirs.entries()].sort((a, b) => a[1].min - b[1].min || cmpStr(a[0], b[0]));
+    for (let i = 1; i < sorted.length; i++) {
+      const [prevDir, prev] = sorted[i - 1]!;
+      const [dir, r] = sorted[i]!;
+      if (r.min > prev.max) continue;
+      diag.warn(
+        "FAMILY_DIRS_INTERLEAVED",
+        `cell "${cellName}": directories ${JSON.stringify(prevDir)} (steps ${prev.min}-${prev.max}) and ${JSON.stringify(dir)} (steps ${r.min}-${r.max}) both give family "${family}" and their steps interleave: a renamed directory continues where the old one stopped, so these look like two training runs merged; check family_aliases`,
+        r.first.origin.file,
+        r.first.origin.line,
+      );
+      break;
+    }
   }
 }
 
