@@ -11,6 +11,8 @@ import { makeMiniSweep, miniCells } from "./helpers/mini-sweep.js";
 import { startHubServer } from "./helpers/hub-server.js";
 import { runCli } from "./helpers/cli.js";
 import { planPublish } from "../src/commands/publish.js";
+import { computeCost } from "../src/commands/cost.js";
+import type { Row } from "../src/schema.js";
 
 const NFC = "sft-\u00f1"; // sft-ñ composed
 const NFD = "sft-n\u0303"; // sft-ñ decomposed
@@ -99,6 +101,15 @@ describe("diff pairs ids under a family's earlier name with its rows", () => {
       expect(d.renames).toEqual([{ from: "agentic-ptb/sol-high.h092.dpo.480", to: "agentic-ptb/sol-high.h092.dpo-beta.480" }]);
       expect([d.added, d.removed]).toEqual([[], []]);
       expect(d.changed.map((c) => Object.keys(c.fields))).toEqual([["model_id", "family"]]);
+      // cost maps a score under the old id to the row the same way.
+      const scores = [
+        { model_id: "Qwen/x", suite: "s", score: 1, at: "scores.csv:2" },
+        { model_id: "agentic-ptb/sol-high.h092.dpo.480", suite: "s", score: 3, at: "scores.csv:3" },
+      ];
+      const manifest = [{ ...row("Qwen/x", "x"), cell: "BASELINE", family: null, step: null, role: "baseline", driver_tokens_at_hour: 0 }, row("agentic-ptb/sol-high.h092.dpo-beta.480", "dpo-beta")] as Row[];
+      const cost = computeCost(manifest, scores, { earlierNames: names });
+      expect([cost.unmatched, cost.rows.map((r) => [r.model_id, r.cost_per_point])]).toEqual([[], [["agentic-ptb/sol-high.h092.dpo-beta.480", 0.5]]]);
+      expect(computeCost(manifest, scores).unmatched.map((u) => u.model_id)).toEqual(["agentic-ptb/sol-high.h092.dpo.480"]);
       // Without the provenance: a removal and an addition.
       const plain = diffSides(await loadSide(join(root, "old.json")), await loadSide(out), "old", "new");
       expect([plain.added, plain.removed, plain.renames]).toEqual([["agentic-ptb/sol-high.h092.dpo-beta.480"], ["agentic-ptb/sol-high.h092.dpo.480"], []]);

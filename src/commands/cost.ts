@@ -7,6 +7,7 @@ import type { TopLevelSpec } from "vega-lite";
 import { InputError } from "../diagnostics.js";
 import { RowSchema, type Row } from "../schema.js";
 import { parsePublishedName } from "../extractors/hub-files.js";
+import { earlierNamesBeside } from "./diff.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
 import { writeFilesAtomically } from "../util/atomic.js";
 import { outPathOption } from "../util/out-folder.js";
@@ -107,13 +108,15 @@ export async function readScores(path: string): Promise<Score[]> {
  * `cost_per_point = driver_tokens_at_hour / (score − baseline_score)`,
  * baseline from the manifest's baseline row on the same suite. Stale or
  * `hNA` Hub ids are mapped to their row by cell, family and step (the rename
- * plan a rebuild implies). Rows with `eos_ok` false or null are left out of
+ * plan a rebuild implies), and ids under a family's earlier name through
+ * `earlierNames` (`"{cell}/{name}"` → family: `earlierNamesBeside` the
+ * manifest). Rows with `eos_ok` false or null are left out of
  * the figures and listed with the reason, unless `includeEosBroken` (then
  * kept, with a note). A gain of zero or less gives no cost.
  *
  * @throws InputError `COST_NO_BASELINE` naming a suite without a baseline score.
  */
-export function computeCost(manifest: Row[], scores: Score[], opts: { suite?: string; includeEosBroken?: boolean } = {}): CostReport {
+export function computeCost(manifest: Row[], scores: Score[], opts: { suite?: string; includeEosBroken?: boolean; earlierNames?: Map<string, string> } = {}): CostReport {
   const baseline = manifest.find((r) => r.cell === "BASELINE");
   const cells = [...new Set(manifest.filter((r) => r.cell !== "BASELINE").map((r) => r.cell))];
   const byId = new Map(manifest.map((r) => [r.model_id, r]));
@@ -125,7 +128,8 @@ export function computeCost(manifest: Row[], scores: Score[], opts: { suite?: st
     const [owner, name] = id.split("/");
     if (owner !== org || !name) return undefined;
     const p = parsePublishedName(name, cells);
-    return p ? byKey.get(`${p.cell}/${p.family}/${p.step}`) : undefined;
+    // An id under a family's earlier name (family_aliases), as the build matched it: `"{cell}/{name}"` → family.
+    return p ? byKey.get(`${p.cell}/${opts.earlierNames?.get(`${p.cell}/${p.family}`) ?? p.family}/${p.step}`) : undefined;
   };
   const wanted = scores.filter((s) => opts.suite === undefined || s.suite === opts.suite);
   const suites = [...new Set(wanted.map((s) => s.suite))].sort(cmpStr);
@@ -274,7 +278,7 @@ export function registerCost(program: Command): void {
       } catch (err) {
         throw new InputError("COST_BAD_MANIFEST", `cannot read a manifest from ${o.manifest} (run ptb-manifest build first): ${(err as Error).message.split("\n")[0]}`, o.manifest);
       }
-      const report = computeCost(rows, await readScores(o.scores), { suite: o.suite, includeEosBroken: o.includeEosBroken });
+      const report = computeCost(rows, await readScores(o.scores), { suite: o.suite, includeEosBroken: o.includeEosBroken, earlierNames: await earlierNamesBeside(o.manifest) });
       const html = resolve(o.html ?? join(dirname(o.manifest), "cost.html"));
       await writeFilesAtomically(dirname(html), new Map([[basename(html), await costHtml(report)]]), "--html");
       process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : o.csv ? costCsv(report) : renderCost(report));
