@@ -9,7 +9,6 @@ import { hubNameProblem } from "../resolve/ids.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
 import { loadCells } from "../sources/cells.js";
 import { earlierFamilyNames, familyOfName } from "../resolve/family-names.js";
-import { provenanceRecords } from "./publish.js";
 import { parsePublishedName, readHubSnapshot } from "../extractors/hub-files.js";
 import { Diagnostics } from "../diagnostics.js";
 
@@ -251,6 +250,23 @@ export async function loadSide(path: string): Promise<Side> {
   else if (path.endsWith(".csv")) addRows(side, path, csvRows(path, text));
   else idLines(side, path, text);
   return side;
+}
+
+/** The records of the build's `provenance.jsonl` (none when it is missing or unreadable; a bad line is skipped). */
+export async function provenanceRecords(outDir: string): Promise<unknown[]> {
+  let text: string;
+  try {
+    text = await readFile(join(outDir, "provenance.jsonl"), "utf8");
+  } catch {
+    return [];
+  }
+  return text.split("\n").flatMap((line) => {
+    try {
+      return line.trim() === "" ? [] : [JSON.parse(line) as unknown];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /**

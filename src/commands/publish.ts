@@ -8,7 +8,7 @@ import { ExitCodeError } from "../cli.js";
 import { RowSchema, type Row } from "../schema.js";
 import { parsePublishedName } from "../extractors/hub-files.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
-import { earlierFamilyNames } from "../resolve/family-names.js";
+import { earlierNamesBeside } from "./diff.js";
 import { createHubFetch } from "../hub/fetch.js";
 import { hubOptionsFrom } from "../hub/live-hub.js";
 
@@ -79,23 +79,6 @@ export function orderRenames(renames: { from: string; to: string }[], existing: 
   return { renames: ordered, conflicts };
 }
 
-/** The records of the build's `provenance.jsonl` (none when it is missing or unreadable; a bad line is skipped). */
-export async function provenanceRecords(outDir: string): Promise<unknown[]> {
-  let text: string;
-  try {
-    text = await readFile(join(outDir, "provenance.jsonl"), "utf8");
-  } catch {
-    return [];
-  }
-  return text.split("\n").flatMap((line) => {
-    try {
-      return line.trim() === "" ? [] : [JSON.parse(line) as unknown];
-    } catch {
-      return [];
-    }
-  });
-}
-
 /**
  * Computes the publish plan (issue: publish): the three files of the index
  * dataset with their sizes and whether they differ from the repo's, and the
@@ -131,7 +114,7 @@ export async function planPublish(outDir: string, repo: string, hub: HubAccess):
   const renames: { from: string; to: string }[] = [];
   if (org) {
     // Repos named with a family's earlier name (family_aliases) belong to its rows, as the build matched them.
-    const earlier = earlierFamilyNames(await provenanceRecords(outDir));
+    const earlier = await earlierNamesBeside(outDir);
     for await (const m of listModels({ search: { owner: org }, ...hub })) {
       existing.add(m.name);
       const p = parsePublishedName(m.name.slice(org.length + 1), cells);
