@@ -55,6 +55,11 @@ describe("family names (src/resolve/family-names.ts)", () => {
     const chain = { family_aliases: { a: "b", b: "c" } };
     expect(familyOfName(chain, "b", new Set(["b", "c"]))).toBe("b");
     expect(familyOfName(chain, "b", new Set(["c"]))).toBe("c");
+    // A swap: "b" is dir a's id and dir b's earlier name; the step settles it when only one family holds it.
+    const stepsOf = new Map([["b", new Set([1, 2])], ["c", new Set([100, 200])]]);
+    expect(familyOfName(chain, "b", new Set(["b", "c"]), { step: 100, stepsOf })).toBe("c");
+    expect(familyOfName(chain, "b", new Set(["b", "c"]), { step: 2, stepsOf })).toBe("b");
+    expect(familyOfName(chain, "b", new Set(["b", "c"]), { step: 7, stepsOf })).toBe("b");
     // Without the cell's evidence, the alias values stand for its ids.
     expect(familyOfName(chain, "b")).toBe("b");
     expect(familyOfName(cell, "dpo")).toBe("dpo-beta");

@@ -81,14 +81,28 @@ export function familyIdOf(cell: Pick<Cell, "family_aliases">, directoryName: st
  * one) is the family it maps to; else the name itself (a family the cell
  * does not know: the resolver warns). All compared in NFC.
  *
+ * A name that is both a family's id and an alias key of another family (a
+ * swap, a chain: the resolver warns) is the family whose evidence holds the
+ * step, when only the alias's family does; else the family whose id it is.
+ *
  * @param familyIds the ids of the families the cell's PVC, janitor and
  *   supervisor evidence gives; without it, the ids `family_aliases` maps to
  *   stand for them (what `diff` knows of a sources folder without resolving it).
+ * @param at the step the name comes with, and the steps each family's
+ *   evidence holds (family id → steps), to settle an ambiguous name.
  */
-export function familyOfName(cell: Pick<Cell, "family_aliases">, name: string, familyIds?: ReadonlySet<string>): string {
+export function familyOfName(
+  cell: Pick<Cell, "family_aliases">,
+  name: string,
+  familyIds?: ReadonlySet<string>,
+  at?: { step: number; stepsOf: ReadonlyMap<string, ReadonlySet<number>> },
+): string {
   const n = nfc(name);
-  if (familyIds ? familyIds.has(n) : Object.values(cell.family_aliases ?? {}).some((v) => nfc(v) === n)) return n;
-  return familyIdOf(cell, n);
+  const isId = familyIds ? familyIds.has(n) : Object.values(cell.family_aliases ?? {}).some((v) => nfc(v) === n);
+  if (!isId) return familyIdOf(cell, n);
+  const other = aliasTable(cell.family_aliases).get(n);
+  if (other !== undefined && other !== n && at && at.stepsOf.get(other)?.has(at.step) && !at.stepsOf.get(n)?.has(at.step)) return other;
+  return n;
 }
 
 /**

@@ -8,7 +8,7 @@ import { BudgetClock, round2 } from "./clock.js";
 import { fitCadence, predictHour, DEFAULT_TOLERANCE_H, type CadenceFit } from "./cadence.js";
 import { familyNameProblem, hourPart, hubNameProblem, modelId } from "./ids.js";
 import { isTimeMs } from "../util/values.js";
-import { familyOfName, likelySameFamily, nfc } from "./family-names.js";
+import { aliasTable, familyOfName, likelySameFamily, nfc } from "./family-names.js";
 
 /** Cumulative tokens at a moment: the build passes the cell's token ledger. */
 export interface TokensAt {
@@ -139,7 +139,8 @@ const iso = (ms: number | null): string | null => (ms === null || !isTimeMs(ms) 
  *   untimed checkpoints stay unrecoverable), `FAMILY_NOT_ON_PVC` and
  *   `HUB_UNKNOWN_FAMILY` (rows of a family no PVC directory shows),
  *   `FAMILY_ALIAS_UNUSED` (a `family_aliases` key that names nothing of the cell),
- *   `FAMILY_DIRS_INTERLEAVED` (PVC directories of one family whose steps interleave).
+ *   `FAMILY_DIRS_INTERLEAVED` (PVC directories of one family whose steps interleave),
+ *   `FAMILY_NAME_AMBIGUOUS` (an alias key that is also another family's id).
  *
  * Family names (family-names.ts): observations carry family ids already;
  * Hub repos' and anchors' family parts are matched by `familyOfName`.
@@ -170,14 +171,16 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   // The families the PVC, janitor and supervisor name (ids after family_aliases, in NFC): a Hub
   // repo or an anchor whose family part is one of these ids, or a directory name (or earlier
   // name) of one, is that family's evidence (family-names.ts: familyOfName).
-  const familyIds = new Set<string>();
-  for (const o of input.observations) if (o.kind !== "anchor") familyIds.add(o.family);
-  for (const o of supervisor.roleEvents) familyIds.add(o.family);
-  const familyOf = (name: string): string => familyOfName(cell, name, familyIds);
+  const stepsOf = new Map<string, Set<number>>();
+  for (const o of [...input.observations, ...supervisor.roleEvents]) {
+    if (o.kind !== "anchor") stepsOf.set(o.family, (stepsOf.get(o.family) ?? new Set()).add(o.step));
+  }
+  const familyIds: ReadonlySet<string> = new Set(stepsOf.keys());
+  const familyOf = (name: string, step: number): string => familyOfName(cell, name, familyIds, { step, stepsOf });
   const anchorsByFamily = new Map<string, Observation[]>();
   for (const o of input.observations) {
     if (o.kind === "anchor") {
-      const family = familyOf(o.family);
+      const family = familyOf(o.family, o.step);
       const list = anchorsByFamily.get(family) ?? [];
       list.push(o);
       anchorsByFamily.set(family, list);
@@ -188,8 +191,8 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     if (isPvc(o) && o.familyDir !== null) c.pvcDirs.add(o.familyDir);
   }
   for (const o of supervisor.roleEvents) get(o.family, o.step).obs.push(o);
-  for (const p of input.published) get(familyOf(p.family), p.step).published.push(p);
-  for (const s of input.spares) get(familyOf(s.family), s.step).spares.push(s);
+  for (const p of input.published) get(familyOf(p.family, p.step), p.step).published.push(p);
+  for (const s of input.spares) get(familyOf(s.family, s.step), s.step).spares.push(s);
 
   // 2. Existence, and the family names that will stand in ids.
   const rowsCands: Candidate[] = [];
@@ -250,7 +253,18 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   }
 
   // 2a. An alias key no evidence of the cell uses (a typo, or a directory that does not exist) changes nothing: say so.
+  // One that is also the id of another family (a swap, a chain) makes Hub repos of that name ambiguous.
   warnUnusedAliases(input, diag);
+  for (const [key, id] of aliasTable(cell.family_aliases)) {
+    if (key !== nfc(id) && familyIds.has(key)) {
+      diag.warn(
+        "FAMILY_NAME_AMBIGUOUS",
+        `cell "${cell.cell}": "${key}" is the id of a family and, as a family_aliases key, an earlier name of family "${id}": a Hub repo or anchor named "${key}" is taken as "${id}"'s only when its step is one of "${id}"'s and not of "${key}"'s; give the families distinct names`,
+        "cells.json",
+        null,
+      );
+    }
+  }
 
   // 2a'. Several PVC directories of one family (a renamed directory) follow each other in steps; interleaved
   // steps look like two training runs merged by family_aliases.
