@@ -206,6 +206,8 @@ describe("family identity on the embedded sources/", () => {
     expect(d.renames.filter((r) => !r.from.includes(".dpo."))).toEqual(before.renames);
     // explain finds the row by the old published id.
     expect(findRow(result, "agentic-ptb/sol-high.h092.dpo.480").row.model_id).toBe("agentic-ptb/sol-high.h092.dpo-beta.480");
+    expect(findRow(result, "sol-high/dpo/480").row.model_id).toBe("agentic-ptb/sol-high.h092.dpo-beta.480");
+    expect(findRow(result, "sol-high/dpo-beta/480").row.model_id).toBe("agentic-ptb/sol-high.h092.dpo-beta.480");
   }, 300_000);
 
   it("sol-max's sft renamed to sft-ñ on the PVC: with both names aliased the same rows under sft-n; without the old name a FAMILY_NOT_ON_PVC warning", async () => {
