@@ -8,6 +8,7 @@ import { InputError } from "../diagnostics.js";
 import type { Row } from "../schema.js";
 import { readManifestRows } from "./diff.js";
 import { parsePublishedName } from "../extractors/hub-files.js";
+import { earlierNamesBeside } from "./diff.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
 import { writeFilesAtomically } from "../util/atomic.js";
 import { outPathOption } from "../util/out-folder.js";
@@ -108,7 +109,9 @@ export async function readScores(path: string): Promise<Score[]> {
  * `cost_per_point = driver_tokens_at_hour / (score − baseline_score)`,
  * baseline from the manifest's baseline row on the same suite. Stale or
  * `hNA` Hub ids are mapped to their row by cell, family and step (the rename
- * plan a rebuild implies). Rows with `eos_ok` false or null are left out of
+ * plan a rebuild implies), and ids under a family's earlier name through
+ * `earlierNames` (`"{cell}/{name}"` → family: `earlierNamesBeside` the
+ * manifest). Rows with `eos_ok` false or null are left out of
  * the figures and listed with the reason, unless `includeEosBroken` (then
  * kept, with a note). A gain of zero or less gives no cost.
  *
@@ -120,7 +123,7 @@ export async function readScores(path: string): Promise<Score[]> {
  *   the suites there are); `COST_NO_MATCH` when no score names a row of the
  *   manifest (the wrong manifest, or a scores file of other models).
  */
-export function computeCost(manifest: Row[], scores: Score[], opts: { suite?: string; includeEosBroken?: boolean } = {}): CostReport {
+export function computeCost(manifest: Row[], scores: Score[], opts: { suite?: string; includeEosBroken?: boolean; earlierNames?: Map<string, string> } = {}): CostReport {
   const baseline = manifest.find((r) => r.cell === "BASELINE");
   const cells = [...new Set(manifest.filter((r) => r.cell !== "BASELINE").map((r) => r.cell))];
   const byId = new Map(manifest.map((r) => [r.model_id, r]));
@@ -132,7 +135,8 @@ export function computeCost(manifest: Row[], scores: Score[], opts: { suite?: st
     const [owner, name] = id.split("/");
     if (owner !== org || !name) return undefined;
     const p = parsePublishedName(name, cells);
-    return p ? byKey.get(`${p.cell}/${p.family}/${p.step}`) : undefined;
+    // An id under a family's earlier name (family_aliases), as the build matched it: `"{cell}/{name}"` → family.
+    return p ? byKey.get(`${p.cell}/${opts.earlierNames?.get(`${p.cell}/${p.family}`) ?? p.family}/${p.step}`) : undefined;
   };
   const wanted = scores.filter((s) => opts.suite === undefined || s.suite === opts.suite);
   if (wanted.length === 0) {
@@ -309,7 +313,7 @@ export function registerCost(program: Command): void {
         if (!(err instanceof InputError)) throw err;
         throw new InputError("COST_BAD_MANIFEST", `cannot read a manifest from ${o.manifest} (run ptb-manifest build first): ${err.message}`, err.file, err.line);
       }
-      const report = computeCost(rows, await readScores(o.scores), { suite: o.suite, includeEosBroken: o.includeEosBroken });
+      const report = computeCost(rows, await readScores(o.scores), { suite: o.suite, includeEosBroken: o.includeEosBroken, earlierNames: await earlierNamesBeside(o.manifest) });
       const manifestDir = (await stat(o.manifest)).isDirectory() ? o.manifest : dirname(o.manifest);
       const html = resolve(o.html ?? join(manifestDir, "cost.html"));
       await writeFilesAtomically(dirname(html), new Map([[basename(html), await costHtml(report)]]), "--html", { force: o.force });

@@ -1,6 +1,6 @@
 import type { Stats } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Command } from "commander";
 import { parse } from "csv-parse/sync";
 import { parseCsvCell } from "../writers/manifest.js";
@@ -10,6 +10,7 @@ import { ROW_KEYS, RowSchema, type Row } from "../schema.js";
 import { hubNameProblem } from "../resolve/ids.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
 import { loadCells } from "../sources/cells.js";
+import { earlierFamilyNames, familyOfName } from "../resolve/family-names.js";
 import { parsePublishedName, readHubSnapshot } from "../extractors/hub-files.js";
 import { Diagnostics } from "../diagnostics.js";
 
@@ -234,7 +235,9 @@ export async function loadSide(path: string): Promise<Side> {
       const registry = await loadCells(path);
       const cells = registry.cells.map((c) => c.cell);
       for (const repo of await readHubSnapshot(path, new Diagnostics())) {
-        if (repo.owner === registry.org && parsePublishedName(repo.name, cells)) add(side, keyOfId(repo.id, cells), { model_id: repo.id });
+        const p = repo.owner === registry.org ? parsePublishedName(repo.name, cells) : null;
+        // A repo named with a directory's earlier name is that family's (family_aliases): a rename, not a removal.
+        if (p) add(side, `${p.cell}/${familyOfName(registry.cells.find((c) => c.cell === p.cell)!, p.family)}/${p.step}`, { model_id: repo.id });
         else if (repo.id === registry.baseline) add(side, repo.id, { model_id: repo.id });
       }
       return side;
@@ -283,6 +286,54 @@ export async function readManifestRows(path: string): Promise<Row[]> {
   }
   const text = await manifestText(path, info);
   return addRows(new Map(), path, path.endsWith(".csv") ? csvRows(path, text) : jsonRows(path, text));
+}
+
+/** The records of the build's `provenance.jsonl` (none when it is missing or unreadable; a bad line is skipped). */
+export async function provenanceRecords(outDir: string): Promise<unknown[]> {
+  let text: string;
+  try {
+    text = await readFile(join(outDir, "provenance.jsonl"), "utf8");
+  } catch {
+    return [];
+  }
+  return text.split("\n").flatMap((line) => {
+    try {
+      return line.trim() === "" ? [] : [JSON.parse(line) as unknown];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * The earlier family names the build beside `path` matched (its
+ * `provenance.jsonl`: {@link earlierFamilyNames}): for an output folder, or a
+ * manifest file in one; empty for a sources folder (its Hub ids are keyed
+ * through `family_aliases` already) or without a provenance file.
+ */
+export async function earlierNamesBeside(path: string): Promise<Map<string, string>> {
+  const info = await stat(path).catch(() => null);
+  if (!info) return new Map();
+  const dir = info.isDirectory() ? path : dirname(path);
+  if ((await stat(join(dir, "cells.json")).catch(() => null))?.isFile()) return new Map();
+  return earlierFamilyNames(await provenanceRecords(dir));
+}
+
+/**
+ * Re-keys a side's checkpoints `cell/family/step` whose `cell/family` is an
+ * earlier name of a family (`names`, from {@link earlierNamesBeside}), so an
+ * id published under a directory's earlier name pairs with its row: a rename.
+ */
+export function rekeySide(side: Side, names: Map<string, string>): Side {
+  if (names.size === 0) return side;
+  const out: Side = new Map();
+  for (const [key, recs] of side) {
+    const m = /^(.*)\/([^/]*)\/(\d+)$/.exec(key);
+    const family = m ? names.get(`${m[1]}/${m[2]}`) : undefined;
+    const k = m && family !== undefined ? `${m[1]}/${family}/${m[3]}` : key;
+    out.set(k, [...(out.get(k) ?? []), ...recs]);
+  }
+  return out;
 }
 
 /**
@@ -353,7 +404,9 @@ export function registerDiff(program: Command): void {
     .action(async (oldPath: string, newPath: string, o: { json: boolean }) => {
       let d: ManifestDiff;
       try {
-        d = diffSides(await loadSide(oldPath), await loadSide(newPath), oldPath, newPath);
+        // Ids under a family's earlier name (family_aliases) pair with its rows, as the builds matched them.
+        const names = new Map([...(await earlierNamesBeside(oldPath)), ...(await earlierNamesBeside(newPath))]);
+        d = diffSides(rekeySide(await loadSide(oldPath), names), rekeySide(await loadSide(newPath), names), oldPath, newPath);
       } catch (err) {
         // "Cannot compare" must not read as "differ" (1): the trouble code of diff(1).
         if (err instanceof InputError) throw new ExitCodeError(DIFF_EXIT.trouble, inputErrorLine(err), true);

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { BuildResult } from "../build.js";
 import { InputError } from "../diagnostics.js";
 import { parsePublishedName } from "../extractors/hub-files.js";
+import { familyOfName } from "../resolve/family-names.js";
 import type { RowEvidence, EvidenceItem } from "../resolve/resolve-cell.js";
 import type { Row } from "../schema.js";
 import { DEFAULT_OUTLIER_FLOOR_H, DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
@@ -36,7 +37,14 @@ export function findRow(result: BuildResult, id: string): { row: Row; index: num
       const p = parsePublishedName(slash[1]!, cells);
       if (p) key = { cell: p.cell, family: p.family, step: p.step };
     }
-    if (key) index = result.rows.findIndex((r) => r.cell === key.cell && r.family === key.family && r.step === key.step);
+    if (key) {
+      // A directory name or an earlier name of a family (family_aliases) names that family.
+      const cell = result.registry.cells.find((c) => c.cell === key!.cell);
+      if (cell) key.family = familyOfName(cell, key.family, new Set(result.rows.filter((r) => r.cell === cell.cell).map((r) => r.family!)));
+      index = result.rows.findIndex((r) => r.cell === key!.cell && r.family === key!.family && r.step === key!.step);
+    }
+    // A repo named with a family's earlier name (family_aliases): the row the build matched it to.
+    if (index < 0) index = result.provenance.findIndex((p) => "evidence" in p && p.evidence.some((e) => (e.kind === "published_repo" || e.kind === "spare_repo") && e.raw === id));
   }
   if (index < 0) {
     const excluded = result.excluded.find((e) => id.includes(`/${e.cell}.`) || id.startsWith(`${e.cell}/`));

@@ -8,6 +8,7 @@ import { ExitCodeError } from "../cli.js";
 import { RowSchema, type Row } from "../schema.js";
 import { parsePublishedName } from "../extractors/hub-files.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
+import { earlierNamesBeside } from "./diff.js";
 import { createHubFetch } from "../hub/fetch.js";
 import { apiErrorOf, hubError } from "../hub/errors.js";
 import { hubOptionsFrom } from "../hub/live-hub.js";
@@ -208,7 +209,9 @@ export function orderRenames(renames: { from: string; to: string }[], existing: 
  * dataset with their sizes and whether they differ from the repo's (read at
  * the repo's current commit, which the plan records as `parentCommit`), and
  * the rename plan of the checkpoint repos: every repo of the org whose
- * checkpoint (cell, family, step) now has another id in the manifest.
+ * checkpoint (cell, family, step) now has another id in the manifest. A
+ * repo named with a family's earlier name is that family's when the build's
+ * `provenance.jsonl` matched a repo of that name to it (`family_aliases`).
  *
  * @throws InputError `PUBLISH_NO_BUILD` (no build in `outDir`), and every
  *   Hub failure as a coded error (`hubError`: `HUB_UNREACHABLE`,
@@ -245,10 +248,12 @@ async function computePlan(outDir: string, repo: string, hub: HubAccess, release
   const existing = new Set<string>();
   const renames: { from: string; to: string }[] = [];
   if (org) {
+    // Repos named with a family's earlier name (family_aliases) belong to its rows, as the build matched them.
+    const earlier = await earlierNamesBeside(outDir);
     for await (const m of listModels({ search: { owner: org }, ...hub })) {
       existing.add(m.name);
       const p = parsePublishedName(m.name.slice(org.length + 1), cells);
-      const to = p ? idOf.get(`${p.cell}/${p.family}/${p.step}`) : undefined;
+      const to = p ? idOf.get(`${p.cell}/${earlier.get(`${p.cell}/${p.family}`) ?? p.family}/${p.step}`) : undefined;
       if (to && to !== m.name) renames.push({ from: m.name, to });
     }
   }

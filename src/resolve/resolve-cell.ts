@@ -8,6 +8,7 @@ import { BudgetClock, round2 } from "./clock.js";
 import { fitCadence, predictHour, DEFAULT_TOLERANCE_H, DEFAULT_OUTLIER_FLOOR_H, type CadenceFit } from "./cadence.js";
 import { familyNameProblem, hourPart, hubNameProblem, modelId } from "./ids.js";
 import { isTimeMs } from "../util/values.js";
+import { aliasTable, familyOfName, likelySameFamily, nfc } from "./family-names.js";
 
 /** Cumulative tokens at a moment: the build passes the cell's token ledger. */
 export interface TokensAt {
@@ -127,8 +128,10 @@ const iso = (ms: number | null): string | null => (ms === null || !isTimeMs(ms) 
  *
  * @throws InputError `FAMILY_INVALID_NAME` (a family id not valid in a Hub
  *   repo name, naming the PVC directory: add a `family_aliases` entry),
- *   `DUPLICATE_CHECKPOINT` (two PVC directories give one family id and step),
- *   `FAMILY_ALIAS_COLLISION` (two directory names give one family id),
+ *   `DUPLICATE_CHECKPOINT` (one directory name at two PVC paths holds one step),
+ *   `FAMILY_ALIAS_COLLISION` (two PVC directories with different names give one
+ *   family id and both hold one step; without a shared step they are one
+ *   family, e.g. a renamed directory),
  *   `DUPLICATE_MODEL_ID`.
  * Warnings: `PVC_MTIME_AFTER_RUN_END` (copy-back), `PVC_MTIME_BEFORE_RUN_START`,
  *   `JANITOR_TIME_OUTSIDE_RUN`, `HOUR_CONFLICT` (mtime and janitor differ by
@@ -137,7 +140,14 @@ const iso = (ms: number | null): string | null => (ms === null || !isTimeMs(ms) 
  *   `PVC_DUPLICATE_ENTRY` (one STABLE listed twice with different mtimes),
  *   `HUB_NO_EOS` (a published repo whose files give no stop ids: `eos_ok` null),
  *   `CADENCE_NOT_VALIDATED` (a family with anchors whose fit fails: its
- *   untimed checkpoints stay unrecoverable).
+ *   untimed checkpoints stay unrecoverable), `FAMILY_NOT_ON_PVC` and
+ *   `HUB_UNKNOWN_FAMILY` (rows of a family no PVC directory shows),
+ *   `FAMILY_ALIAS_UNUSED` (a `family_aliases` key that names nothing of the cell),
+ *   `FAMILY_DIRS_INTERLEAVED` (PVC directories of one family whose steps interleave),
+ *   `FAMILY_NAME_AMBIGUOUS` (an alias key that is also another family's id).
+ *
+ * Family names (family-names.ts): observations carry family ids already;
+ * Hub repos' and anchors' family parts are matched by `familyOfName`.
  */
 export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolution {
   const { registry, cell, supervisor } = input;
@@ -162,50 +172,51 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     }
     return c;
   };
+  // The families the PVC, janitor and supervisor name (ids after family_aliases, in NFC): a Hub
+  // repo or an anchor whose family part is one of these ids, or a directory name (or earlier
+  // name) of one, is that family's evidence (family-names.ts: familyOfName).
+  const stepsOf = new Map<string, Set<number>>();
+  for (const o of [...input.observations, ...supervisor.roleEvents]) {
+    if (o.kind !== "anchor") stepsOf.set(o.family, (stepsOf.get(o.family) ?? new Set()).add(o.step));
+  }
+  const familyIds: ReadonlySet<string> = new Set(stepsOf.keys());
+  const familyOf = (name: string, step: number): string => familyOfName(cell, name, familyIds, { step, stepsOf });
   const anchorsByFamily = new Map<string, Observation[]>();
   for (const o of input.observations) {
     if (o.kind === "anchor") {
-      const list = anchorsByFamily.get(o.family) ?? [];
+      const family = familyOf(o.family, o.step);
+      const list = anchorsByFamily.get(family) ?? [];
       list.push(o);
-      anchorsByFamily.set(o.family, list);
+      anchorsByFamily.set(family, list);
       continue;
     }
     const c = get(o.family, o.step);
     c.obs.push(o);
-    if ((o.kind === "pvc_stable" || o.kind === "pvc_weights" || o.kind === "pvc_dir") && o.familyDir !== null) c.pvcDirs.add(o.familyDir);
+    if (isPvc(o) && o.familyDir !== null) c.pvcDirs.add(o.familyDir);
   }
   for (const o of supervisor.roleEvents) get(o.family, o.step).obs.push(o);
-  for (const p of input.published) get(p.family, p.step).published.push(p);
-  for (const s of input.spares) get(s.family, s.step).spares.push(s);
-
-  // 1b. Two directory names giving one family id (family_aliases, or an alias onto a name in use)
-  // would silently merge two training runs: their checkpoints, cadences and ids.
-  const dirNamesOf = new Map<string, Map<string, Observation>>();
-  for (const c of cands.values()) {
-    for (const o of c.obs) {
-      if (o.familyDir === null || o.kind === "supervisor_role") continue;
-      const name = o.familyDir.split("/").pop()!;
-      const names = dirNamesOf.get(c.family) ?? new Map<string, Observation>();
-      const had = names.get(name);
-      if (!had || cmpStr(o.origin.file, had.origin.file) < 0 || (o.origin.file === had.origin.file && (o.origin.line ?? 0) < (had.origin.line ?? 0))) names.set(name, o);
-      dirNamesOf.set(c.family, names);
-    }
-  }
-  for (const [family, names] of [...dirNamesOf.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
-    if (names.size < 2) continue;
-    const [[a, oa], [b, ob]] = [...names.entries()].sort((x, y) => cmpStr(x[0], y[0])) as [[string, Observation], [string, Observation]];
-    throw new InputError(
-      "FAMILY_ALIAS_COLLISION",
-      `cell "${cell.cell}": directories ${JSON.stringify(a)} (${oa.origin.file}:${oa.origin.line}) and ${JSON.stringify(b)} (${ob.origin.file}:${ob.origin.line}) both give family "${family}": two training runs would be merged; fix family_aliases`,
-      "cells.json",
-    );
-  }
+  for (const p of input.published) get(familyOf(p.family, p.step), p.step).published.push(p);
+  for (const s of input.spares) get(familyOf(s.family, s.step), s.step).spares.push(s);
 
   // 2. Existence, and the family names that will stand in ids.
   const rowsCands: Candidate[] = [];
   const lost: LostCheckpoint[] = [];
   for (const c of [...cands.values()].sort((a, b) => cmpStr(a.family, b.family) || a.step - b.step)) {
     if (c.pvcDirs.size > 1) {
+      // Directories on the PVC are checkpoints there now: two holding one family id and step are two
+      // checkpoints (a renamed directory's old name only appears in logs and on the Hub).
+      const names = new Set([...c.pvcDirs].map((d) => nfc(d.split("/").pop()!)));
+      if (names.size > 1) {
+        const shown = [...c.pvcDirs].sort(cmpStr).slice(0, 2).map((d) => {
+          const o = c.obs.filter((x) => isPvc(x) && x.familyDir === d).sort((x, y) => cmpStr(x.origin.file, y.origin.file) || (x.origin.line ?? 0) - (y.origin.line ?? 0))[0]!;
+          return `${JSON.stringify(d.split("/").pop())} (${o.origin.file}:${o.origin.line})`;
+        });
+        throw new InputError(
+          "FAMILY_ALIAS_COLLISION",
+          `cell "${cell.cell}": directories ${shown.join(" and ")} both give family "${c.family}" and both hold step ${c.step}: two training runs would be merged; fix family_aliases`,
+          "cells.json",
+        );
+      }
       throw new InputError(
         "DUPLICATE_CHECKPOINT",
         `cell "${cell.cell}": directories ${[...c.pvcDirs].map((d) => JSON.stringify(d)).sort().join(" and ")} both give family "${c.family}" step ${c.step}`,
@@ -244,6 +255,28 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     }
     rowsCands.push(c);
   }
+
+  // 2a. An alias key no evidence of the cell uses (a typo, or a directory that does not exist) changes nothing: say so.
+  // One that is also the id of another family (a swap, a chain) makes Hub repos of that name ambiguous.
+  warnUnusedAliases(input, diag);
+  for (const [key, id] of aliasTable(cell.family_aliases)) {
+    if (key !== nfc(id) && familyIds.has(key)) {
+      diag.warn(
+        "FAMILY_NAME_AMBIGUOUS",
+        `cell "${cell.cell}": "${key}" is the id of a family and, as a family_aliases key, an earlier name of family "${id}": a Hub repo or anchor named "${key}" is taken as "${id}"'s only when its step is one of "${id}"'s and not of "${key}"'s; give the families distinct names`,
+        "cells.json",
+        null,
+      );
+    }
+  }
+
+  // 2a'. Several PVC directories of one family (a renamed directory) follow each other in steps; interleaved
+  // steps look like two training runs merged by family_aliases.
+  warnInterleavedDirectories(cell.cell, [...cands.values()], diag);
+
+  // 2b. Families no PVC directory shows: a renamed directory whose old name the logs or the Hub still
+  // use, or an alias changed after publishing. Their rows are kept (the weights survive), never silently.
+  warnUnknownFamilies(cell.cell, rowsCands, [...cands.values()], diag);
 
   // 3. Exact hours: STABLE mtime within the run, else the first janitor archive.
   for (const c of rowsCands) {
@@ -398,11 +431,20 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   // 6. Rows.
   const rows: Row[] = [];
   const evidence: RowEvidence[] = [];
-  const familyDirOf = new Map<string, string>();
+  // The PVC directories of each family (a renamed directory: several), for janitor v2 lines naming only `family=`.
+  const familyDirsOf = new Map<string, string[]>();
   for (const c of rowsCands) {
-    const dir = [...c.pvcDirs][0];
-    if (dir !== undefined && !familyDirOf.has(c.family)) familyDirOf.set(c.family, dir);
+    for (const dir of c.pvcDirs) {
+      const dirs = familyDirsOf.get(c.family) ?? [];
+      if (!dirs.includes(dir)) dirs.push(dir);
+      familyDirsOf.set(c.family, dirs);
+    }
   }
+  const pvcDirFor = (family: string, named: string): string => {
+    const dirs = familyDirsOf.get(family) ?? [];
+    const base = nfc(named.split("/").pop()!);
+    return dirs.find((d) => d === named) ?? dirs.find((d) => nfc(d.split("/").pop()!) === base) ?? named;
+  };
   for (const c of rowsCands) {
     const id = modelId(registry.org, cell.cell, c.hour, c.family, c.step);
     const problem = hubNameProblem(id.slice(registry.org.length + 1));
@@ -412,7 +454,9 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     // source (MANIFEST.md): the PVC path when the listing or a janitor line shows it, else the spare, else the published repo.
     const janitorObs = c.obs.filter((o) => o.kind.startsWith("janitor") && o.familyDir !== null);
     const v1Dir = janitorObs.find((o) => o.detail.version === "v1")?.familyDir ?? undefined;
-    const pvcDir = [...c.pvcDirs][0] ?? (janitorObs.length > 0 ? v1Dir ?? familyDirOf.get(c.family) ?? janitorObs[0]!.familyDir! : undefined);
+    // A v1 path is the path; a v2 `family=` is the directory's name (it may sit under runs/): the family's
+    // PVC directory of that name, else the name as the line gives it (the directory was renamed since).
+    const pvcDir = [...c.pvcDirs][0] ?? (janitorObs.length > 0 ? v1Dir ?? pvcDirFor(c.family, janitorObs[0]!.familyDir!) : undefined);
     const source =
       pvcDir !== undefined
         ? `${cell.pvc_root.replace(/\/+$/, "")}/${pvcDir}/weights/step_${c.step}`
@@ -497,7 +541,13 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     for (const s of c.spares) ev.evidence.push(repoItem("spare_repo", s.repo, "the archived copy: its weights survive here (existence only; repo dates are never hours)"));
     for (const p of c.published) {
       const stale = p.hourPart !== hourPart(c.hour);
-      ev.evidence.push(repoItem("published_repo", p.repo, stale ? `published under h${p.hourPart}: a rebuild renames it to ${ev.model_id}` : "published repo: eos files read here (names and dates are never hours)"));
+      const renamed = p.repo.id !== ev.model_id;
+      const why = stale
+        ? `published under h${p.hourPart}: a rebuild renames it to ${ev.model_id}`
+        : renamed
+          ? `published as ${p.repo.id}${nfc(p.family) !== c.family ? ` (family name "${p.family}", now "${c.family}")` : ""}: a rebuild renames it to ${ev.model_id}`
+          : "published repo: eos files read here (names and dates are never hours)";
+      ev.evidence.push(repoItem("published_repo", p.repo, why));
     }
   }
 
@@ -521,6 +571,127 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     rows, evidence, lost, fits,
     runStart: iso(supervisor.runStartMs)!, runEnd: iso(runEndMs)!, runEndFrom,
   };
+}
+
+/**
+ * Warns `FAMILY_ALIAS_UNUSED` for every `family_aliases` key that names no
+ * directory of the cell's PVC, janitor or supervisor evidence, no family part
+ * of its Hub repos and no `anchors.tsv` family (compared in NFC): the alias
+ * has no effect, so an intended rename did not happen.
+ */
+function warnUnusedAliases(input: CellInputs, diag: Diagnostics): void {
+  const aliases = input.cell.family_aliases;
+  if (!aliases || Object.keys(aliases).length === 0) return;
+  const used = new Set<string>();
+  for (const o of [...input.observations, ...input.supervisor.roleEvents]) {
+    if (o.familyDir !== null) used.add(nfc(o.familyDir.split("/").pop()!));
+    else if (o.kind === "anchor") used.add(nfc(o.family));
+  }
+  for (const p of [...input.published, ...input.spares]) used.add(nfc(p.family));
+  const dirs = [...new Set(input.observations.filter((o) => isPvc(o) && o.familyDir !== null).map((o) => o.familyDir!.split("/").pop()!))].sort(cmpStr);
+  for (const key of Object.keys(aliases)) {
+    if (used.has(nfc(key))) continue;
+    diag.warn(
+      "FAMILY_ALIAS_UNUSED",
+      `cell "${input.cell.cell}": family_aliases key ${JSON.stringify(key)} names no directory, log line, event or Hub repo of the cell, so it maps nothing to "${aliases[key]}"${dirs.length ? ` (the PVC's family directories: ${dirs.map((d) => JSON.stringify(d)).join(", ")})` : ""}`,
+      "cells.json",
+      null,
+    );
+  }
+}
+
+/**
+ * Warns `FAMILY_DIRS_INTERLEAVED` once per family whose PVC directories'
+ * step ranges overlap (e.g. `sft` holds 100 and 300, `sft-b` holds 200): a
+ * renamed directory continues where the old one stopped, so overlapping
+ * ranges look like two training runs that `family_aliases` merged. Named at
+ * the first listing line of the later directory.
+ */
+function warnInterleavedDirectories(cellName: string, all: Candidate[], diag: Diagnostics): void {
+  const ranges = new Map<string, Map<string, { min: number; max: number; first: Observation }>>();
+  for (const c of all) {
+    for (const o of c.obs) {
+      if (!isPvc(o) || o.familyDir === null) continue;
+      const dirs = ranges.get(c.family) ?? new Map<string, { min: number; max: number; first: Observation }>();
+      const r = dirs.get(o.familyDir);
+      if (!r) dirs.set(o.familyDir, { min: c.step, max: c.step, first: o });
+      else {
+        r.min = Math.min(r.min, c.step);
+        r.max = Math.max(r.max, c.step);
+        if (byOrigin(o, r.first) < 0) r.first = o;
+      }
+      ranges.set(c.family, dirs);
+    }
+  }
+  for (const [family, dirs] of [...ranges.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
+    if (dirs.size < 2) continue;
+    const sorted = [...dirs.entries()].sort((a, b) => a[1].min - b[1].min || cmpStr(a[0], b[0]));
+    for (let i = 1; i < sorted.length; i++) {
+      const [prevDir, prev] = sorted[i - 1]!;
+      const [dir, r] = sorted[i]!;
+      if (r.min > prev.max) continue;
+      diag.warn(
+        "FAMILY_DIRS_INTERLEAVED",
+        `cell "${cellName}": directories ${JSON.stringify(prevDir)} (steps ${prev.min}-${prev.max}) and ${JSON.stringify(dir)} (steps ${r.min}-${r.max}) both give family "${family}" and their steps interleave: a renamed directory continues where the old one stopped, so these look like two training runs merged; check family_aliases`,
+        r.first.origin.file,
+        r.first.origin.line,
+      );
+      break;
+    }
+  }
+}
+
+const isPvc = (o: Observation): boolean => o.kind === "pvc_stable" || o.kind === "pvc_weights" || o.kind === "pvc_dir";
+
+const byOrigin = (x: Observation, y: Observation): number => cmpStr(x.origin.file, y.origin.file) || (x.origin.line ?? 0) - (y.origin.line ?? 0);
+
+/**
+ * Warns about the families of `rowsCands` that no PVC directory shows
+ * (SOURCES.md: cells.json `family_aliases`): `FAMILY_NOT_ON_PVC` once per
+ * family that janitor lines or supervisor events name while the cell's PVC
+ * shows other families (at the first such line), and `HUB_UNKNOWN_FAMILY`
+ * per checkpoint known only from the Hub whose family no other evidence of
+ * the cell names (at its repo's `.hub.json`). Each suggests the
+ * `family_aliases` entry that would join it to the family sharing the most
+ * steps with it. Neither when the PVC shows no family at all (an empty
+ * listing is its own warning).
+ */
+function warnUnknownFamilies(cellName: string, rowsCands: Candidate[], all: Candidate[], diag: Diagnostics): void {
+  const pvcSteps = new Map<string, Set<number>>();
+  const namedSteps = new Map<string, Set<number>>();
+  for (const c of all) {
+    if (c.obs.some(isPvc)) pvcSteps.set(c.family, (pvcSteps.get(c.family) ?? new Set()).add(c.step));
+    if (c.obs.length > 0) namedSteps.set(c.family, (namedSteps.get(c.family) ?? new Set()).add(c.step));
+  }
+  const byFamily = new Map<string, Candidate[]>();
+  for (const c of rowsCands) if (!pvcSteps.has(c.family)) byFamily.set(c.family, [...(byFamily.get(c.family) ?? []), c]);
+  const known = [...pvcSteps.keys()].sort(cmpStr);
+  if (known.length === 0) return; // the PVC shows no family at all (an empty listing, warned): nothing to compare with
+  for (const [family, members] of [...byFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
+    const named = namedSteps.has(family);
+    const others = new Map([...(named ? pvcSteps : namedSteps)].filter(([f]) => f !== family));
+    const like = likelySameFamily(members.map((m) => m.step), others);
+    const fix = `if it is an earlier name of a family, add it to family_aliases in cells.json ("${family}": "${like ?? "<family>"}")`;
+    if (named) {
+      const first = members.flatMap((m) => m.obs).sort(byOrigin)[0]!;
+      diag.warn(
+        "FAMILY_NOT_ON_PVC",
+        `cell "${cellName}": family "${family}" (${members.length} row${members.length === 1 ? "" : "s"}) is named in ${first.kind.startsWith("janitor") ? "the janitor log" : "supervisor history"} but no PVC directory holds it (the PVC has ${known.map((f) => `"${f}"`).join(", ")}); a renamed directory? ${fix}; a deleted one leaves its rows as they are`,
+        first.origin.file,
+        first.origin.line,
+      );
+      continue;
+    }
+    for (const m of members) {
+      const repo = m.published.length > 0 ? [...m.published].sort((a, b) => cmpStr(a.repo.id, b.repo.id))[0]!.repo : [...m.spares].sort((a, b) => cmpStr(a.repo.id, b.repo.id))[0]!.repo;
+      diag.warn(
+        "HUB_UNKNOWN_FAMILY",
+        `${repo.id}: family "${family}" step ${m.step} is known only from the Hub, and no family of cell "${cellName}" has that name (the PVC has ${known.map((f) => `"${f}"`).join(", ")}); ${fix}`,
+        `${repo.dir}/.hub.json`,
+        null,
+      );
+    }
+  }
 }
 
 function finite(x: number): number | null {

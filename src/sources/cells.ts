@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { CellsFileSchema, type Cell, type CellsFile } from "../schema.js";
 import { InputError } from "../diagnostics.js";
 import { assertConfined } from "./confine.js";
+import { conflictingAliasKeys, familyIdOf as familyIdOfName } from "../resolve/family-names.js";
 
 /**
  * True when `zone` is an IANA time zone name this Node.js knows. Offsets
@@ -29,6 +30,7 @@ export function isValidTimeZone(zone: string): boolean {
  *   `CELLS_UNKNOWN_KEY` (a key the layout does not name, e.g. a typo),
  *   `CELLS_INVALID` (a wrong type or a missing required key, naming the key path),
  *   `CELLS_DUPLICATE_CELL`, `CELLS_BAD_TIME_ZONE` (janitor_tz not an IANA zone),
+ *   `CELLS_INVALID` also for two `family_aliases` keys that are one name in NFC with different ids,
  *   `SOURCES_LINK_OUTSIDE`, `SOURCES_SPECIAL_FILE`.
  */
 export async function loadCells(sourcesDir: string): Promise<CellsFile> {
@@ -79,6 +81,15 @@ export async function loadCells(sourcesDir: string): Promise<CellsFile> {
         file,
       );
     }
+    const [pair] = conflictingAliasKeys(cell.family_aliases);
+    if (pair) {
+      const [a, b] = pair;
+      throw new InputError(
+        "CELLS_INVALID",
+        `cell "${cell.cell}": family_aliases keys ${JSON.stringify(a)} and ${JSON.stringify(b)} are one name in Unicode NFC but map to ${JSON.stringify(cell.family_aliases![a])} and ${JSON.stringify(cell.family_aliases![b])}`,
+        file,
+      );
+    }
   }
   return registry;
 }
@@ -108,9 +119,11 @@ function describePath(json: unknown, path: PropertyKey[]): string {
   return out;
 }
 
-/** Maps a PVC directory name to its family id (SOURCES.md: cells.json `family_aliases`). */
+/**
+ * Maps a PVC directory name to its family id (SOURCES.md: cells.json
+ * `family_aliases`), names compared in Unicode NFC: see
+ * {@link familyIdOfName} in src/resolve/family-names.ts.
+ */
 export function familyIdOf(cell: Cell, directoryName: string): string {
-  const aliases = cell.family_aliases;
-  // Own keys only: a directory named "constructor" or "__proto__" is not an alias of anything.
-  return aliases && Object.hasOwn(aliases, directoryName) ? aliases[directoryName]! : directoryName;
+  return familyIdOfName(cell, directoryName);
 }
