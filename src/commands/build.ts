@@ -21,6 +21,8 @@ import { cachedOutputs, cachedSha256 } from "../cache/build-cache.js";
 import { byteProgress } from "../util/progress.js";
 import { inputBytes } from "../util/input-bytes.js";
 import { mdCell } from "../util/markdown.js";
+import { fsReason } from "../util/fs-errors.js";
+import { assertSourcesFolder } from "../sources/sources-folder.js";
 
 /** Options of the `build` command. */
 export interface BuildCommandOptions {
@@ -63,7 +65,9 @@ export interface BuildCommandOptions {
  */
 export async function runBuild(opts: BuildCommandOptions): Promise<{ result: BuildResult; summary: string }> {
   const sourcesDir = resolve(opts.sources);
-  // Before anything is read: an --out that cannot take the outputs, or that lies in the sources, is refused at once.
+  // Before anything is read: a --sources that is no sources folder, then an --out that cannot take the
+  // outputs or that lies in the sources, is refused at once.
+  await assertSourcesFolder(sourcesDir);
   await checkOutFolder(opts.out, { sources: opts.sources });
   const progress = byteProgress({ quiet: opts.quiet });
   try {
@@ -90,6 +94,12 @@ async function buildAndWrite(
         (liveRepos = await readLiveHub(registry, { ...hubOpts, retry: opts.hubRetry, log }, diag))
     : undefined;
   const result = await buildManifest({ sourcesDir, toleranceH: opts.toleranceH, log, pvcDirs: opts.pvc, readHub, cache, onBytes });
+  const args = {
+    sources: opts.sources, out: opts.out, strict: Boolean(opts.strict), tolerance_h: opts.toleranceH ?? DEFAULT_TOLERANCE_H,
+    ...(opts.pvc && Object.keys(opts.pvc).length > 0 ? { pvc: opts.pvc } : {}),
+    ...(hubOpts ? { hub: redactUrl(hubOpts.hubUrl) } : {}),
+  };
+  const inputs = liveInputs(await hashAll(sourcesDir, cache, progress, result), opts.pvc, hubOpts ? liveRepos : null);
   if (opts.strict && result.warnings.length > 0) {
     const lines = result.warnings.slice(0, 20).map((w) => `  ${w.code} ${w.file ?? ""}${w.line ? `:${w.line}` : ""} ${w.message}`);
     throw new ExitCodeError(
@@ -97,12 +107,6 @@ async function buildAndWrite(
       `--strict: ${result.warnings.length} warning(s); nothing written\n${lines.join("\n")}${result.warnings.length > 20 ? "\n  ..." : ""}`,
     );
   }
-  const args = {
-    sources: opts.sources, out: opts.out, strict: Boolean(opts.strict), tolerance_h: opts.toleranceH ?? DEFAULT_TOLERANCE_H,
-    ...(opts.pvc && Object.keys(opts.pvc).length > 0 ? { pvc: opts.pvc } : {}),
-    ...(hubOpts ? { hub: redactUrl(hubOpts.hubUrl) } : {}),
-  };
-  const inputs = liveInputs(await hashAll(sourcesDir, cache, progress), opts.pvc, hubOpts ? liveRepos : null);
   // The files are a function of (result, args, inputs): a warm build with nothing changed takes them from the cache.
   const files = await cachedOutputs(cache, { result, args, inputs }, async () => {
     const made = new Map<string, string>([
@@ -124,10 +128,30 @@ async function buildAndWrite(
   return { result, summary: summarise(result, opts.out) };
 }
 
-/** `hashInputs` through the build cache, with a "hashing" stage on the progress bar. */
-async function hashAll(sourcesDir: string, cache: FileCache | undefined, progress: ReturnType<typeof byteProgress>): Promise<Record<string, string>> {
+/**
+ * `hashInputs` through the build cache, with a "hashing" stage on the progress
+ * bar. A file or folder that cannot be read and that no extractor has warned
+ * about (no `*_UNREADABLE` or `*_READ_ERROR` warning on it or on a folder
+ * above it: a `RUNLOG.md`, a folder no reader lists) adds an `INPUT_UNREADABLE`
+ * warning to `result`: its hash is missing from the report.
+ */
+async function hashAll(
+  sourcesDir: string,
+  cache: FileCache | undefined,
+  progress: ReturnType<typeof byteProgress>,
+  result: BuildResult,
+): Promise<Record<string, string>> {
   if (progress.active) progress.stage("hashing", (await inputBytes(sourcesDir)).all);
-  return hashInputs(sourcesDir, cachedSha256(cache, progress.active ? (n) => progress.add(n) : undefined));
+  const warned = new Set(result.warnings.filter((w) => /_(UNREADABLE|READ_ERROR)$/.test(w.code)).map((w) => w.file).filter((f): f is string => f !== null));
+  const covered = (rel: string): boolean => {
+    const path = rel.replace(/\/$/, "");
+    return [...warned].some((f) => f === path || f.startsWith(`${path}/`) || path.startsWith(`${f}/`));
+  };
+  return hashInputs(sourcesDir, cachedSha256(cache, progress.active ? (n) => progress.add(n) : undefined), (rel, err) => {
+    if (!covered(rel)) {
+      result.warnings.push({ code: "INPUT_UNREADABLE", message: `cannot read ${rel}: ${fsReason(err)}; build-report.json has no hash of it`, file: rel.replace(/\/$/, ""), line: null });
+    }
+  });
 }
 
 /**

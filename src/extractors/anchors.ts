@@ -4,6 +4,7 @@ import type { Diagnostics } from "../diagnostics.js";
 import type { Observation } from "../observations.js";
 import { readLines } from "../util/lines.js";
 import { clip } from "./pvc-listing.js";
+import { fsErrorCode, warnUnreadable } from "../util/fs-errors.js";
 import { parseIsoTime, parseStep } from "../util/values.js";
 
 /**
@@ -13,7 +14,8 @@ import { parseIsoTime, parseStep } from "../util/values.js";
  * are never a source of them.
  *
  * Warnings: `ANCHOR_BAD_LINE` (wrong field count, a step that is not a
- * number, a time without an offset), `ANCHOR_BAD_HEADER`.
+ * number, a time without an offset), `ANCHOR_BAD_HEADER`, `ANCHOR_UNREADABLE`
+ * (a file system error: none of the file's anchors is used).
  */
 export async function readAnchors(sourcesDir: string, cell: Cell, diag: Diagnostics): Promise<Observation[]> {
   const file = `${cell.cell}/anchors.tsv`;
@@ -40,9 +42,7 @@ export async function readAnchors(sourcesDir: string, cell: Cell, diag: Diagnost
       });
     }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
-      diag.warn("ANCHOR_UNREADABLE", `cannot read: ${(err as Error).message}`, file, null);
-    }
+    if (fsErrorCode(err) !== "ENOENT") warnUnreadable(diag, "ANCHOR_UNREADABLE", file, err, "none of its anchors is used (anchors only validate hours)");
   }
   return out;
 }

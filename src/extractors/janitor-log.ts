@@ -7,6 +7,7 @@ import { familyIdOf } from "../sources/cells.js";
 import { readLineBatches } from "../util/lines.js";
 import { localToUtcCandidates, pickMonotonic } from "../resolve/local-time.js";
 import { clip } from "./pvc-listing.js";
+import { fsErrorCode, fsReason, warnUnreadable } from "../util/fs-errors.js";
 import { isTimeMs, parseIsoTime, parseStep } from "../util/values.js";
 
 const LOG = "ckpt-janitor.log";
@@ -76,7 +77,7 @@ interface JanitorState {
  * start), `JANITOR_AMBIGUOUS_LOCAL_TIME` (times in the repeated hour of a
  * DST end, with no line showing the clock set back), `JANITOR_OUT_OF_ORDER`
  * (a line earlier than the one before it), `JANITOR_OUTSIDE_ROOT`, `JANITOR_UNREADABLE` (a corrupt `.gz`
- * part: the lines read before the fault are kept), `JANITOR_MISSING` (no
+ * part, or a part or the folder that cannot be read: the lines read before the fault, and the other parts, are kept), `JANITOR_MISSING` (no
  * `ckpt-janitor.log` nor any rotated part, or only empty ones: the janitor
  * writes a line at least every 10 minutes, so that is lost evidence).
  */
@@ -115,7 +116,7 @@ export async function readJanitorLog(
         }
       }
     } catch (err) {
-      diag.warn("JANITOR_UNREADABLE", `cannot read the rest of ${name}: ${(err as Error).message}`, file, null);
+      diag.warn("JANITOR_UNREADABLE", `cannot read the rest of ${name}: ${fsReason(err)}; the other parts are used`, file, null);
     }
   }
   if (carry) handleLine(carry.text, carry.origin, cell, state, diag, out);
@@ -129,7 +130,11 @@ export async function readJanitorLog(
       at.line,
     );
   }
-  if (!state.anyLine) {
+  // A folder that cannot be listed is not a missing log: say why there is no janitor evidence.
+  const folderError = parts.length === 0 ? await readdir(dir).then(() => null, (err: unknown) => (fsErrorCode(err) === "ENOENT" ? null : err)) : null;
+  if (folderError !== null) {
+    warnUnreadable(diag, "JANITOR_UNREADABLE", relDir, folderError, "no janitor evidence");
+  } else if (!state.anyLine) {
     const what = parts.length === 0 ? `no ${LOG} (nor a rotated part)` : `an empty janitor log (${parts.join(", ")})`;
     diag.warn("JANITOR_MISSING", `cell "${cell.cell}" has ${what}: no janitor evidence`, `${relDir}/${parts.length === 0 ? LOG : parts[parts.length - 1]}`, null);
   }

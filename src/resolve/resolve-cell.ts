@@ -81,7 +81,8 @@ export interface CellInputs {
   /** Hub repos of this cell: published (`<org>/...`) and spare (`<spare_owner>/...`). */
   published: { repo: HubRepo; family: string; step: number; hourPart: string }[];
   spares: { repo: HubRepo; family: string; step: number }[];
-  tokens: TokensAt;
+  /** The cell's token ledger, or null when its counts are incomplete (an unreadable session file): every token value is then null. */
+  tokens: TokensAt | null;
   toleranceH?: number;
 }
 
@@ -434,7 +435,8 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       diag.warn("HUB_NO_EOS", `${pub.repo.id}: no generation_config.json or config.json gives eos_token_id, so eos_ok is unknown (null)`, pub.repo.dir, null);
     }
     const role = roleOf.get(key(c.family, c.step));
-    const tokens = c.writeMs !== null ? input.tokens.at(c.writeMs, supervisor.runStartMs) : null;
+    const ledger = input.tokens;
+    const tokens = c.writeMs !== null && ledger ? ledger.at(c.writeMs, supervisor.runStartMs) : null;
     const untimed = c.source === "extrapolated" || c.source === "unrecoverable";
     rows.push({
       model_id: id,
@@ -472,10 +474,10 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
         tokens && c.writeMs !== null
           ? {
               ...tokens, at: iso(c.writeMs)!, lastCallTime: iso(tokens.lastCallTimeMs),
-              callsAround: input.tokens.around(c.writeMs).map((call) => ({
+              callsAround: ledger!.around(c.writeMs).map((call) => ({
                 time: iso(call.timeMs), file: call.file, line: call.line,
                 total: call.uncachedInput + call.cacheRead + call.cacheWrite + call.output,
-                cumulativeTotal: call.timeMs === null || call.timeMs < supervisor.runStartMs ? 0 : input.tokens.at(call.timeMs, supervisor.runStartMs).total,
+                cumulativeTotal: call.timeMs === null || call.timeMs < supervisor.runStartMs ? 0 : ledger!.at(call.timeMs, supervisor.runStartMs).total,
                 counted: call.timeMs !== null && call.timeMs <= c.writeMs! && call.timeMs >= supervisor.runStartMs,
               })),
             }

@@ -1,8 +1,7 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { CellsFileSchema, type Cell, type CellsFile } from "../schema.js";
 import { InputError } from "../diagnostics.js";
 import { assertConfined } from "./confine.js";
+import { assertSourcesFolder, readCellsText } from "./sources-folder.js";
 
 /**
  * True when `zone` is an IANA time zone name this Node.js knows. Offsets
@@ -25,21 +24,18 @@ export function isValidTimeZone(zone: string): boolean {
  * ({@link assertConfined}): every later read starts from here.
  *
  * @returns the parsed registry, cells in file order.
- * @throws InputError `CELLS_MISSING` (no file), `CELLS_BAD_JSON`,
+ * @throws InputError `SOURCES_NOT_FOUND`, `SOURCES_UNREADABLE`,
+ *   `CELLS_MISSING` (no file), `CELLS_UNREADABLE`, `CELLS_BAD_JSON`,
  *   `CELLS_UNKNOWN_KEY` (a key the layout does not name, e.g. a typo),
  *   `CELLS_INVALID` (a wrong type or a missing required key, naming the key path),
  *   `CELLS_DUPLICATE_CELL`, `CELLS_BAD_TIME_ZONE` (janitor_tz not an IANA zone),
  *   `SOURCES_LINK_OUTSIDE`, `SOURCES_SPECIAL_FILE`.
  */
 export async function loadCells(sourcesDir: string): Promise<CellsFile> {
+  await assertSourcesFolder(sourcesDir);
   await assertConfined(sourcesDir);
   const file = "cells.json";
-  let text: string;
-  try {
-    text = await readFile(join(sourcesDir, file), "utf8");
-  } catch {
-    throw new InputError("CELLS_MISSING", `no cells.json in ${sourcesDir}`, file);
-  }
+  let text = await readCellsText(sourcesDir);
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let json: unknown;
   try {

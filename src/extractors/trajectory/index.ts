@@ -5,7 +5,9 @@
  *
  * Warning codes (all non-fatal; the line or value is skipped or counted as noted):
  * - `TRAJECTORY_BAD_JSON`            a line is not valid JSON (file + line); skipped.
- * - `TRAJECTORY_READ_ERROR`          a file could not be read to its end (e.g. corrupt .gz); lines read so far count.
+ * - `TRAJECTORY_READ_ERROR`          a file could not be read to its end (no permission, an I/O error, a corrupt
+ *                                    .gz), or a folder could not be listed: the run's counts are incomplete, so
+ *                                    the build writes null tokens for the cell (`tokens` still prints what it read).
  * - `TRAJECTORY_BAD_USAGE`           a usage object holds a value that is not a count ≥ 0 (file + line); skipped.
  * - `TRAJECTORY_UNPLACED_CALLS`      calls with no usable time (one per file): in totals, not in tokens(t).
  * - `TRAJECTORY_OUTPUT_UNDERCOUNT`   claude-code: responses whose output stayed at the streaming-start value (one per run).
@@ -19,6 +21,7 @@
  * - `TRAJECTORY_DUPLICATE_RECORDS`   kimi-code: timed records repeated in another file (a copied session): counted once.
  *
  * Fatal: `InputError` `TRAJECTORY_PATH_MISSING` (a path that does not exist),
+ * `TRAJECTORY_PATH_UNREADABLE` (a given path that cannot be looked at: no permission on a folder above it),
  * `TRAJECTORY_PATH_SPECIAL` (a pipe or a device: it could block forever),
  * `TRAJECTORY_UNKNOWN_FORMAT` (a format not in TRAJECTORY_FORMATS).
  */
@@ -27,6 +30,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 import fg from "fast-glob";
 import { InputError, type Warning } from "../../diagnostics.js";
 import { fingerprint, type FileCache } from "../../cache/file-cache.js";
+import { fsErrorCode, fsReason, reportingGlobFs, unreadableError } from "../../util/fs-errors.js";
 import { cmp, type FileScan, type TrajectoryFile } from "./common.js";
 import { COUNTERS } from "./counters.js";
 import { scanFiles } from "./parallel.js";
@@ -112,7 +116,8 @@ export async function listTrajectoryFiles(
     let info;
     try {
       info = await stat(abs);
-    } catch {
+    } catch (err) {
+      if (fsErrorCode(err) !== "ENOENT" && fsErrorCode(err) !== "ENOTDIR") throw unreadableError("TRAJECTORY_PATH_UNREADABLE", given, err, "cannot read the trajectory path");
       throw new InputError("TRAJECTORY_PATH_MISSING", `trajectory path does not exist: ${given}`, given);
     }
     if (!info.isDirectory() && !info.isFile()) {
@@ -120,13 +125,21 @@ export async function listTrajectoryFiles(
       throw new InputError("TRAJECTORY_PATH_SPECIAL", `trajectory path is neither a file nor a folder (a pipe or a device): ${given}`, given);
     }
     if (info.isDirectory()) {
+      // A folder that cannot be listed hides session files: the run's tokens are incomplete.
+      const unlisted: [string, NodeJS.ErrnoException][] = [];
       const entries = await fg(SESSION_FILE_PATTERNS[format], {
         cwd: abs,
         onlyFiles: true,
         dot: true,
         followSymbolicLinks: true,
         suppressErrors: true,
+        fs: reportingGlobFs((dir, err) => unlisted.push([dir, err])),
       });
+      for (const [dir, err] of unlisted.sort(([a], [b]) => cmp(a, b))) {
+        const sub = toPosix(relative(abs, dir));
+        const shown = isAbsolute(given) || opts.displayRoot !== undefined ? display(dir, dir) : toPosix(`${given.replace(/[\\/]+$/, "")}${sub ? `/${sub}` : ""}`);
+        warnings.push({ code: "TRAJECTORY_READ_ERROR", message: `cannot list the folder ${shown}: ${fsReason(err)}; its session files are not counted, so the run's tokens are incomplete`, file: shown, line: null });
+      }
       if (entries.length === 0) {
         warnings.push({
           code: "TRAJECTORY_NO_FILES",
