@@ -9,6 +9,7 @@ import { hubNameProblem } from "../resolve/ids.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
 import { loadCells } from "../sources/cells.js";
 import { parsePublishedName, readHubSnapshot } from "../extractors/hub-files.js";
+import { fsErrorCode, fsReason, orOnFsError } from "../util/fs-errors.js";
 import { Diagnostics } from "../diagnostics.js";
 
 /** One side of a diff: records keyed by checkpoint (`cell/family/step`, or the id for the baseline). */
@@ -221,8 +222,9 @@ export async function loadSide(path: string): Promise<Side> {
   let info;
   try {
     info = await stat(path);
-  } catch {
-    throw bad(path, `no such file or folder: ${path}`);
+  } catch (err) {
+    const code = fsErrorCode(err);
+    throw bad(path, code === "ENOENT" || code === "ENOTDIR" || code === null ? `no such file or folder: ${path}` : `cannot read ${path}: ${fsReason(err)}`);
   }
   if (info.isDirectory()) {
     if ((await stat(join(path, "cells.json")).catch(() => null))?.isFile()) {
@@ -241,7 +243,14 @@ export async function loadSide(path: string): Promise<Side> {
   }
   if (!info.isFile()) throw bad(path, `not a regular file (a device, FIFO or socket): a diff side is a manifest file or folder`);
   if (info.size === 0) throw bad(path, "an empty file is not a manifest");
-  const text = (await readFile(path, "utf8")).replace(/^\uFEFF/, "");
+  const text = (
+    await orOnFsError(
+      () => readFile(path, "utf8"),
+      (err) => {
+        throw bad(path, `cannot read ${path}: ${fsReason(err)}`);
+      },
+    )
+  ).replace(/^\uFEFF/, "");
   if (text.trim() === "") throw bad(path, "a blank file is not a manifest");
   if (path.endsWith(".json")) addRows(side, path, jsonRows(path, text));
   else if (path.endsWith(".csv")) addRows(side, path, csvRows(path, text));

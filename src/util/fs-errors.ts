@@ -110,18 +110,29 @@ export async function statIfPresent(path: string): Promise<nodeFs.Stats | null> 
  * A `fs` option for fast-glob that reports every folder it cannot list
  * (fast-glob, with `suppressErrors`, would skip it without a word):
  * `onError(absPath, err)` is called once per such folder, then the walk goes
- * on with the rest. Use with `suppressErrors: true`.
+ * on with the rest. With `followSymbolicLinks`, a link that cannot be
+ * followed (a link loop, ELOOP; a dangling link, ENOENT) is reported to
+ * `onLinkError(absPath, err)` (fast-glob would skip it too). Use with
+ * `suppressErrors: true`.
  */
-export function reportingGlobFs(onError: (absPath: string, err: NodeJS.ErrnoException) => void): NonNullable<GlobOptions["fs"]> {
-  type Callback = (err: NodeJS.ErrnoException | null, entries?: unknown) => void;
-  const readdir = (path: string, optsOrCb: unknown, cb?: Callback): void => {
-    const done: Callback = typeof optsOrCb === "function" ? (optsOrCb as Callback) : cb!;
-    const report: Callback = (err, entries) => {
-      if (err) onError(path, err);
-      done(err, entries);
+export function reportingGlobFs(
+  onError: (absPath: string, err: NodeJS.ErrnoException) => void,
+  onLinkError?: (absPath: string, err: NodeJS.ErrnoException) => void,
+): NonNullable<GlobOptions["fs"]> {
+  type Callback = (err: NodeJS.ErrnoException | null, value?: unknown) => void;
+  const wrap =
+    (fn: (...args: unknown[]) => void, report: (path: string, err: NodeJS.ErrnoException) => void) =>
+    (path: string, optsOrCb: unknown, cb?: Callback): void => {
+      const done: Callback = typeof optsOrCb === "function" ? (optsOrCb as Callback) : cb!;
+      const reporting: Callback = (err, value) => {
+        if (err) report(path, err);
+        done(err, value);
+      };
+      if (typeof optsOrCb === "function") fn(path, reporting);
+      else fn(path, optsOrCb, reporting);
     };
-    if (typeof optsOrCb === "function") (nodeFs.readdir as (p: string, c: Callback) => void)(path, report);
-    else (nodeFs.readdir as (p: string, o: unknown, c: Callback) => void)(path, optsOrCb, report);
-  };
-  return { readdir: readdir as unknown as NonNullable<GlobOptions["fs"]>["readdir"] };
+  type Adapter = NonNullable<GlobOptions["fs"]>;
+  const adapter: Adapter = { readdir: wrap(nodeFs.readdir as (...args: unknown[]) => void, onError) as unknown as Adapter["readdir"] };
+  if (onLinkError) adapter.stat = wrap(nodeFs.stat as (...args: unknown[]) => void, onLinkError) as unknown as Adapter["stat"];
+  return adapter;
 }

@@ -26,7 +26,7 @@
  * `TRAJECTORY_UNKNOWN_FORMAT` (a format not in TRAJECTORY_FORMATS).
  */
 import { realpath, stat } from "node:fs/promises";
-import { isAbsolute, relative, resolve } from "node:path";
+import { basename, isAbsolute, relative, resolve } from "node:path";
 import fg from "fast-glob";
 import { InputError, type Warning } from "../../diagnostics.js";
 import { fingerprint, type FileCache } from "../../cache/file-cache.js";
@@ -64,6 +64,15 @@ export const SESSION_FILE_PATTERNS: Record<TrajectoryFormat, string[]> = {
   pi: ["**/*.jsonl", "**/*.jsonl.gz"],
   "kimi-cli": ["**/wire.jsonl", "**/wire.jsonl.gz"],
   "kimi-code": ["**/wire.jsonl", "**/wire.jsonl.gz"],
+};
+
+/** The names of session files, by format (the last part of {@link SESSION_FILE_PATTERNS}). */
+const SESSION_NAME_RE: Record<TrajectoryFormat, RegExp> = {
+  codex: /\.jsonl(\.gz)?$/,
+  "claude-code": /\.jsonl(\.gz)?$/,
+  pi: /\.jsonl(\.gz)?$/,
+  "kimi-cli": /^wire\.jsonl(\.gz)?$/,
+  "kimi-code": /^wire\.jsonl(\.gz)?$/,
 };
 
 /** True when `value` names one of the five formats. */
@@ -133,12 +142,19 @@ export async function listTrajectoryFiles(
         dot: true,
         followSymbolicLinks: true,
         suppressErrors: true,
-        fs: reportingGlobFs((dir, err) => unlisted.push([dir, err])),
+        fs: reportingGlobFs(
+          (dir, err) => unlisted.push([dir, err]),
+          // A link to a session file that cannot be followed (a loop, a dangling link) hides that file.
+          (link, err) => {
+            if (SESSION_NAME_RE[format].test(basename(link))) unlisted.push([link, err]);
+          },
+        ),
       });
       for (const [dir, err] of unlisted.sort(([a], [b]) => cmp(a, b))) {
         const sub = toPosix(relative(abs, dir));
         const shown = isAbsolute(given) || opts.displayRoot !== undefined ? display(dir, dir) : toPosix(`${given.replace(/[\\/]+$/, "")}${sub ? `/${sub}` : ""}`);
-        warnings.push({ code: "TRAJECTORY_READ_ERROR", message: `cannot list the folder ${shown}: ${fsReason(err)}; its session files are not counted, so the run's tokens are incomplete`, file: shown, line: null });
+        const what = err.syscall === "stat" ? `cannot follow the link ${shown}` : `cannot list the folder ${shown}`;
+        warnings.push({ code: "TRAJECTORY_READ_ERROR", message: `${what}: ${fsReason(err)}; the session files there are not counted, so the run's tokens are incomplete`, file: shown, line: null });
       }
       if (entries.length === 0) {
         warnings.push({
