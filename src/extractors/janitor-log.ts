@@ -39,6 +39,24 @@ export async function janitorParts(dir: string): Promise<string[]> {
   return parts;
 }
 
+/** Most lines a rotation (copytruncate) can write into both parts; see {@link rotationOverlap}. */
+const ROTATION_OVERLAP_LINES = 64;
+
+/**
+ * How many lines at the start of a part (`head`) repeat the last lines of the
+ * part before it (`tail`): the largest k with `tail`'s last k lines equal to
+ * `head`'s first k (copytruncate's duplicate, SOURCES.md: janitor), or 0.
+ */
+export function rotationOverlap(tail: readonly string[], head: readonly string[]): number {
+  for (let k = Math.min(tail.length, head.length); k > 0; k -= 1) {
+    let same = true;
+    for (let i = 0; i < k && same; i += 1) same = tail[tail.length - k + i] === head[i];
+    // Blank lines alone are no evidence of a repeat.
+    if (same && head.slice(0, k).some((t) => t.trim() !== "")) return k;
+  }
+  return 0;
+}
+
 /** Longest unterminated last line that is joined with the next rotated part (a janitor line is far shorter). */
 const MAX_CARRY_CHARS = 64 * 1024;
 
@@ -93,8 +111,26 @@ export async function readJanitorLog(
   const out: Observation[] = [];
   const state: JanitorState = { lastUtcMs: null, freeForm: 0, inTraceback: false, seq: 0, anyLine: false, repeated: { first: [], second: 0 } };
   let carry: { text: string; origin: Origin } | null = null;
+  // copytruncate writes a few lines into both parts around a rotation (SOURCES.md: janitor): the
+  // lines that open a part and repeat the end of the part before it are read once, in silence.
+  let previousTail: string[] = [];
   for (const name of parts) {
     const file = `${relDir}/${name}`;
+    const tail: string[] = [];
+    const take = (text: string, origin: Origin): void => {
+      handleLine(text, origin, cell, state, diag, out);
+      tail.push(text);
+      if (tail.length > 2 * ROTATION_OVERLAP_LINES) tail.splice(0, tail.length - ROTATION_OVERLAP_LINES);
+    };
+    // The part's first lines wait until they can be compared with the end of the part before.
+    let head: { text: string; origin: Origin }[] | null = previousTail.length > 0 && carry === null ? [] : null;
+    const flushHead = (): void => {
+      if (head === null) return;
+      const texts = head.map((h) => h.text);
+      const k = rotationOverlap(previousTail, texts);
+      for (const h of head.slice(k)) take(h.text, h.origin);
+      head = null;
+    };
     try {
       // Lines come a buffer-full at a time: a log can hold millions of them.
       for await (const batch of readLineBatches(join(dir, name), opts)) {
@@ -109,15 +145,23 @@ export async function readJanitorLog(
           // A line split by a rotation is short; a huge unterminated tail is junk of its own part,
           // never glued onto the next part's first line (which it would take down with it).
           if (line.unterminated && text.length <= MAX_CARRY_CHARS) {
+            flushHead();
             carry = { text, origin };
             continue;
           }
-          handleLine(text, origin, cell, state, diag, out);
+          if (head !== null) {
+            head.push({ text, origin });
+            if (head.length >= Math.min(previousTail.length, ROTATION_OVERLAP_LINES)) flushHead();
+            continue;
+          }
+          take(text, origin);
         }
       }
     } catch (err) {
       diag.warn("JANITOR_UNREADABLE", `cannot read the rest of ${name}: ${fsReason(err)}; the other parts are used`, file, null);
     }
+    flushHead();
+    previousTail = tail.slice(-ROTATION_OVERLAP_LINES);
   }
   if (carry) handleLine(carry.text, carry.origin, cell, state, diag, out);
   if (state.repeated.first.length > 0 && state.repeated.second === 0) {

@@ -1,15 +1,22 @@
-import { CellsFileSchema, type Cell, type CellsFile } from "../schema.js";
+import { distance } from "fastest-levenshtein";
+import { findNodeAtLocation, parseTree } from "jsonc-parser";
+import { CellSchema, CellsFileSchema, type Cell, type CellsFile } from "../schema.js";
 import { InputError } from "../diagnostics.js";
 import { assertConfined } from "./confine.js";
 import { assertSourcesFolder, readCellsText } from "./sources-folder.js";
 
 /**
- * True when `zone` is an IANA time zone name this Node.js knows. Offsets
- * (`+08:00`), which newer Node.js versions also accept, are not zone names:
- * they know no daylight saving time, so they are refused on every version.
+ * True when `zone` is an IANA region name this Node.js knows: `Area/Location`
+ * (`America/Los_Angeles`, `America/Argentina/Buenos_Aires`), or `UTC` /
+ * `Etc/UTC` (SOURCES.md: cells.json `janitor_tz`). Abbreviations (`EST`,
+ * `PST`, `CET`: fixed offsets or ambiguous), POSIX-style rules (`EST5EDT`),
+ * other `Etc/` zones (`Etc/GMT+5`: fixed offsets, with inverted signs) and
+ * offsets (`+08:00`) are refused: a janitor's clock follows a region's law,
+ * daylight saving time included.
  */
 export function isValidTimeZone(zone: string): boolean {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(zone)) return false;
+  if (zone !== "UTC" && zone !== "Etc/UTC" && !/^[A-Z][A-Za-z_]*(\/[A-Za-z0-9_+\-]+)+$/.test(zone)) return false;
+  if (zone.startsWith("Etc/") && zone !== "Etc/UTC") return false;
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: zone });
     return true;
@@ -51,7 +58,13 @@ export async function loadCells(sourcesDir: string): Promise<CellsFile> {
     const at = describePath(json, issue.path);
     if (issue.code === "unrecognized_keys") {
       const keys = issue.keys.map((k) => `"${k}"`).join(", ");
-      throw new InputError("CELLS_UNKNOWN_KEY", `unknown key ${keys} in ${at}`, file);
+      const hint = closestKey(issue.keys[0]!, knownKeys(issue.path));
+      throw new InputError(
+        "CELLS_UNKNOWN_KEY",
+        `unknown key ${keys} in ${at}${hint !== null ? ` (did you mean "${hint}"?)` : ""}`,
+        file,
+        keyLine(text, [...issue.path, issue.keys[0]!] as (string | number)[]),
+      );
     }
     throw new InputError("CELLS_INVALID", `${at}: ${issue.message}`, file);
   }
@@ -71,12 +84,41 @@ export async function loadCells(sourcesDir: string): Promise<CellsFile> {
     if (!isValidTimeZone(cell.janitor_tz)) {
       throw new InputError(
         "CELLS_BAD_TIME_ZONE",
-        `cell "${cell.cell}": janitor_tz "${cell.janitor_tz}" is not an IANA time zone`,
+        `cell "${cell.cell}": janitor_tz "${cell.janitor_tz}" is not an IANA time zone region name (Area/Location, e.g. America/New_York, or UTC)`,
         file,
+        keyLine(text, ["cells", registry.cells.indexOf(cell), "janitor_tz"]),
       );
     }
   }
   return registry;
+}
+
+/** The keys the layout knows at a zod issue path: a cell's keys inside `cells[i]`, else the top level's. */
+function knownKeys(path: PropertyKey[]): string[] {
+  return Object.keys((path[0] === "cells" ? CellSchema : CellsFileSchema).shape);
+}
+
+/**
+ * The known key closest to a misspelled one (Levenshtein distance, ignoring
+ * case, `-` and `_`), or null when none is near (more than a third of the
+ * longer name differs).
+ */
+export function closestKey(key: string, known: string[]): string | null {
+  const norm = (k: string): string => k.toLowerCase().replace(/[-_\s]/g, "");
+  let best: { key: string; d: number } | null = null;
+  for (const k of known) {
+    const d = distance(norm(key), norm(k));
+    if (best === null || d < best.d) best = { key: k, d };
+  }
+  return best !== null && best.d <= Math.max(1, Math.floor(Math.max(key.length, best.key.length) / 3)) ? best.key : null;
+}
+
+/** The 1-based line of the member at `path` (keys and array indexes) in a JSON text, or null. */
+function keyLine(text: string, path: (string | number)[]): number | null {
+  const node = findNodeAtLocation(parseTree(text) ?? { type: "null", offset: 0, length: 0 }, path);
+  // A member's node is its value; its parent is the "key": value pair, which starts at the key.
+  const at = node?.parent?.type === "property" ? node.parent.offset : node?.offset;
+  return at === undefined ? null : text.slice(0, at).split("\n").length;
 }
 
 /** The 1-based line of a `JSON.parse` error that gives a position (`... at position 123`), or null. */
