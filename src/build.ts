@@ -77,9 +77,15 @@ export interface BaselineEvidence {
  * resolves each cell, adds the baseline row and sorts the rows
  * (MANIFEST.md: Rows and order). Writes nothing.
  *
+ * An input that cannot be read is a coded error or warning, never a crash
+ * (README: Fault tolerance, "Unreadable inputs"): a session file or folder
+ * that cannot be read (`TRAJECTORY_READ_ERROR`) makes every token value of
+ * its cell null.
+ *
  * @throws InputError for a fatal input error (see `loadCells`,
- *   `readSupervisor`, `resolveCell`), e.g. `PVC_LISTING_MISSING`,
- *   `BASELINE_MISSING`, `TRAJECTORY_MISSING`; with live sources also
+ *   `readSupervisor`, `readHubSnapshot`, `resolveCell`), e.g. `PVC_LISTING_MISSING`,
+ *   `PVC_LISTING_UNREADABLE`, `PVC_LS_NOT_FULL_TIME`, `HUB_FOLDER_UNREADABLE`,
+ *   `BASELINE_MISSING`, `TRAJECTORY_MISSING`, `SOURCES_UNREADABLE`; with live sources also
  *   `PVC_UNKNOWN_CELL` (a `pvcDirs` key that is no cell, or an excluded
  *   one), `PVC_DIR_MISSING` (`readPvcTree`) and the `HUB_*` errors of `readHub`.
  */

@@ -35,7 +35,12 @@ export interface HubRepo {
  *
  * Warnings: `HUB_BAD_JSON` (a `.hub.json` or config that is not JSON: that
  * file is ignored), `HUB_ID_MISMATCH` (`.hub.json` id differs from the folder),
- * `HUB_BAD_EOS` (an `eos_token_id` that is not an int ≥ 0 or a non-empty list of them).
+ * `HUB_BAD_EOS` (an `eos_token_id` that is not an int ≥ 0 or a non-empty list of them),
+ * `HUB_UNREADABLE` (a repo folder or file that cannot be read: its stop ids
+ * are null, never read from a lower-priority file).
+ *
+ * @throws InputError `HUB_FOLDER_UNREADABLE` when `hub/` or an owner folder
+ *   cannot be listed (its repos would be missed without a word).
  */
 export async function readHubSnapshot(sourcesDir: string, diag: Diagnostics): Promise<HubRepo[]> {
   const hubDir = join(sourcesDir, "hub");
