@@ -84,6 +84,10 @@ interface JanitorState {
  *   the log's clock monotonic is taken, with the rule recorded in `timeNote`.
  * - A line split around a rotation (the older part without a line end) is
  *   joined with the first line of the next part.
+ * - Lines that open a part and repeat the last lines of the part before it
+ *   (copytruncate's duplicate, see {@link rotationOverlap}) are read once,
+ *   without a warning; any other line earlier than the one before it is
+ *   `JANITOR_OUT_OF_ORDER`.
  * - Traceback lines after an `error` line, and time-stamped lines without an
  *   action (startup messages), are skipped silently.
  *
