@@ -114,6 +114,21 @@ describe.skipIf(skipReason !== null)("an unreadable input, as an unprivileged us
     }, 60_000);
   }
 
+  it("a sources folder inside a folder that cannot be entered: SOURCES_UNREADABLE, exit 1", async () => {
+    const s = await sweep();
+    const locked = join(s.root, "locked");
+    await mkdir(locked);
+    await cp(s.sources, join(locked, "sources"), { recursive: true });
+    await chmod(locked, 0o000);
+    try {
+      const r = run(["build", "--sources", join(locked, "sources"), "--out", s.out, "-q", "--no-cache"], true, s.root);
+      expect(r.stderr).toBe(`ptb-manifest: error SOURCES_UNREADABLE at ${join(locked, "sources")}: cannot read the sources folder ${join(locked, "sources")}: permission denied (EACCES)\n`);
+      expect(r.code).toBe(1);
+    } finally {
+      await chmod(locked, 0o755);
+    }
+  }, 60_000);
+
   it("a trajectory session file: TRAJECTORY_READ_ERROR, and every token value of the cell is null (not a smaller count)", async () => {
     const path = "alpha/trajectory/sessions/2026/10/01/rollout-2026-10-01T00-00-00-0000.jsonl";
     const r = await buildWithUnreadable(path);
