@@ -156,7 +156,7 @@ export async function listTrajectoryFiles(
         const what = err.syscall === "stat" ? `cannot follow the link ${shown}` : `cannot list the folder ${shown}`;
         warnings.push({ code: "TRAJECTORY_READ_ERROR", message: `${what}: ${fsReason(err)}; the session files there are not counted, so the run's tokens are incomplete`, file: shown, line: null });
       }
-      if (entries.length === 0) {
+      if (entries.length === 0 && unlisted.length === 0) {
         warnings.push({
           code: "TRAJECTORY_NO_FILES",
           message: `no ${format} session files (${SESSION_FILE_PATTERNS[format].join(", ")}) under this folder`,
