@@ -10,7 +10,7 @@ import { janitorParts, readJanitorLog } from "./extractors/janitor-log.js";
 import { readSupervisor } from "./extractors/supervisor.js";
 import { readAnchors } from "./extractors/anchors.js";
 import { parsePublishedName, parseSpareName, readHubSnapshot, type HubRepo } from "./extractors/hub-files.js";
-import { readTrajectory, TokenLedger } from "./extractors/trajectory/index.js";
+import { incompleteReading, readTrajectory, TokenLedger } from "./extractors/trajectory/index.js";
 import { resolveCell, cmpStr, type CellResolution, type LostCheckpoint, type RowEvidence } from "./resolve/resolve-cell.js";
 import type { CadenceFit } from "./resolve/cadence.js";
 import { BudgetClock, round2 } from "./resolve/clock.js";
@@ -198,7 +198,7 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     const reading = await readTrajectory(cell.trajectory_format, [trajectoryDir], { displayRoot: sourcesDir, cache: opts.cache, onBytes: opts.onBytes });
     appendAll(diag.warnings, reading.warnings);
     // A session file or folder that could not be read: every count of the cell may be short, so none is written.
-    const ledger = reading.warnings.some((w) => w.code === "TRAJECTORY_READ_ERROR") ? null : new TokenLedger(reading.calls);
+    const ledger = incompleteReading(reading) !== null ? null : new TokenLedger(reading.calls);
     tokenCurves[cell.cell] = ledger === null ? [] : tokenCurve(reading.calls, new BudgetClock(supervisor.runStartMs, supervisor.pauses), supervisor.runStartMs);
     const resolved: CellResolution = resolveCell(
       {

@@ -268,6 +268,17 @@ export async function readTrajectory(
   return { calls, warnings };
 }
 
+/**
+ * The first warning of `reading` that makes its counts incomplete (a session
+ * file or folder that could not be read: `TRAJECTORY_READ_ERROR`), or null
+ * when every file found was read to its end. A build writes null tokens for a
+ * cell whose reading is incomplete, never the smaller count
+ * (DESIGN.md: Trust).
+ */
+export function incompleteReading(reading: TrajectoryReading): Warning | null {
+  return reading.warnings.find((w) => w.code === "TRAJECTORY_READ_ERROR") ?? null;
+}
+
 /** The total size in bytes of the session files {@link readTrajectory} would read (for progress bars). */
 export async function trajectoryBytes(format: TrajectoryFormat, paths: string[]): Promise<number> {
   const { files } = await listTrajectoryFiles(format, paths);
