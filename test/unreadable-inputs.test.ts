@@ -184,7 +184,7 @@ describe.skipIf(skipReason !== null)("an unreadable input, as an unprivileged us
     }, 60_000);
   }
 
-  it("the other commands: tokens warns and exits 0, diff and explain give codes, never 70", async () => {
+  it("the other commands: tokens warns and exits 0, diff, explain, validate and cost give codes, never 70", async () => {
     const s = await sweep();
     const ok = run(["build", "--sources", s.sources, "--out", s.out, "-q", "--no-cache"], false, s.root);
     expect(ok.code).toBe(0);
@@ -204,7 +204,11 @@ describe.skipIf(skipReason !== null)("an unreadable input, as an unprivileged us
       expect(explain.stdout).toContain("Driver tokens: null (the cell's session files could not all be read: TRAJECTORY_READ_ERROR)");
       const validate = run(["validate", "--sources", s.sources], true, s.root);
       expect(validate.stderr).not.toContain("internal error");
-      expect([0, 1, 2]).toContain(validate.code);
+      expect(validate.code).toBe(0);
+      const cost = run(["cost", "--scores", join(s.out, "manifest.csv"), "--manifest", join(s.out, "manifest.json")], true, s.root);
+      expect(cost.stderr).toContain(`error COST_BAD_MANIFEST at ${join(s.out, "manifest.json")}: `);
+      expect(cost.stderr).toContain("permission denied");
+      expect(cost.code).toBe(1);
     } finally {
       await chmod(session, 0o644);
       await chmod(join(s.out, "manifest.json"), 0o644);
