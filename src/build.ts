@@ -1,5 +1,4 @@
-import { stat } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import type { CellsFile, Row } from "./schema.js";
 import { RowSchema } from "./schema.js";
 import { Diagnostics, InputError, type Warning } from "./diagnostics.js";
@@ -19,6 +18,7 @@ import type { TokenCall } from "./extractors/trajectory/types.js";
 import type { FileCache } from "./cache/file-cache.js";
 import { cachedObservations } from "./cache/build-cache.js";
 import { appendAll } from "./util/arrays.js";
+import { orOnFsError, statIfPresent, unreadableError } from "./util/fs-errors.js";
 
 /** Options of {@link buildManifest}. */
 export interface BuildOptions {
@@ -85,9 +85,15 @@ export interface BaselineEvidence {
  * resolves each cell, adds the baseline row and sorts the rows
  * (MANIFEST.md: Rows and order). Writes nothing.
  *
+ * An input that cannot be read is a coded error or warning, never a crash
+ * (README: Fault tolerance, "Unreadable inputs"): a session file or folder
+ * that cannot be read (`TRAJECTORY_READ_ERROR`) makes every token value of
+ * its cell null.
+ *
  * @throws InputError for a fatal input error (see `loadCells`,
- *   `readSupervisor`, `resolveCell`), e.g. `PVC_LISTING_MISSING`,
- *   `BASELINE_MISSING`, `TRAJECTORY_MISSING`; with live sources also
+ *   `readSupervisor`, `readHubSnapshot`, `resolveCell`), e.g. `PVC_LISTING_MISSING`,
+ *   `PVC_LISTING_UNREADABLE`, `PVC_LS_NOT_FULL_TIME`, `HUB_FOLDER_UNREADABLE`,
+ *   `BASELINE_MISSING`, `TRAJECTORY_MISSING`, `SOURCES_UNREADABLE`; with live sources also
  *   `PVC_UNKNOWN_CELL` (a `pvcDirs` key that is no cell, or an excluded
  *   one), `PVC_DIR_MISSING` (`readPvcTree`) and the `HUB_*` errors of `readHub`;
  *   with `trajectoryDirs`, `TRAJECTORY_UNKNOWN_CELL` and `TRAJECTORY_DIR_MISSING`
@@ -164,12 +170,21 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
       const { path, open, extractor } = entries;
       const compute = async (d: Diagnostics): Promise<Observation[]> => {
         const out: Observation[] = [];
-        for await (const batch of open(d)) {
-          for (const entry of batch) {
-            const o = observePvcEntry(cell, entry, seq++, d, extractor);
-            if (o) out.push(o);
-          }
-        }
+        // The listing is the PVC's whole evidence: a listing read in part would drop checkpoints unseen.
+        const rel = relative(sourcesDir, path).split(sep).join("/");
+        await orOnFsError(
+          async () => {
+            for await (const batch of open(d)) {
+              for (const entry of batch) {
+                const o = observePvcEntry(cell, entry, seq++, d, extractor);
+                if (o) out.push(o);
+              }
+            }
+          },
+          (err) => {
+            throw unreadableError("PVC_LISTING_UNREADABLE", rel, err);
+          },
+        );
         return out;
       };
       appendAll(observations, await cachedObservations(opts.cache, "pvc", [path], JSON.stringify([cell, extractor]), diag, compute, opts.onBytes));
@@ -238,20 +253,18 @@ export function cmpRows(a: Row, b: Row): number {
   return cmpStr(a.family ?? "", b.family ?? "") || (a.step ?? 0) - (b.step ?? 0);
 }
 
-async function isDir(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
+/** True when `path` is a folder; false when nothing is there; `code` (an error) when it cannot be looked at. */
+async function isDir(path: string, code: string, rel: string): Promise<boolean> {
+  return orOnFsError(async () => (await statIfPresent(path))?.isDirectory() ?? false, (err) => {
+    throw unreadableError(code, rel, err);
+  });
 }
 
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
+/** True when something is at `path` (a file, or a folder the reader will refuse); `code` (an error) when it cannot be looked at. */
+async function isPresent(path: string, code: string, rel: string): Promise<boolean> {
+  return orOnFsError(async () => (await statIfPresent(path)) !== null, (err) => {
+    throw unreadableError(code, rel, err);
+  });
 }
 
 /** Picks the cell's PVC listing: `pvc/listing.tsv`, else `pvc/ls-lR.txt` (SOURCES.md: Layout). */
@@ -263,8 +276,8 @@ async function pvcEntries(
 ): Promise<{ stream: AsyncGenerator<PvcEntry>; extractor: string; path?: string; open: (d: Diagnostics) => AsyncGenerator<PvcEntry[]> }> {
   const tsv = join(sourcesDir, cell, "pvc", "listing.tsv");
   const ls = join(sourcesDir, cell, "pvc", "ls-lR.txt");
-  const hasTsv = await isFile(tsv);
-  const hasLs = await isFile(ls);
+  const hasTsv = await isPresent(tsv, "PVC_LISTING_UNREADABLE", `${cell}/pvc/listing.tsv`);
+  const hasLs = await isPresent(ls, "PVC_LISTING_UNREADABLE", `${cell}/pvc/ls-lR.txt`);
   if (hasTsv && hasLs) diag.warn("PVC_TWO_LISTINGS", "both listing.tsv and ls-lR.txt are present; listing.tsv is used", `${cell}/pvc`, null);
   // `open` reads the listing in batches with another Diagnostics (the build cache runs it with its own).
   if (hasTsv) {

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { Command, CommanderError } from "commander";
 import { InputError, where } from "./diagnostics.js";
 import { VERSION } from "./version.js";
+import { fsReason, isFsError } from "./util/fs-errors.js";
 
 /** Exit codes, in one place (DESIGN.md: "errors mapped to exit codes in one place"). */
 export const EXIT = { ok: 0, inputError: 1, strictWarnings: 2, usage: 64, internal: 70 } as const;
@@ -30,7 +31,8 @@ export class ExitCodeError extends Error {
 
 /**
  * Runs the CLI on `argv` (as `process.argv`: node, script, args...) and
- * returns the exit code: 0 ok, 1 fatal input error (nothing written),
+ * returns the exit code: 0 ok, 1 fatal input error (nothing written; a file
+ * system error that escaped every reader is `FILE_ERROR`, naming the path),
  * 2 `build --strict` with warnings, 64 usage error, 70 an internal error (a
  * bug: one line on stderr, the stack only with `PTB_MANIFEST_DEBUG=1`).
  */
@@ -62,6 +64,11 @@ export async function main(argv: string[]): Promise<number> {
       // An empty message: the command has already said why (validate's verdict line).
       if (err.message) process.stderr.write(err.raw ? err.message : `ptb-manifest: ${err.message}\n`);
       return err.exitCode;
+    }
+    if (isFsError(err) && err.path !== undefined) {
+      // The net under every reader: a file system error that no more specific code covers is still an input fault.
+      process.stderr.write(`ptb-manifest: error FILE_ERROR at ${err.path}: cannot ${err.syscall ?? "use"} it: ${fsReason(err)}\n`);
+      return EXIT.inputError;
     }
     const e = err instanceof Error ? err : new Error(String(err));
     process.stderr.write(

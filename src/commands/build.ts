@@ -24,6 +24,8 @@ import { cachedOutputs, cachedSha256 } from "../cache/build-cache.js";
 import { byteProgress } from "../util/progress.js";
 import { inputBytes } from "../util/input-bytes.js";
 import { mdCell } from "../util/markdown.js";
+import { fsReason } from "../util/fs-errors.js";
+import { assertSourcesFolder } from "../sources/sources-folder.js";
 
 /** Options of the `build` command. */
 export interface BuildCommandOptions {
@@ -75,7 +77,9 @@ export interface BuildCommandOptions {
  */
 export async function runBuild(opts: BuildCommandOptions): Promise<{ result: BuildResult; summary: string }> {
   const sourcesDir = resolve(opts.sources);
-  // Before anything is read: an --out that cannot take the outputs, or that lies in the sources, is refused at once.
+  // Before anything is read: a --sources that is no sources folder, then an --out that cannot take the
+  // outputs or that lies in the sources, is refused at once.
+  await assertSourcesFolder(sourcesDir);
   await checkOutFolder(opts.out, { sources: opts.sources });
   // A file of the user's at an output name (a README.md of `--out .`) is refused before the work, not after.
   if (!opts.force) {
@@ -108,12 +112,6 @@ async function buildAndWrite(
         (liveRepos = await readLiveHub(registry, { ...hubOpts, retry: opts.hubRetry, log }, diag))
     : undefined;
   const result = await buildManifest({ sourcesDir, toleranceH: opts.toleranceH, outlierFloorH: opts.outlierFloorH, log, pvcDirs: opts.pvc, trajectoryDirs: opts.trajectory, readHub, cache, onBytes });
-  // Read before anything is written: the warnings of the previous build into the same folder, to say which are new.
-  const compared = compareWarnings(result.warnings, await previousWarnings(resolve(opts.out)));
-  const warningLines = renderWarnings(result.warnings, { compared, verbose: opts.verbose, out: opts.out, strict: opts.strict });
-  if (opts.strict && result.warnings.length > 0) {
-    throw new ExitCodeError(EXIT.strictWarnings, `--strict: ${result.warnings.length} warning(s); nothing written\n${warningLines.join("\n")}`);
-  }
   const args = {
     sources: opts.sources, out: opts.out, strict: Boolean(opts.strict), tolerance_h: opts.toleranceH ?? DEFAULT_TOLERANCE_H,
     outlier_floor_h: opts.outlierFloorH ?? DEFAULT_OUTLIER_FLOOR_H,
@@ -121,7 +119,14 @@ async function buildAndWrite(
     ...(opts.trajectory && Object.keys(opts.trajectory).length > 0 ? { trajectory: opts.trajectory } : {}),
     ...(hubOpts ? { hub: redactUrl(hubOpts.hubUrl) } : {}),
   };
-  const inputs = await trajectoryInputs(liveInputs(await hashAll(sourcesDir, cache, progress), opts.pvc, hubOpts ? liveRepos : null), opts.trajectory, cache);
+  // Hashing may add INPUT_UNREADABLE warnings, so it comes before the warnings are listed and the gate is checked.
+  const inputs = await trajectoryInputs(liveInputs(await hashAll(sourcesDir, cache, progress, result), opts.pvc, hubOpts ? liveRepos : null), opts.trajectory, cache);
+  // Read before anything is written: the warnings of the previous build into the same folder, to say which are new.
+  const compared = compareWarnings(result.warnings, await previousWarnings(resolve(opts.out)));
+  const warningLines = renderWarnings(result.warnings, { compared, verbose: opts.verbose, out: opts.out, strict: opts.strict });
+  if (opts.strict && result.warnings.length > 0) {
+    throw new ExitCodeError(EXIT.strictWarnings, `--strict: ${result.warnings.length} warning(s); nothing written\n${warningLines.join("\n")}`);
+  }
   // The files are a function of (result, args, inputs): a warm build with nothing changed takes them from the cache.
   const files = await cachedOutputs(cache, { result, args, inputs }, async () => {
     const made = new Map<string, string>([
@@ -143,10 +148,30 @@ async function buildAndWrite(
   return { result, summary: summarise(result, opts.out, warningLines) };
 }
 
-/** `hashInputs` through the build cache, with a "hashing" stage on the progress bar. */
-async function hashAll(sourcesDir: string, cache: FileCache | undefined, progress: ReturnType<typeof byteProgress>): Promise<Record<string, string>> {
+/**
+ * `hashInputs` through the build cache, with a "hashing" stage on the progress
+ * bar. A file or folder that cannot be read and that no extractor has warned
+ * about (no `*_UNREADABLE` or `*_READ_ERROR` warning on it or on a folder
+ * above it: a `RUNLOG.md`, a folder no reader lists) adds an `INPUT_UNREADABLE`
+ * warning to `result`: its hash is missing from the report.
+ */
+async function hashAll(
+  sourcesDir: string,
+  cache: FileCache | undefined,
+  progress: ReturnType<typeof byteProgress>,
+  result: BuildResult,
+): Promise<Record<string, string>> {
   if (progress.active) progress.stage("hashing", (await inputBytes(sourcesDir)).all);
-  return hashInputs(sourcesDir, cachedSha256(cache, progress.active ? (n) => progress.add(n) : undefined));
+  const warned = new Set(result.warnings.filter((w) => /_(UNREADABLE|READ_ERROR)$/.test(w.code)).map((w) => w.file).filter((f): f is string => f !== null));
+  const covered = (rel: string): boolean => {
+    const path = rel.replace(/\/$/, "");
+    return [...warned].some((f) => f === path || f.startsWith(`${path}/`) || path.startsWith(`${f}/`));
+  };
+  return hashInputs(sourcesDir, cachedSha256(cache, progress.active ? (n) => progress.add(n) : undefined), (rel, err) => {
+    if (!covered(rel)) {
+      result.warnings.push({ code: "INPUT_UNREADABLE", message: `cannot read ${rel}: ${fsReason(err)}; build-report.json has no hash of it`, file: rel.replace(/\/$/, ""), line: null });
+    }
+  });
 }
 
 /**

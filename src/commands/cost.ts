@@ -12,6 +12,7 @@ import { earlierNamesBeside } from "./diff.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
 import { writeFilesAtomically } from "../util/atomic.js";
 import { outPathOption } from "../util/out-folder.js";
+import { fsReason } from "../util/fs-errors.js";
 import { escapeCsvText } from "../writers/manifest.js";
 
 /** One eval result: a model's score on a suite. */
@@ -65,8 +66,8 @@ export async function readScores(path: string): Promise<Score[]> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
-  } catch {
-    throw new InputError("COST_BAD_SCORES", `cannot read the scores file ${path}`, path);
+  } catch (err) {
+    throw new InputError("COST_BAD_SCORES", `cannot read the scores file ${path}: ${fsReason(err)}`, path);
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const records: { rec: Record<string, unknown>; line: number }[] = [];

@@ -12,6 +12,7 @@ import { cmpStr } from "../resolve/resolve-cell.js";
 import { loadCells } from "../sources/cells.js";
 import { earlierFamilyNames, familyOfName } from "../resolve/family-names.js";
 import { parsePublishedName, readHubSnapshot } from "../extractors/hub-files.js";
+import { fsErrorCode, fsReason, orOnFsError } from "../util/fs-errors.js";
 import { Diagnostics } from "../diagnostics.js";
 
 /** One side of a diff: records keyed by checkpoint (`cell/family/step`, or the id for the baseline). */
@@ -227,8 +228,9 @@ export async function loadSide(path: string): Promise<Side> {
   let info;
   try {
     info = await stat(path);
-  } catch {
-    throw bad(path, `no such file or folder: ${path}`);
+  } catch (err) {
+    const code = fsErrorCode(err);
+    throw bad(path, code === "ENOENT" || code === "ENOTDIR" || code === null ? `no such file or folder: ${path}` : `cannot read ${path}: ${fsReason(err)}`);
   }
   if (info.isDirectory()) {
     if ((await stat(join(path, "cells.json")).catch(() => null))?.isFile()) {
@@ -258,7 +260,14 @@ export async function loadSide(path: string): Promise<Side> {
 async function manifestText(path: string, info: Stats): Promise<string> {
   if (!info.isFile()) throw bad(path, `not a regular file (a device, FIFO or socket): a diff side is a manifest file or folder`);
   if (info.size === 0) throw bad(path, "an empty file is not a manifest");
-  const text = (await readFile(path, "utf8")).replace(/^\uFEFF/, "");
+  const text = (
+    await orOnFsError(
+      () => readFile(path, "utf8"),
+      (err) => {
+        throw bad(path, `cannot read ${path}: ${fsReason(err)}`);
+      },
+    )
+  ).replace(/^\uFEFF/, "");
   if (text.trim() === "") throw bad(path, "a blank file is not a manifest");
   return text;
 }

@@ -4,6 +4,7 @@ import type { Diagnostics } from "../diagnostics.js";
 import type { Observation } from "../observations.js";
 import { readLines } from "../util/lines.js";
 import { clip } from "./pvc-listing.js";
+import { fsErrorCode, warnUnreadable } from "../util/fs-errors.js";
 import { parseIsoTime, parseStep } from "../util/values.js";
 
 /**
@@ -13,24 +14,45 @@ import { parseIsoTime, parseStep } from "../util/values.js";
  * are never a source of them.
  *
  * Warnings: `ANCHOR_BAD_LINE` (wrong field count, a step that is not a
- * number, a time without an offset), `ANCHOR_BAD_HEADER`.
+ * number, a time without an offset), `ANCHOR_BAD_HEADER`, `ANCHOR_NOT_TAB_SEPARATED`
+ * (no line has a tab but lines split on spaces: one warning for the file,
+ * every line skipped), `ANCHOR_UNREADABLE`
+ * (a file system error: none of the file's anchors is used).
  */
 export async function readAnchors(sourcesDir: string, cell: Cell, diag: Diagnostics): Promise<Observation[]> {
   const file = `${cell.cell}/anchors.tsv`;
   const out: Observation[] = [];
   let seq = 0;
+  // Line warnings wait for the end of the file: a file with no tab at all gets one warning, not one a line.
+  const pending: [code: string, message: string, line: number][] = [];
+  let tabbed = 0;
+  let spaced = 0;
+  let firstSpaced: number | null = null;
+  const flush = (): void => {
+    if (tabbed === 0 && spaced > 0) {
+      diag.warn("ANCHOR_NOT_TAB_SEPARATED", `fields are separated by spaces, not tabs (anchors.tsv is tab-separated): its ${spaced} line(s) are skipped`, file, firstSpaced);
+    } else {
+      for (const [code, message, line] of pending) diag.warn(code, message, file, line);
+    }
+  };
   try {
     for await (const line of readLines(join(sourcesDir, cell.cell, "anchors.tsv"))) {
       if (line.text.trim() === "" || line.text.startsWith("#")) continue;
+      if (line.text.includes("\t")) tabbed += 1;
+      else if (line.text.trim().split(/\s+/).length >= 3) {
+        spaced += 1;
+        firstSpaced ??= line.lineNo;
+      }
       const fields = line.text.split("\t");
       if (line.lineNo === 1 && fields[0] === "family") {
-        if (fields.slice(0, 3).join(",") !== "family,step,time") diag.warn("ANCHOR_BAD_HEADER", `unexpected header: ${line.text}`, file, 1);
+        if (fields.slice(0, 3).join(",") !== "family,step,time") pending.push(["ANCHOR_BAD_HEADER", `unexpected header: ${line.text}`, 1]);
         continue;
       }
       const [family = "", step = "", time = "", kind = "", note = ""] = fields;
       const ms = parseIsoTime(time);
       if (fields.length < 3 || parseStep(step) === null || family === "" || Number.isNaN(ms)) {
-        diag.warn("ANCHOR_BAD_LINE", `expected family, integer step and ISO time with offset: ${clip(line.text)}`, file, line.lineNo);
+        const spaces = fields.length < 3 && line.text.trim().split(/\s+/).length >= 3 ? " (fields must be separated by tabs)" : "";
+        pending.push(["ANCHOR_BAD_LINE", `expected family, integer step and ISO time with offset${spaces}: ${clip(line.text)}`, line.lineNo]);
         continue;
       }
       out.push({
@@ -39,10 +61,10 @@ export async function readAnchors(sourcesDir: string, cell: Cell, diag: Diagnost
         extractor: "anchors", detail: { kind, note }, seq: seq++,
       });
     }
+    flush();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
-      diag.warn("ANCHOR_UNREADABLE", `cannot read: ${(err as Error).message}`, file, null);
-    }
+    flush();
+    if (fsErrorCode(err) !== "ENOENT") warnUnreadable(diag, "ANCHOR_UNREADABLE", file, err, "none of its anchors is used (anchors only validate hours)");
   }
   return out;
 }

@@ -1,7 +1,8 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { CellsFile } from "../schema.js";
 import type { Diagnostics } from "../diagnostics.js";
+import { fsErrorCode, unreadableError, warnUnreadable } from "../util/fs-errors.js";
 
 /** The stop ids of one repo and where they were read (SOURCES.md: hub/, EOS facts). */
 export interface EosReading {
@@ -34,16 +35,29 @@ export interface HubRepo {
  *
  * Warnings: `HUB_BAD_JSON` (a `.hub.json` or config that is not JSON: that
  * file is ignored), `HUB_ID_MISMATCH` (`.hub.json` id differs from the folder),
- * `HUB_BAD_EOS` (an `eos_token_id` that is not an int ≥ 0 or a non-empty list of them).
+ * `HUB_BAD_EOS` (an `eos_token_id` that is not an int ≥ 0 or a non-empty list of them),
+ * `HUB_UNREADABLE` (a repo folder or file that cannot be read: its stop ids
+ * are null, never read from a lower-priority file).
+ *
+ * @throws InputError `HUB_FOLDER_UNREADABLE` when `hub/` or an owner folder
+ *   cannot be listed (its repos would be missed without a word).
  */
 export async function readHubSnapshot(sourcesDir: string, diag: Diagnostics): Promise<HubRepo[]> {
   const hubDir = join(sourcesDir, "hub");
   const repos: HubRepo[] = [];
-  for (const owner of (await listDirs(hubDir)).sort()) {
-    for (const name of (await listDirs(join(hubDir, owner))).sort()) {
+  for (const owner of (await listDirs(hubDir, "hub")).sort()) {
+    for (const name of (await listDirs(join(hubDir, owner), `hub/${owner}`)).sort()) {
       const dir = `hub/${owner}/${name}`;
       const abs = join(hubDir, owner, name);
-      const info = await readJson(abs, ".hub.json", dir, diag);
+      // A repo folder that cannot be listed: the repo exists (its name is known), its files are unknown.
+      const folderError = await readdir(abs).then(() => null, (err: unknown) => err);
+      if (folderError !== null) {
+        warnUnreadable(diag, "HUB_UNREADABLE", dir, folderError, "its stop ids are unknown (eos_ok null)");
+        repos.push({ id: `${owner}/${name}`, owner, name, dir, sha: null, lastModified: null, eos: { ids: null, from: null, chatTemplate: null } });
+        continue;
+      }
+      const hubJson = await readJson(abs, ".hub.json", dir, diag);
+      const info = hubJson === UNREADABLE ? null : hubJson;
       const id = `${owner}/${name}`;
       if (info && typeof info.id === "string" && info.id !== id) {
         diag.warn("HUB_ID_MISMATCH", `.hub.json says id ${info.id}; the folder says ${id} (the folder is used)`, `${dir}/.hub.json`, null);
@@ -71,15 +85,17 @@ export async function readEos(abs: string, dir: string, diag: Diagnostics): Prom
   const tok = await readJson(abs, "tokenizer_config.json", dir, diag);
   const chatTemplate = (await exists(join(abs, "chat_template.jinja")))
     ? "chat_template.jinja"
-    : tok && typeof tok.chat_template === "string"
+    : tok && tok !== UNREADABLE && typeof tok.chat_template === "string"
       ? "tokenizer_config.json"
       : null;
   const candidates: [string, string, unknown][] = [
-    ["generation_config.json", "generation_config.json", gen?.eos_token_id],
-    ["config.json", "config.json", cfg?.eos_token_id],
-    ["config.json text_config", "config.json", (cfg?.text_config as Record<string, unknown> | undefined)?.eos_token_id],
+    ["generation_config.json", "generation_config.json", gen === UNREADABLE ? UNREADABLE : gen?.eos_token_id],
+    ["config.json", "config.json", cfg === UNREADABLE ? UNREADABLE : cfg?.eos_token_id],
+    ["config.json text_config", "config.json", cfg === UNREADABLE ? UNREADABLE : (cfg?.text_config as Record<string, unknown> | undefined)?.eos_token_id],
   ];
   for (const [from, fileName, value] of candidates) {
+    // A file that cannot be read may hold the answer: the ids are unknown, never a lower-priority file's.
+    if (value === UNREADABLE) return { ids: null, from: null, chatTemplate };
     if (value === undefined || value === null) continue;
     const ids = normaliseIds(value);
     if (ids === null) {
@@ -98,12 +114,21 @@ function normaliseIds(value: unknown): number[] | null {
   return [...new Set(list as number[])].sort((a, b) => a - b);
 }
 
-async function readJson(abs: string, name: string, dir: string, diag: Diagnostics): Promise<Record<string, unknown> | null> {
+/** A Hub file that is there but cannot be read (see `readJson`). */
+const UNREADABLE: unique symbol = Symbol("unreadable");
+
+/**
+ * A repo file as a JSON object: null when absent or not a JSON object
+ * (`HUB_BAD_JSON`), {@link UNREADABLE} when it cannot be read (`HUB_UNREADABLE`).
+ */
+async function readJson(abs: string, name: string, dir: string, diag: Diagnostics): Promise<Record<string, unknown> | null | typeof UNREADABLE> {
   let text: string;
   try {
     text = await readFile(join(abs, name), "utf8");
-  } catch {
-    return null;
+  } catch (err) {
+    if (fsErrorCode(err) === "ENOENT") return null;
+    warnUnreadable(diag, "HUB_UNREADABLE", `${dir}/${name}`, err, name === ".hub.json" ? "the repo's commit is unknown" : "the stop ids it may give are unknown");
+    return UNREADABLE;
   }
   try {
     const value: unknown = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
@@ -115,22 +140,23 @@ async function readJson(abs: string, name: string, dir: string, diag: Diagnostic
   }
 }
 
-async function listDirs(dir: string): Promise<string[]> {
+/**
+ * The sub-folders of `dir` (`rel` names it): none when it is absent.
+ * @throws InputError `HUB_FOLDER_UNREADABLE` when it cannot be listed: every repo in it would be missed.
+ */
+async function listDirs(dir: string, rel: string): Promise<string[]> {
   try {
     const entries = await readdir(dir, { withFileTypes: true });
     return entries.filter((e) => e.isDirectory()).map((e) => e.name);
-  } catch {
-    return [];
+  } catch (err) {
+    if (fsErrorCode(err) === "ENOENT") return [];
+    throw unreadableError("HUB_FOLDER_UNREADABLE", rel, err, "cannot list");
   }
 }
 
+/** Whether a file is at `path` (readable or not: the chat template's place is what is recorded). */
 async function exists(path: string): Promise<boolean> {
-  try {
-    await readFile(path);
-    return true;
-  } catch {
-    return false;
-  }
+  return stat(path).then((st) => st.isFile(), () => false);
 }
 
 /** A parsed published repo name `{cell}.h{HHH|NA}.{family}.{step}` (index-card.md: Model id format). */

@@ -7,6 +7,7 @@ import { familyIdOf } from "../sources/cells.js";
 import { readLineBatches } from "../util/lines.js";
 import { localToUtcCandidates, pickMonotonic } from "../resolve/local-time.js";
 import { clip } from "./pvc-listing.js";
+import { fsErrorCode, fsReason, warnUnreadable } from "../util/fs-errors.js";
 import { isTimeMs, parseIsoTime, parseStep } from "../util/values.js";
 
 const LOG = "ckpt-janitor.log";
@@ -38,6 +39,24 @@ export async function janitorParts(dir: string): Promise<string[]> {
   return parts;
 }
 
+/** Most lines a rotation (copytruncate) can write into both parts; see {@link rotationOverlap}. */
+const ROTATION_OVERLAP_LINES = 64;
+
+/**
+ * How many lines at the start of a part (`head`) repeat the last lines of the
+ * part before it (`tail`): the largest k with `tail`'s last k lines equal to
+ * `head`'s first k (copytruncate's duplicate, SOURCES.md: janitor), or 0.
+ */
+export function rotationOverlap(tail: readonly string[], head: readonly string[]): number {
+  for (let k = Math.min(tail.length, head.length); k > 0; k -= 1) {
+    let same = true;
+    for (let i = 0; i < k && same; i += 1) same = tail[tail.length - k + i] === head[i];
+    // Blank lines alone are no evidence of a repeat.
+    if (same && head.slice(0, k).some((t) => t.trim() !== "")) return k;
+  }
+  return 0;
+}
+
 /** Longest unterminated last line that is joined with the next rotated part (a janitor line is far shorter). */
 const MAX_CARRY_CHARS = 64 * 1024;
 
@@ -65,6 +84,10 @@ interface JanitorState {
  *   the log's clock monotonic is taken, with the rule recorded in `timeNote`.
  * - A line split around a rotation (the older part without a line end) is
  *   joined with the first line of the next part.
+ * - Lines that open a part and repeat the last lines of the part before it
+ *   (copytruncate's duplicate, see {@link rotationOverlap}) are read once,
+ *   without a warning; any other line earlier than the one before it is
+ *   `JANITOR_OUT_OF_ORDER`.
  * - Traceback lines after an `error` line, and time-stamped lines without an
  *   action (startup messages), are skipped silently.
  *
@@ -76,7 +99,7 @@ interface JanitorState {
  * start), `JANITOR_AMBIGUOUS_LOCAL_TIME` (times in the repeated hour of a
  * DST end, with no line showing the clock set back), `JANITOR_OUT_OF_ORDER`
  * (a line earlier than the one before it), `JANITOR_OUTSIDE_ROOT`, `JANITOR_UNREADABLE` (a corrupt `.gz`
- * part: the lines read before the fault are kept), `JANITOR_MISSING` (no
+ * part, or a part or the folder that cannot be read: the lines read before the fault, and the other parts, are kept), `JANITOR_MISSING` (no
  * `ckpt-janitor.log` nor any rotated part, or only empty ones: the janitor
  * writes a line at least every 10 minutes, so that is lost evidence).
  */
@@ -92,8 +115,26 @@ export async function readJanitorLog(
   const out: Observation[] = [];
   const state: JanitorState = { lastUtcMs: null, freeForm: 0, inTraceback: false, seq: 0, anyLine: false, repeated: { first: [], second: 0 } };
   let carry: { text: string; origin: Origin } | null = null;
+  // copytruncate writes a few lines into both parts around a rotation (SOURCES.md: janitor): the
+  // lines that open a part and repeat the end of the part before it are read once, in silence.
+  let previousTail: string[] = [];
   for (const name of parts) {
     const file = `${relDir}/${name}`;
+    const tail: string[] = [];
+    const take = (text: string, origin: Origin): void => {
+      handleLine(text, origin, cell, state, diag, out);
+      tail.push(text);
+      if (tail.length > 2 * ROTATION_OVERLAP_LINES) tail.splice(0, tail.length - ROTATION_OVERLAP_LINES);
+    };
+    // The part's first lines wait until they can be compared with the end of the part before.
+    let head: { text: string; origin: Origin }[] | null = previousTail.length > 0 && carry === null ? [] : null;
+    const flushHead = (): void => {
+      if (head === null) return;
+      const texts = head.map((h) => h.text);
+      const k = rotationOverlap(previousTail, texts);
+      for (const h of head.slice(k)) take(h.text, h.origin);
+      head = null;
+    };
     try {
       // Lines come a buffer-full at a time: a log can hold millions of them.
       for await (const batch of readLineBatches(join(dir, name), opts)) {
@@ -108,15 +149,23 @@ export async function readJanitorLog(
           // A line split by a rotation is short; a huge unterminated tail is junk of its own part,
           // never glued onto the next part's first line (which it would take down with it).
           if (line.unterminated && text.length <= MAX_CARRY_CHARS) {
+            flushHead();
             carry = { text, origin };
             continue;
           }
-          handleLine(text, origin, cell, state, diag, out);
+          if (head !== null) {
+            head.push({ text, origin });
+            if (head.length >= Math.min(previousTail.length, ROTATION_OVERLAP_LINES)) flushHead();
+            continue;
+          }
+          take(text, origin);
         }
       }
     } catch (err) {
-      diag.warn("JANITOR_UNREADABLE", `cannot read the rest of ${name}: ${(err as Error).message}`, file, null);
+      diag.warn("JANITOR_UNREADABLE", `cannot read the rest of ${name}: ${fsReason(err)}; the other parts are used`, file, null);
     }
+    flushHead();
+    previousTail = tail.slice(-ROTATION_OVERLAP_LINES);
   }
   if (carry) handleLine(carry.text, carry.origin, cell, state, diag, out);
   if (state.repeated.first.length > 0 && state.repeated.second === 0) {
@@ -129,7 +178,11 @@ export async function readJanitorLog(
       at.line,
     );
   }
-  if (!state.anyLine) {
+  // A folder that cannot be listed is not a missing log: say why there is no janitor evidence.
+  const folderError = parts.length === 0 ? await readdir(dir).then(() => null, (err: unknown) => (fsErrorCode(err) === "ENOENT" ? null : err)) : null;
+  if (folderError !== null) {
+    warnUnreadable(diag, "JANITOR_UNREADABLE", relDir, folderError, "no janitor evidence");
+  } else if (!state.anyLine) {
     const what = parts.length === 0 ? `no ${LOG} (nor a rotated part)` : `an empty janitor log (${parts.join(", ")})`;
     diag.warn("JANITOR_MISSING", `cell "${cell.cell}" has ${what}: no janitor evidence`, `${relDir}/${parts.length === 0 ? LOG : parts[parts.length - 1]}`, null);
   }

@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import type { Cell } from "../schema.js";
-import type { Diagnostics } from "../diagnostics.js";
+import { InputError, type Diagnostics } from "../diagnostics.js";
 import type { Observation, Origin } from "../observations.js";
 import { familyIdOf } from "../sources/cells.js";
 import { readLineBatches, type Line } from "../util/lines.js";
@@ -242,6 +242,10 @@ export function epochToMs(epoch: string): number {
 const LS_ENTRY_RE =
   /^([-dlcbps])[-rwxsStT]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+(\d+)\s+(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d+))? ([+-]\d{4}) (.+)$/;
 
+/** An `ls -l` entry without `--full-time`: `Oct 12 04:00`, `Oct 12  2025` or `2026-10-12 04:00` (no seconds, no offset). */
+const LS_SHORT_TIME_RE =
+  /^[-dlcbps][-rwxsStT]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+\d+\s+(?:[A-Za-z]{3}\s+\d{1,2}\s+(?:\d{1,2}:\d{2}|\d{4})|\d{4}-\d{2}-\d{2} \d{2}:\d{2}|\d{2}-\d{2} \d{2}:\d{2}) \S/;
+
 /**
  * Streams `pvc/ls-lR.txt`, captured with `ls -lR --full-time <pvc_root>`
  * (SOURCES.md: pvc/): blocks headed `<dir>:`, `total N`, then one entry a
@@ -249,6 +253,10 @@ const LS_ENTRY_RE =
  *
  * Warnings: `PVC_BAD_LINE` (an entry line that does not parse, or an entry
  * before any `<dir>:` header), `PVC_CUT_LINE` and `PVC_LISTING_EMPTY`.
+ *
+ * @throws InputError `PVC_LS_NOT_FULL_TIME` at the first entry written
+ *   without `--full-time` (e.g. `Oct 12 04:00`): no entry of such a capture has
+ *   a usable time, so the listing must be captured again.
  */
 export async function* readLsLR(absPath: string, file: string, diag: Diagnostics): AsyncGenerator<PvcEntry> {
   for await (const batch of readLsLRBatches(absPath, file, diag)) yield* batch;
@@ -279,6 +287,15 @@ export async function* readLsLRBatches(
         continue;
       }
       const m = LS_ENTRY_RE.exec(text);
+      if (!m && LS_SHORT_TIME_RE.test(text)) {
+        // Every entry of such a capture lacks its time: one error for the file, not a warning a line.
+        throw new InputError(
+          "PVC_LS_NOT_FULL_TIME",
+          `the listing was captured without --full-time (an entry reads "${clip(text, 80)}"): no mtime can be read to the second with its offset; re-capture it with \`ls -lR --full-time ${dir ?? "<pvc_root>"}\``,
+          file,
+          line.lineNo,
+        );
+      }
       if (!m || dir === null) {
         diag.warn("PVC_BAD_LINE", dir === null ? `entry before any "<dir>:" header: ${clip(text)}` : `unreadable ls entry: ${clip(text)}`, file, line.lineNo);
         continue;

@@ -6,6 +6,7 @@ import { familyIdOf } from "../sources/cells.js";
 import { readLines } from "../util/lines.js";
 import { clip } from "./pvc-listing.js";
 import { parseIsoTime, parseStep } from "../util/values.js";
+import { unreadableError } from "../util/fs-errors.js";
 import { BudgetClock } from "../resolve/clock.js";
 
 /** A pause of the budget clock, UTC epoch ms; `endMs` null when never resumed. */
@@ -152,7 +153,7 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
     if ((err as NodeJS.ErrnoException).code === "ENOENT") {
       throw new InputError("SUPERVISOR_MISSING", `cell "${cell.cell}" has no supervisor/history.jsonl`, file);
     }
-    throw new InputError("SUPERVISOR_UNREADABLE", `cannot read: ${(err as Error).message}`, file);
+    throw unreadableError("SUPERVISOR_UNREADABLE", file, err);
   }
   if (!runStart) {
     throw badRunStart !== null

@@ -11,7 +11,8 @@ import { join, resolve } from "node:path";
 import { InputError, type Warning } from "../diagnostics.js";
 import type { Cell, CellsFile } from "../schema.js";
 import type { FileCache } from "../cache/file-cache.js";
-import { readTrajectory, TokenLedger, type TokenTotals, type TrajectoryReading } from "../extractors/trajectory/index.js";
+import { incompleteReading, readTrajectory, TokenLedger, type TokenTotals, type TrajectoryReading } from "../extractors/trajectory/index.js";
+import { orOnFsError, statIfPresent, unreadableError } from "../util/fs-errors.js";
 
 /** What {@link countCellTokens} gives. */
 export interface CellTokenCount {
@@ -44,14 +45,19 @@ export interface CellTokenOptions {
  * `run_start` (epoch ms): a trajectory whose every call is before it is not
  * this run's (warning `TRAJECTORY_NO_CALLS_IN_RUN`, ledger null).
  *
+ * A session file or folder that cannot be read (`TRAJECTORY_READ_ERROR`)
+ * makes the ledger null too: the counts may be short.
+ *
  * @throws InputError `TRAJECTORY_MISSING` when the folder (in the sources) is
- *   absent, `TRAJECTORY_DIR_MISSING` when `opts.dir` is not a readable folder,
+ *   absent, `SOURCES_UNREADABLE` when it cannot be looked at, `TRAJECTORY_DIR_MISSING` when `opts.dir` is not a readable folder,
  *   and the errors of `readTrajectory`.
  */
 export async function countCellTokens(sourcesDir: string, cell: Cell, runStartMs: number, opts: CellTokenOptions = {}): Promise<CellTokenCount> {
   const prefix = `${cell.cell}/trajectory`;
   const dir = opts.dir !== undefined ? resolve(opts.dir) : join(resolve(sourcesDir), cell.cell, "trajectory");
-  if (!(await isDir(dir))) {
+  // A sources folder that cannot be looked into is SOURCES_UNREADABLE, not "no trajectory/ folder".
+  const inSources = opts.dir === undefined ? await isDirOrUnreadable(dir, prefix) : await isDir(dir);
+  if (!inSources) {
     if (opts.dir !== undefined) {
       throw new InputError("TRAJECTORY_DIR_MISSING", `--trajectory ${cell.cell}=${opts.dir}: not a readable folder`, opts.dir);
     }
@@ -63,6 +69,8 @@ export async function countCellTokens(sourcesDir: string, cell: Cell, runStartMs
     cache: opts.cache,
     onBytes: opts.onBytes,
   });
+  // A session file or folder that could not be read: every count of the cell may be short, so none is written.
+  if (incompleteReading(reading) !== null) return { reading, ledger: null, dir };
   const ledger = new TokenLedger(reading.calls);
   if (ledger.placedCalls() === 0) return { reading, ledger: null, dir };
   const last = ledger.totals().lastCallTimeMs!;
@@ -105,6 +113,13 @@ export function checkTrajectoryCells(registry: CellsFile, dirs: Record<string, s
       );
     }
   }
+}
+
+/** True when `path` is a folder, false when nothing is there; `SOURCES_UNREADABLE` (naming `rel`) when it cannot be looked at. */
+async function isDirOrUnreadable(path: string, rel: string): Promise<boolean> {
+  return orOnFsError(async () => (await statIfPresent(path))?.isDirectory() ?? false, (err) => {
+    throw unreadableError("SOURCES_UNREADABLE", rel, err);
+  });
 }
 
 async function isDir(path: string): Promise<boolean> {

@@ -82,7 +82,7 @@ export interface CellInputs {
   /** Hub repos of this cell: published (`<org>/...`) and spare (`<spare_owner>/...`). */
   published: { repo: HubRepo; family: string; step: number; hourPart: string }[];
   spares: { repo: HubRepo; family: string; step: number }[];
-  /** The cell's token ledger; null when its tokens are unknown (no call placed in time): every row's tokens are then null. */
+  /** The cell's token ledger; null when its tokens are unknown (no call placed in time, or an unreadable session file): every row's tokens are then null. */
   tokens: TokensAt | null;
   /** Validation tolerance of the cadence fit and of `HOUR_CONFLICT`, hours (default 1.5). */
   toleranceH?: number;

@@ -1,17 +1,23 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { CellsFileSchema, type Cell, type CellsFile } from "../schema.js";
+import { distance } from "fastest-levenshtein";
+import { findNodeAtLocation, parseTree } from "jsonc-parser";
+import { CellSchema, CellsFileSchema, type Cell, type CellsFile } from "../schema.js";
 import { InputError } from "../diagnostics.js";
 import { assertConfined } from "./confine.js";
 import { conflictingAliasKeys, familyIdOf as familyIdOfName } from "../resolve/family-names.js";
+import { assertSourcesFolder, readCellsText } from "./sources-folder.js";
 
 /**
- * True when `zone` is an IANA time zone name this Node.js knows. Offsets
- * (`+08:00`), which newer Node.js versions also accept, are not zone names:
- * they know no daylight saving time, so they are refused on every version.
+ * True when `zone` is an IANA region name this Node.js knows: `Area/Location`
+ * (`America/Los_Angeles`, `America/Argentina/Buenos_Aires`), or `UTC` /
+ * `Etc/UTC` (SOURCES.md: cells.json `janitor_tz`). Abbreviations (`EST`,
+ * `PST`, `CET`: fixed offsets or ambiguous), POSIX-style rules (`EST5EDT`),
+ * other `Etc/` zones (`Etc/GMT+5`: fixed offsets, with inverted signs) and
+ * offsets (`+08:00`) are refused: a janitor's clock follows a region's law,
+ * daylight saving time included.
  */
 export function isValidTimeZone(zone: string): boolean {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(zone)) return false;
+  if (zone !== "UTC" && zone !== "Etc/UTC" && !/^[A-Z][A-Za-z_]*(\/[A-Za-z0-9_+\-]+)+$/.test(zone)) return false;
+  if (zone.startsWith("Etc/") && zone !== "Etc/UTC") return false;
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: zone });
     return true;
@@ -26,7 +32,8 @@ export function isValidTimeZone(zone: string): boolean {
  * ({@link assertConfined}): every later read starts from here.
  *
  * @returns the parsed registry, cells in file order.
- * @throws InputError `CELLS_MISSING` (no file), `CELLS_BAD_JSON`,
+ * @throws InputError `SOURCES_NOT_FOUND`, `SOURCES_UNREADABLE`,
+ *   `CELLS_MISSING` (no file), `CELLS_UNREADABLE`, `CELLS_BAD_JSON`,
  *   `CELLS_UNKNOWN_KEY` (a key the layout does not name, e.g. a typo),
  *   `CELLS_INVALID` (a wrong type or a missing required key, naming the key path),
  *   `CELLS_DUPLICATE_CELL`, `CELLS_BAD_TIME_ZONE` (janitor_tz not an IANA zone),
@@ -34,14 +41,10 @@ export function isValidTimeZone(zone: string): boolean {
  *   `SOURCES_LINK_OUTSIDE`, `SOURCES_SPECIAL_FILE`.
  */
 export async function loadCells(sourcesDir: string): Promise<CellsFile> {
+  await assertSourcesFolder(sourcesDir);
   await assertConfined(sourcesDir);
   const file = "cells.json";
-  let text: string;
-  try {
-    text = await readFile(join(sourcesDir, file), "utf8");
-  } catch {
-    throw new InputError("CELLS_MISSING", `no cells.json in ${sourcesDir}`, file);
-  }
+  let text = await readCellsText(sourcesDir);
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let json: unknown;
   try {
@@ -57,7 +60,13 @@ export async function loadCells(sourcesDir: string): Promise<CellsFile> {
     const at = describePath(json, issue.path);
     if (issue.code === "unrecognized_keys") {
       const keys = issue.keys.map((k) => `"${k}"`).join(", ");
-      throw new InputError("CELLS_UNKNOWN_KEY", `unknown key ${keys} in ${at}`, file);
+      const hint = closestKey(issue.keys[0]!, knownKeys(issue.path));
+      throw new InputError(
+        "CELLS_UNKNOWN_KEY",
+        `unknown key ${keys} in ${at}${hint !== null ? ` (did you mean "${hint}"?)` : ""}`,
+        file,
+        keyLine(text, [...issue.path, issue.keys[0]!] as (string | number)[]),
+      );
     }
     throw new InputError("CELLS_INVALID", `${at}: ${issue.message}`, file);
   }
@@ -77,8 +86,9 @@ export async function loadCells(sourcesDir: string): Promise<CellsFile> {
     if (!isValidTimeZone(cell.janitor_tz)) {
       throw new InputError(
         "CELLS_BAD_TIME_ZONE",
-        `cell "${cell.cell}": janitor_tz "${cell.janitor_tz}" is not an IANA time zone`,
+        `cell "${cell.cell}": janitor_tz "${cell.janitor_tz}" is not an IANA time zone region name (Area/Location, e.g. America/New_York, or UTC)`,
         file,
+        keyLine(text, ["cells", registry.cells.indexOf(cell), "janitor_tz"]),
       );
     }
     const [pair] = conflictingAliasKeys(cell.family_aliases);
@@ -92,6 +102,34 @@ export async function loadCells(sourcesDir: string): Promise<CellsFile> {
     }
   }
   return registry;
+}
+
+/** The keys the layout knows at a zod issue path: a cell's keys inside `cells[i]`, else the top level's. */
+function knownKeys(path: PropertyKey[]): string[] {
+  return Object.keys((path[0] === "cells" ? CellSchema : CellsFileSchema).shape);
+}
+
+/**
+ * The known key closest to a misspelled one (Levenshtein distance, ignoring
+ * case, `-` and `_`), or null when none is near (more than a third of the
+ * longer name differs).
+ */
+export function closestKey(key: string, known: string[]): string | null {
+  const norm = (k: string): string => k.toLowerCase().replace(/[-_\s]/g, "");
+  let best: { key: string; d: number } | null = null;
+  for (const k of known) {
+    const d = distance(norm(key), norm(k));
+    if (best === null || d < best.d) best = { key: k, d };
+  }
+  return best !== null && best.d <= Math.max(1, Math.floor(Math.max(key.length, best.key.length) / 3)) ? best.key : null;
+}
+
+/** The 1-based line of the member at `path` (keys and array indexes) in a JSON text, or null. */
+function keyLine(text: string, path: (string | number)[]): number | null {
+  const node = findNodeAtLocation(parseTree(text) ?? { type: "null", offset: 0, length: 0 }, path);
+  // A member's node is its value; its parent is the "key": value pair, which starts at the key.
+  const at = node?.parent?.type === "property" ? node.parent.offset : node?.offset;
+  return at === undefined ? null : text.slice(0, at).split("\n").length;
 }
 
 /** The 1-based line of a `JSON.parse` error that gives a position (`... at position 123`), or null. */

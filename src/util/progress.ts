@@ -15,9 +15,20 @@ export interface ByteProgress {
   add(bytes: number): void;
   /** Prints a message line above the bar (or to stderr when no bar is drawn and `log` is allowed). */
   log(message: string): void;
-  /** Removes the bar. */
+  /**
+   * Removes the bar and restores the terminal ({@link RESTORE_TERMINAL}).
+   * A drawn bar also does this by itself on SIGINT/SIGTERM (then exits 130
+   * or 143 unless another handler exits) and on process exit.
+   */
   stop(): void;
 }
+
+/**
+ * Shows the cursor (`ESC[?25h`) and turns line wrap back on (`ESC[?7h`):
+ * written when a drawn bar ends, whichever way the process ends (the bar
+ * turned both off).
+ */
+export const RESTORE_TERMINAL = "\x1b[?25h\x1b[?7h";
 
 /** A progress display that draws nothing. */
 export const NO_PROGRESS: ByteProgress = {
@@ -100,6 +111,26 @@ export function byteProgress(opts: ByteProgressOptions = {}): ByteProgress {
     cliProgress.Presets.shades_classic,
   );
   let bar: cliProgress.SingleBar | null = null;
+  // The bar hides the cursor and turns line wrap off: every way out (stop, an error, Ctrl-C,
+  // SIGTERM, process.exit from another handler) must turn them back on.
+  let stopped = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    end();
+    // Another handler (the atomic writer's cleanup) exits with the right code; else exit as the signal would.
+    if (process.listenerCount(signal) === 0) process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  const end = (): void => {
+    if (stopped) return;
+    stopped = true;
+    process.removeListener("SIGINT", onSignal);
+    process.removeListener("SIGTERM", onSignal);
+    process.removeListener("exit", end);
+    multi.stop();
+    stderr.write(RESTORE_TERMINAL);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  process.once("exit", end);
   return {
     active: true,
     stage(name, totalBytes) {
@@ -118,7 +149,7 @@ export function byteProgress(opts: ByteProgressOptions = {}): ByteProgress {
       multi.log(`${message}\n`);
     },
     stop() {
-      multi.stop();
+      end();
     },
   };
 }

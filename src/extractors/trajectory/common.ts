@@ -8,6 +8,7 @@ import { appendAll } from "../../util/arrays.js";
 import { LINE_SKIP, LINE_TAKE, LINE_UNKNOWN, readLines, type LineClass, type ReadLinesOptions } from "../../util/lines.js";
 import { LeadingScalarReader } from "../../util/json-prefix.js";
 import { isTimeMs, parseIsoTime } from "../../util/values.js";
+import { fsReason } from "../../util/fs-errors.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
 /** One session file to read: its real path and the name used in warnings and calls. */
@@ -153,7 +154,7 @@ export async function* jsonLines(
     lastLine = Math.max(lastLine, stats.lines);
     sink.warn(
       "TRAJECTORY_READ_ERROR",
-      `could not read past line ${lastLine}: ${(err as Error).message}`,
+      lastLine === 0 ? `could not read the file: ${fsReason(err)}` : `could not read past line ${lastLine}: ${fsReason(err)}`,
       file.display,
       lastLine === 0 ? null : lastLine,
     );

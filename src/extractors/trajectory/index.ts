@@ -5,7 +5,9 @@
  *
  * Warning codes (all non-fatal; the line or value is skipped or counted as noted):
  * - `TRAJECTORY_BAD_JSON`            a line is not valid JSON (file + line); skipped.
- * - `TRAJECTORY_READ_ERROR`          a file could not be read to its end (e.g. corrupt .gz); lines read so far count.
+ * - `TRAJECTORY_READ_ERROR`          a file could not be read to its end (no permission, an I/O error, a corrupt
+ *                                    .gz), or a folder could not be listed: the run's counts are incomplete, so
+ *                                    the build writes null tokens for the cell (`tokens` still prints what it read).
  * - `TRAJECTORY_BAD_USAGE`           a usage object holds a value that is not a count ≥ 0 (file + line); skipped.
  * - `TRAJECTORY_UNREADABLE_USAGE`    usage records lacking count keys their format always writes (one per file:
  *                                    count, keys, first line); skipped, never read as 0.
@@ -26,14 +28,16 @@
  * - `TRAJECTORY_DUPLICATE_RECORDS`   kimi-code: timed records repeated in another file (a copied session): counted once.
  *
  * Fatal: `InputError` `TRAJECTORY_PATH_MISSING` (a path that does not exist),
+ * `TRAJECTORY_PATH_UNREADABLE` (a given path that cannot be looked at: no permission on a folder above it),
  * `TRAJECTORY_PATH_SPECIAL` (a pipe or a device: it could block forever),
  * `TRAJECTORY_UNKNOWN_FORMAT` (a format not in TRAJECTORY_FORMATS).
  */
 import { realpath, stat } from "node:fs/promises";
-import { isAbsolute, relative, resolve } from "node:path";
+import { basename, isAbsolute, relative, resolve } from "node:path";
 import fg from "fast-glob";
 import { InputError, type Warning } from "../../diagnostics.js";
 import { fingerprint, type FileCache } from "../../cache/file-cache.js";
+import { fsErrorCode, fsReason, reportingGlobFs, unreadableError } from "../../util/fs-errors.js";
 import { cmp, type FileScan, type TrajectoryFile } from "./common.js";
 import { COUNTERS } from "./counters.js";
 import { scanFiles } from "./parallel.js";
@@ -69,6 +73,15 @@ export const SESSION_FILE_PATTERNS: Record<TrajectoryFormat, string[]> = {
   pi: ["**/*.jsonl", "**/*.jsonl.gz"],
   "kimi-cli": ["**/wire.jsonl", "**/wire.jsonl.gz"],
   "kimi-code": ["**/wire.jsonl", "**/wire.jsonl.gz"],
+};
+
+/** The names of session files, by format (the last part of {@link SESSION_FILE_PATTERNS}). */
+const SESSION_NAME_RE: Record<TrajectoryFormat, RegExp> = {
+  codex: /\.jsonl(\.gz)?$/,
+  "claude-code": /\.jsonl(\.gz)?$/,
+  pi: /\.jsonl(\.gz)?$/,
+  "kimi-cli": /^wire\.jsonl(\.gz)?$/,
+  "kimi-code": /^wire\.jsonl(\.gz)?$/,
 };
 
 /** True when `value` names one of the five formats. */
@@ -125,7 +138,8 @@ export async function listTrajectoryFiles(
     let info;
     try {
       info = await stat(abs);
-    } catch {
+    } catch (err) {
+      if (fsErrorCode(err) !== "ENOENT" && fsErrorCode(err) !== "ENOTDIR") throw unreadableError("TRAJECTORY_PATH_UNREADABLE", given, err, "cannot read the trajectory path");
       throw new InputError("TRAJECTORY_PATH_MISSING", `trajectory path does not exist: ${given}`, given);
     }
     if (!info.isDirectory() && !info.isFile()) {
@@ -133,14 +147,29 @@ export async function listTrajectoryFiles(
       throw new InputError("TRAJECTORY_PATH_SPECIAL", `trajectory path is neither a file nor a folder (a pipe or a device): ${given}`, given);
     }
     if (info.isDirectory()) {
+      // A folder that cannot be listed hides session files: the run's tokens are incomplete.
+      const unlisted: [string, NodeJS.ErrnoException][] = [];
       const entries = await fg(SESSION_FILE_PATTERNS[format], {
         cwd: abs,
         onlyFiles: true,
         dot: true,
         followSymbolicLinks: true,
         suppressErrors: true,
+        fs: reportingGlobFs(
+          (dir, err) => unlisted.push([dir, err]),
+          // A link to a session file that cannot be followed (a loop, a dangling link) hides that file.
+          (link, err) => {
+            if (SESSION_NAME_RE[format].test(basename(link))) unlisted.push([link, err]);
+          },
+        ),
       });
-      if (entries.length === 0) {
+      for (const [dir, err] of unlisted.sort(([a], [b]) => cmp(a, b))) {
+        const sub = toPosix(relative(abs, dir));
+        const shown = isAbsolute(given) || opts.displayRoot !== undefined ? display(dir, dir) : toPosix(`${given.replace(/[\\/]+$/, "")}${sub ? `/${sub}` : ""}`);
+        const what = err.syscall === "stat" ? `cannot follow the link ${shown}` : `cannot list the folder ${shown}`;
+        warnings.push({ code: "TRAJECTORY_READ_ERROR", message: `${what}: ${fsReason(err)}; the session files there are not counted, so the run's tokens are incomplete`, file: shown, line: null });
+      }
+      if (entries.length === 0 && unlisted.length === 0) {
         warnings.push({
           code: "TRAJECTORY_NO_FILES",
           message: `no ${format} session files (${SESSION_FILE_PATTERNS[format].join(", ")}) under this folder: the tokens are unknown (null), not 0`,
@@ -250,6 +279,17 @@ export async function readTrajectory(
     });
   }
   return { calls, warnings };
+}
+
+/**
+ * The first warning of `reading` that makes its counts incomplete (a session
+ * file or folder that could not be read: `TRAJECTORY_READ_ERROR`), or null
+ * when every file found was read to its end. A build writes null tokens for a
+ * cell whose reading is incomplete, never the smaller count
+ * (DESIGN.md: Trust).
+ */
+export function incompleteReading(reading: TrajectoryReading): Warning | null {
+  return reading.warnings.find((w) => w.code === "TRAJECTORY_READ_ERROR") ?? null;
 }
 
 /** The total size in bytes of the session files {@link readTrajectory} would read (for progress bars). */
