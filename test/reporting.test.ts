@@ -120,6 +120,22 @@ describe("explain and validate describe the last build into --out", () => {
     expect(changed.stdout).toContain("agentic-ptb/alpha.hNA.grpo.5\n");
   }, 120_000);
 
+  it("explain run from another working folder compares the sources the build read (recorded from the output folder)", async () => {
+    const { dir } = await mini();
+    const { spawnSync } = await import("node:child_process");
+    const { basename, dirname } = await import("node:path");
+    const cli = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [join(repo, "bin", "ptb-manifest.js"), ...args], { cwd, encoding: "utf8" });
+    const parent = dirname(dir);
+    const out = `${basename(dir)}-out`;
+    expect(cli(parent, "build", "--sources", basename(dir), "--out", out, "--quiet").status).toBe(0);
+    const report = JSON.parse(await readFile(join(parent, out, "build-report.json"), "utf8"));
+    expect(report.arguments.sources_from_out).toBe(`../${basename(dir)}`);
+    // From inside the sources folder: a relative "sources" would name the wrong folder; the recorded one does not.
+    const x = cli(join(dir, "alpha"), "explain", "alpha/grpo/5", "--out", join(parent, out));
+    expect(x.status).toBe(0);
+    expect(x.stdout.split("\n")[0]).toMatch(/; inputs in \.\.\/ unchanged since that build\.$/);
+  }, 120_000);
+
   it("a build of other sources in --out does not describe the sources asked about; a broken report is an error", async () => {
     const a = await mini();
     const b = await mini();

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { parseHours } from "./validate.js";
-import { resolve } from "node:path";
+import { relative, resolve, sep } from "node:path";
 import { buildManifest, type BuildResult } from "../build.js";
 import { ExitCodeError, EXIT } from "../cli.js";
 import { manifestCsv, manifestJson, modelIdsTxt, provenanceJsonl } from "../writers/manifest.js";
@@ -113,7 +113,11 @@ async function buildAndWrite(
     : undefined;
   const result = await buildManifest({ sourcesDir, toleranceH: opts.toleranceH, outlierFloorH: opts.outlierFloorH, log, pvcDirs: opts.pvc, trajectoryDirs: opts.trajectory, readHub, cache, onBytes });
   const args = {
-    sources: opts.sources, out: opts.out, strict: Boolean(opts.strict), tolerance_h: opts.toleranceH ?? DEFAULT_TOLERANCE_H,
+    sources: opts.sources, out: opts.out,
+    // Where the sources are seen from the output folder, so explain/validate run from any folder compare the right inputs
+    // (the typed paths are relative to the working folder; an absolute path would make the report depend on it).
+    sources_from_out: relative(resolve(opts.out), resolve(opts.sources)).split(sep).join("/") || ".",
+    strict: Boolean(opts.strict), tolerance_h: opts.toleranceH ?? DEFAULT_TOLERANCE_H,
     outlier_floor_h: opts.outlierFloorH ?? DEFAULT_OUTLIER_FLOOR_H,
     ...(opts.pvc && Object.keys(opts.pvc).length > 0 ? { pvc: opts.pvc } : {}),
     ...(opts.trajectory && Object.keys(opts.trajectory).length > 0 ? { trajectory: opts.trajectory } : {}),

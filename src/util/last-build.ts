@@ -4,7 +4,7 @@
  * `validate` describe, and what the build compares its warnings with.
  */
 import { readFile, realpath, stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import type { BuildResult } from "../build.js";
 import { InputError, type Warning } from "../diagnostics.js";
 import type { CellsFile, Row } from "../schema.js";
@@ -167,7 +167,7 @@ export async function compareInputs(sourcesDir: string, report: BuildReportFile)
 export function argumentsText(args: Record<string, unknown>): string {
   const parts: string[] = [];
   for (const [k, v] of Object.entries(args)) {
-    if (k === "out" || v === false || v === undefined || v === null) continue;
+    if (k === "out" || k === "sources_from_out" || v === false || v === undefined || v === null) continue;
     const flag = `--${k.replace(/_/g, "-")}`;
     if (v === true) parts.push(flag);
     else if (isObject(v)) for (const [a, b] of Object.entries(v)) parts.push(`${flag} ${a}=${String(b)}`);
@@ -205,6 +205,25 @@ export interface DescribedResultOptions {
   outlierFloorH: number;
 }
 
+/**
+ * The sources folder a build recorded: `sources_from_out` resolved against
+ * the output folder (right from any working folder), else, for a report
+ * without it, the typed `sources` as it is (relative to the working folder
+ * the build ran in). Null when the report records neither.
+ */
+function recordedSources(out: string, report: BuildReportFile | null): string | null {
+  const fromOut = report?.arguments.sources_from_out;
+  if (typeof fromOut === "string") {
+    const abs = resolve(out, fromOut);
+    const rel = relative(process.cwd(), abs);
+    // Shown as typed where that names the same folder; else relative to here, or absolute when outside it.
+    const typed = report?.arguments.sources;
+    if (typeof typed === "string" && resolve(typed) === abs) return typed;
+    return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? abs : rel;
+  }
+  return typeof report?.arguments.sources === "string" ? report.arguments.sources : null;
+}
+
 /** Whether two paths name one folder (after resolving links, where they exist). */
 async function sameFolder(a: string, b: string): Promise<boolean> {
   const real = async (p: string): Promise<string> => {
@@ -233,7 +252,7 @@ const listSome = (xs: string[]): string => (xs.length > 3 ? `${xs.slice(0, 3).jo
 export async function describedResult(opts: DescribedResultOptions): Promise<{ result: BuildResult; build: DescribedBuild }> {
   const report = await readBuildReport(opts.out);
   // A build of other sources than the ones asked about does not describe them.
-  const recorded = typeof report?.arguments.sources === "string" ? report.arguments.sources : null;
+  const recorded = recordedSources(opts.out, report);
   const other = report !== null && opts.sourcesGiven && recorded !== null && !(await sameFolder(recorded, opts.sources));
   if (!report || other) {
     const { buildManifest } = await import("../build.js");
@@ -253,7 +272,7 @@ export async function describedResult(opts: DescribedResultOptions): Promise<{ r
     };
   }
   const result = await loadOutBuild(opts.out, report);
-  const sources = opts.sourcesGiven || typeof report.arguments.sources !== "string" ? opts.sources : report.arguments.sources;
+  const sources = opts.sourcesGiven ? opts.sources : (recorded ?? opts.sources);
   const inputs = await compareInputs(sources, report);
   const head = `Build: ${opts.out}/ (ptb-manifest ${report.version}; ${argumentsText(report.arguments) || "default options"})`;
   const state =
