@@ -48,7 +48,7 @@ describe("build on a hand-checked mini sweep", () => {
     expect(r1.stdout).toContain("| `alpha` | Codex / gpt-x | high | 11 | 3/4, 7 unknown |");
     expect(r1.stdout).toContain("| `beta` | Codex / gpt-x | max | 2 | 0/0, 2 unknown |");
     expect(r1.stdout).toContain("| `extrapolated` | 1 |");
-    expect(r1.stdout).toContain("warnings: 5");
+    expect(r1.stdout).toContain("warnings: 6");
     expect((await readdir(out1)).sort()).toEqual([".ptb-manifest-outputs.json", "README.md", "build-report.json", "datapackage.json", "manifest.csv", "manifest.json", "manifest.schema.json", "model-ids.txt", "provenance.jsonl", "report.html"]);
     const json = JSON.parse(await readFile(join(out1, "manifest.json"), "utf8"));
     expect(json).toEqual(EXPECTED_ROWS);
@@ -86,7 +86,7 @@ describe("build on a hand-checked mini sweep", () => {
     ]);
     const report = JSON.parse(await readFile(join(out1, "build-report.json"), "utf8"));
     expect(report.counts.per_hour_source).toEqual({ mtime: 9, janitor: 2, extrapolated: 1, unrecoverable: 1 });
-    expect(report.warnings).toHaveLength(5);
+    expect(report.warnings).toHaveLength(6);
     expect(report.inputs["cells.json"]).toMatch(/^[0-9a-f]{64}$/);
 
     const r2 = await cli("build", "--sources", dir, "--out", out2, "--quiet");
@@ -103,7 +103,7 @@ describe("build on a hand-checked mini sweep", () => {
     roots.push(out);
     const r = await cli("build", "--sources", dir, "--out", out, "--strict", "--quiet");
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("--strict: 5 warning(s); nothing written");
+    expect(r.stderr).toContain("--strict: 6 warning(s); nothing written");
     await expect(stat(out)).rejects.toThrow();
   });
 });

@@ -133,7 +133,9 @@ describe("explain and validate describe the last build into --out", () => {
     // From inside the sources folder: a relative "sources" would name the wrong folder; the recorded one does not.
     const x = cli(join(dir, "alpha"), "explain", "alpha/grpo/5", "--out", join(parent, out));
     expect(x.status).toBe(0);
-    expect(x.stdout.split("\n")[0]).toMatch(/; inputs in \.\.\/ unchanged since that build\.$/);
+    expect(x.stdout.split("\n")[0]).toBe(
+      `Build: ${join(parent, out)}/ (ptb-manifest ${report.version}; --sources ${basename(dir)} --tolerance-h 1.5 --outlier-floor-h 1.5); inputs in ${dir}/ unchanged since that build.`,
+    );
   }, 120_000);
 
   it("a build of other sources in --out does not describe the sources asked about; a broken report is an error", async () => {
@@ -188,23 +190,23 @@ describe("warnings are listed by code, with what is new since the previous build
     const { dir, out } = await mini();
     const first = await runCli("build", "--sources", dir, "--out", out, "--quiet");
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain(`warnings: 5 (no previous build in ${out}/ to compare with); by code:\n  CHECKPOINT_LOST            1  e.g. alpha/janitor/ckpt-janitor.log:5: alpha sft2 step 400: seen in janitor_other but its weights survive nowhere (no row)\n`);
-    expect(first.stdout).toContain("  all 5 shown; build-report.json lists them\n");
+    expect(first.stdout).toContain(`warnings: 6 (no previous build in ${out}/ to compare with); by code:\n  CHECKPOINT_LOST            1  e.g. alpha/janitor/ckpt-janitor.log:5: alpha sft2 step 400: seen in janitor_other but its weights survive nowhere (no row)\n`);
+    expect(first.stdout).toContain("  all 6 shown; build-report.json lists them\n");
     // A line added at the top of the janitor log shifts the known warnings' lines and adds one new warning.
     const log = await readFile(join(dir, "alpha", "janitor", "ckpt-janitor.log"), "utf8");
     await writeFile(join(dir, "alpha", "janitor", "ckpt-janitor.log"), lines("archived step_700 to spare (partial write)") + log);
     const second = await runCli("build", "--sources", dir, "--out", out, "--quiet");
     expect(second.code).toBe(0);
-    expect(second.stdout).toContain(`warnings: 6 (1 new, 0 gone since the previous build into ${out}/); by code:\n  JANITOR_UNPARSED_LINE      2 (1 new)  e.g. alpha/janitor/ckpt-janitor.log:1: names a checkpoint or action but fits neither janitor format: archived step_700 to spare (partial write)  [new]\n`);
-    expect(second.stdout).toContain("  1 more not shown (one example per code): --verbose prints all 6; build-report.json lists them\n");
+    expect(second.stdout).toContain(`warnings: 7 (1 new, 0 gone since the previous build into ${out}/); by code:\n  JANITOR_UNPARSED_LINE      2 (1 new)  e.g. alpha/janitor/ckpt-janitor.log:1: names a checkpoint or action but fits neither janitor format: archived step_700 to spare (partial write)  [new]\n`);
+    expect(second.stdout).toContain("  1 more not shown (one example per code): --verbose prints all 7; build-report.json lists them\n");
     const verbose = await runCli("build", "--sources", dir, "--out", out, "--quiet", "--verbose");
-    expect(verbose.stdout).toContain(`warnings: 6 (0 new, 0 gone since the previous build into ${out}/); by code:\n  JANITOR_UNPARSED_LINE      2\n      alpha/janitor/ckpt-janitor.log:1: names a checkpoint`);
-    expect(verbose.stdout).toContain("  all 6 shown; build-report.json lists them\n");
+    expect(verbose.stdout).toContain(`warnings: 7 (0 new, 0 gone since the previous build into ${out}/); by code:\n  JANITOR_UNPARSED_LINE      2\n      alpha/janitor/ckpt-janitor.log:1: names a checkpoint`);
+    expect(verbose.stdout).toContain("  all 7 shown; build-report.json lists them\n");
     const strict = await runCli("build", "--sources", dir, "--out", out, "--quiet", "--strict");
     expect(strict.code).toBe(2);
     expect(strict.stdout).toBe("");
-    expect(strict.stderr).toContain(`ptb-manifest: --strict: 6 warning(s); nothing written\nwarnings: 6 (0 new, 0 gone since the previous build into ${out}/); by code:\n  JANITOR_UNPARSED_LINE      2  e.g. `);
-    expect(strict.stderr).toContain("  1 more not shown (one example per code): --verbose prints all 6\n");
+    expect(strict.stderr).toContain(`ptb-manifest: --strict: 7 warning(s); nothing written\nwarnings: 7 (0 new, 0 gone since the previous build into ${out}/); by code:\n  JANITOR_UNPARSED_LINE      2  e.g. `);
+    expect(strict.stderr).toContain("  1 more not shown (one example per code): --verbose prints all 7\n");
   }, 120_000);
 });
 

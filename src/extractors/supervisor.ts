@@ -61,6 +61,8 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
   const roleEvents: Observation[] = [];
   let eventCount = 0;
   let seq = 0;
+  /** Event names the builder does not read, with their first line (named when no submit is found). */
+  const unknownEvents = new Map<string, number>();
   try {
     for await (const line of readLines(abs)) {
       if (line.text.trim() === "") continue;
@@ -142,6 +144,7 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
           const name = typeof ev.event === "string" ? ev.event : "";
           const squashed = name.toLowerCase().replace(/[^a-z]/g, "");
           const meant = KNOWN_EVENTS.find((k) => k.replace(/_/g, "") === squashed);
+          if (!unknownEvents.has(name)) unknownEvents.set(name, line.lineNo);
           if (meant) {
             diag.warn("SUPERVISOR_MISSPELLED_EVENT", `event "${name}" is not "${meant}" as written; ignored like any unknown event`, file, line.lineNo);
           }
@@ -180,6 +183,16 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
     if (h > RUN_END_LATE_H) {
       diag.warn("SUPERVISOR_RUN_END_LATE", `run_end at ${new Date(runEnd.ms).toISOString()} is ${h.toFixed(2)} budget hours after run_start (a run lasts 100): copy-back mtimes before it would pass as write times`, file, runEnd.line);
     }
+  }
+  if (!roleEvents.some((o) => (o.detail as { role?: string } | undefined)?.role === "SUBMITTED")) {
+    // SOURCES.md: one submit per cell. Without it no row is SUBMITTED, which reads as "this cell submitted nothing".
+    const seen = [...unknownEvents].map(([name, at]) => `"${name}" (line ${at})`);
+    diag.warn(
+      "SUPERVISOR_NO_SUBMIT",
+      `cell "${cell.cell}" has no valid submit event, so none of its rows is SUBMITTED${seen.length ? `; events the builder does not read: ${seen.slice(0, 5).join(", ")}${seen.length > 5 ? ", …" : ""}` : ""}`,
+      file,
+      null,
+    );
   }
   return { runStartMs: runStart.ms, runStartOrigin: runStart.origin, runEndMs, pauses, roleEvents, eventCount };
 }

@@ -46,6 +46,7 @@ export const EXPECTED_WARNINGS: [string, string | null, number | null][] = [
   ["JANITOR_UNPARSED_LINE", "alpha/janitor/ckpt-janitor.log", 7],
   ["CHECKPOINT_LOST", "alpha/janitor/ckpt-janitor.log", 5],
   ["PVC_MTIME_AFTER_RUN_END", "alpha/pvc/listing.tsv", 8],
+  ["SUPERVISOR_NO_SUBMIT", "beta/supervisor/history.jsonl", null],
   ["TRAJECTORY_NO_FILES", "beta/trajectory", null],
 ];
 
