@@ -26,6 +26,8 @@ import { inputBytes } from "../util/input-bytes.js";
 import { mdCell } from "../util/markdown.js";
 import { fsReason } from "../util/fs-errors.js";
 import { assertSourcesFolder } from "../sources/sources-folder.js";
+import { unreadInputWarnings } from "../sources/unread-inputs.js";
+import { appendAll } from "../util/arrays.js";
 
 /** Options of the `build` command. */
 export interface BuildCommandOptions {
@@ -153,7 +155,10 @@ async function buildAndWrite(
  * bar. A file or folder that cannot be read and that no extractor has warned
  * about (no `*_UNREADABLE` or `*_READ_ERROR` warning on it or on a folder
  * above it: a `RUNLOG.md`, a folder no reader lists) adds an `INPUT_UNREADABLE`
- * warning to `result`: its hash is missing from the report.
+ * warning to `result`: its hash is missing from the report. Then every file
+ * hashed that no reader read and that is not known is a warning
+ * (`unreadInputWarnings`: `INPUT_NOT_READ`, `HUB_UNKNOWN_OWNER`,
+ * `CELL_NOT_REGISTERED`, `TRAJECTORY_FILE_NOT_READ`, `JANITOR_PART_NOT_READ`).
  */
 async function hashAll(
   sourcesDir: string,
@@ -167,11 +172,19 @@ async function hashAll(
     const path = rel.replace(/\/$/, "");
     return [...warned].some((f) => f === path || f.startsWith(`${path}/`) || path.startsWith(`${f}/`));
   };
-  return hashInputs(sourcesDir, cachedSha256(cache, progress.active ? (n) => progress.add(n) : undefined), (rel, err) => {
+  const unreadable = new Set<string>();
+  const inputs = await hashInputs(sourcesDir, cachedSha256(cache, progress.active ? (n) => progress.add(n) : undefined), (rel, err) => {
+    unreadable.add(rel);
     if (!covered(rel)) {
       result.warnings.push({ code: "INPUT_UNREADABLE", message: `cannot read ${rel}: ${fsReason(err)}; build-report.json has no hash of it`, file: rel.replace(/\/$/, ""), line: null });
     }
   });
+  // Every file hashed is read by a reader, known, or a warning (INPUT_NOT_READ and its kin).
+  if (result.inputsRead) {
+    const named = new Set(result.warnings.map((w) => w.file).filter((f): f is string => f !== null));
+    appendAll(result.warnings, unreadInputWarnings(Object.keys(inputs), result.inputsRead, result.registry, { namedByWarnings: named, unreadable: (p) => unreadable.has(p) }));
+  }
+  return inputs;
 }
 
 /**
