@@ -33,10 +33,11 @@ export interface InputsRead {
 
 /**
  * File names that are known and deliberately never read, anywhere under the
- * sources folder: the agent's notes (SOURCES.md: Layout) and the ownership
- * marker that `snapshot` writes beside the files it wrote (src/util/out-owner.ts).
+ * sources folder: the agent's notes (SOURCES.md: Layout), the ownership
+ * marker that `snapshot` writes beside the files it wrote (src/util/out-owner.ts),
+ * and the placeholders that keep an empty folder in git.
  */
-export const KNOWN_UNREAD: readonly string[] = ["RUNLOG.md", ".ptb-manifest-outputs.json"];
+export const KNOWN_UNREAD: readonly string[] = ["RUNLOG.md", ".ptb-manifest-outputs.json", ".gitkeep", ".keep"];
 
 /**
  * Files that a kimi-cli or kimi-code session folder holds beside its
