@@ -12,7 +12,7 @@ import { indexCard } from "../writers/card.js";
 import { dataPackage, manifestJsonSchema } from "../writers/datapackage.js";
 import { DEFAULT_OUTLIER_FLOOR_H, DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
 import { compareWarnings, renderWarnings } from "../writers/warnings.js";
-import { previousWarnings } from "../util/last-build.js";
+import { readBuildReport } from "../util/last-build.js";
 import { hubOptionsFrom, readLiveHub } from "../hub/live-hub.js";
 import { redactUrl, type RetryPolicy } from "../hub/fetch.js";
 import type { HubRepo } from "../extractors/hub-files.js";
@@ -124,8 +124,12 @@ async function buildAndWrite(
   // Hashing may add INPUT_UNREADABLE warnings, so it comes before the warnings are listed and the gate is checked.
   const inputs = await trajectoryInputs(liveInputs(await hashAll(sourcesDir, cache, progress, result), opts.pvc, hubOpts ? liveRepos : null), opts.trajectory, cache);
   // Read before anything is written: the warnings of the previous build into the same folder, to say which are new.
-  const compared = compareWarnings(result.warnings, await previousWarnings(resolve(opts.out)));
-  const warningLines = renderWarnings(result.warnings, { compared, verbose: opts.verbose, out: opts.out, strict: opts.strict });
+  const previous = await readBuildReport(resolve(opts.out)).catch(() => null);
+  const compared = compareWarnings(result.warnings, previous?.warnings ?? null);
+  const previousSources = previous?.arguments.sources;
+  // The previous build read another sources folder: its new and gone warnings compare two sweeps, and the line says so.
+  const otherSources = typeof previousSources === "string" && resolve(previousSources) !== sourcesDir ? { previous: previousSources, current: opts.sources } : null;
+  const warningLines = renderWarnings(result.warnings, { compared, verbose: opts.verbose, out: opts.out, strict: opts.strict, otherSources });
   if (opts.strict && result.warnings.length > 0) {
     throw new ExitCodeError(EXIT.strictWarnings, `--strict: ${result.warnings.length} warning(s); nothing written\n${warningLines.join("\n")}`);
   }
