@@ -92,7 +92,10 @@ export interface BaselineEvidence {
  * Builds the manifest from a sources snapshot (MANIFEST.md; SOURCES.md):
  * reads `cells.json`, runs every extractor of every non-excluded cell,
  * resolves each cell, adds the baseline row and sorts the rows
- * (MANIFEST.md: Rows and order). Writes nothing.
+ * (MANIFEST.md: Rows and order). Writes nothing. Records in `inputsRead`
+ * the files each reader consumed (and the folders counted as read whole), so
+ * that `build` can warn about every other file of the sources
+ * (src/sources/unread-inputs.ts).
  *
  * An input that cannot be read is a coded error or warning, never a crash
  * (README: Fault tolerance, "Unreadable inputs"): a session file or folder
