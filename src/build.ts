@@ -6,6 +6,8 @@ import { loadCells } from "./sources/cells.js";
 import type { Observation } from "./observations.js";
 import { observePvcEntry, readListingTsv, readListingTsvBatches, readLsLR, readLsLRBatches, type PvcEntry } from "./extractors/pvc-listing.js";
 import { readPvcTree } from "./extractors/pvc-live.js";
+import { listTrajectoryFiles } from "./extractors/trajectory/index.js";
+import type { InputsRead } from "./sources/unread-inputs.js";
 import { janitorParts, readJanitorLog } from "./extractors/janitor-log.js";
 import { readSupervisor } from "./extractors/supervisor.js";
 import { readAnchors } from "./extractors/anchors.js";
@@ -68,6 +70,13 @@ export interface BuildResult {
   runs: Record<string, { run_start: string; run_end: string; run_end_from: string; trajectory_calls: number }>;
   /** Per cell, the cumulative driver tokens on the budget-hour axis: `[hour, tokens]` points (at most ~500); empty when the tokens are unknown. */
   tokenCurves: Record<string, [number, number][]>;
+  /**
+   * The files of the sources folder that the readers consumed, and the folders
+   * counted as read whole (a used Hub repo, an excluded cell, what a live source
+   * replaces): for `unreadInputWarnings` (src/sources/unread-inputs.ts). Absent
+   * from a result rebuilt from a previous build's files.
+   */
+  inputsRead?: InputsRead;
 }
 
 /** The baseline row's provenance. */
@@ -83,7 +92,10 @@ export interface BaselineEvidence {
  * Builds the manifest from a sources snapshot (MANIFEST.md; SOURCES.md):
  * reads `cells.json`, runs every extractor of every non-excluded cell,
  * resolves each cell, adds the baseline row and sorts the rows
- * (MANIFEST.md: Rows and order). Writes nothing.
+ * (MANIFEST.md: Rows and order). Writes nothing. Records in `inputsRead`
+ * the files each reader consumed (and the folders counted as read whole), so
+ * that `build` can warn about every other file of the sources
+ * (src/sources/unread-inputs.ts).
  *
  * An input that cannot be read is a coded error or warning, never a crash
  * (README: Fault tolerance, "Unreadable inputs"): a session file or folder
@@ -104,6 +116,8 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
   const log = opts.log ?? (() => {});
   const diag = new Diagnostics();
   const registry = await loadCells(sourcesDir);
+  const inputsRead: InputsRead = { files: ["cells.json"], folders: [] };
+  const relOf = (abs: string): string => relative(sourcesDir, abs).split(sep).join("/");
   const cellNames = registry.cells.map((c) => c.cell);
   for (const [cell, dir] of Object.entries(opts.pvcDirs ?? {})) {
     const c = registry.cells.find((x) => x.cell === cell);
@@ -118,7 +132,10 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
   const spares = new Map<string, { repo: HubRepo; family: string; step: number }[]>();
   let baselineRepo: HubRepo | undefined;
   const excludedNames = new Set(registry.cells.filter((c) => c.excluded).map((c) => c.cell));
+  if (opts.readHub) inputsRead.folders.push("hub");
   for (const repo of hub) {
+    // The repos of the org and the spare owner are all accounted for (used, warned, or `-record`/`-data`); the baseline is read.
+    if (repo.id === registry.baseline || repo.owner === registry.org || repo.owner === registry.spare_owner) inputsRead.folders.push(repo.dir);
     if (repo.id === registry.baseline) {
       baselineRepo = repo;
     } else if (repo.owner === registry.org) {
@@ -152,6 +169,7 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
   const tokenCurves: BuildResult["tokenCurves"] = {};
   for (const cell of registry.cells) {
     if (cell.excluded) {
+      inputsRead.folders.push(cell.cell);
       excluded.push({ cell: cell.cell, reason: cell.excluded });
       log(`${cell.cell}: excluded (${cell.excluded})`);
       continue;
@@ -161,6 +179,9 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     const observations: Observation[] = [];
     let seq = 0;
     const pvcDir = opts.pvcDirs?.[cell.cell];
+    // Both listings when both are present: the second is PVC_TWO_LISTINGS' news, not an unread surprise.
+    inputsRead.files.push(`${cell.cell}/supervisor/history.jsonl`, `${cell.cell}/pvc/listing.tsv`, `${cell.cell}/pvc/ls-lR.txt`, `${cell.cell}/anchors.tsv`);
+    if (pvcDir !== undefined) inputsRead.folders.push(`${cell.cell}/pvc`);
     if (pvcDir !== undefined) log(`${cell.cell}: walking the PVC tree ${pvcDir}`);
     const entries =
       pvcDir !== undefined
@@ -196,6 +217,7 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     }
     const janitorDir = join(sourcesDir, cell.cell, "janitor");
     const janitorPaths = (await janitorParts(janitorDir)).map((name) => join(janitorDir, name));
+    for (const p of janitorPaths) inputsRead.files.push(relOf(p));
     appendAll(
       observations,
       await cachedObservations(opts.cache, "janitor", janitorPaths, JSON.stringify(cell), diag, (d) => readJanitorLog(sourcesDir, cell, d, { onBytes: opts.onBytes }), opts.onBytes),
@@ -206,6 +228,8 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     // No call placed in time (no session file, none of the format): the tokens are unknown, null (MANIFEST.md).
     const { reading, ledger } = await countCellTokens(sourcesDir, cell, supervisor.runStartMs, { dir: trajectoryDir, cache: opts.cache, onBytes: opts.onBytes });
     appendAll(diag.warnings, reading.warnings);
+    if (trajectoryDir !== undefined) inputsRead.folders.push(`${cell.cell}/trajectory`);
+    else inputsRead.files.push(...(await trajectoryFilesRead(sourcesDir, cell.cell, cell.trajectory_format)));
     tokenCurves[cell.cell] = ledger === null ? [] : tokenCurve(reading.calls, new BudgetClock(supervisor.runStartMs, supervisor.pauses), supervisor.runStartMs);
     const resolved: CellResolution = resolveCell(
       {
@@ -240,7 +264,23 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     },
     ...provenance,
   ];
-  return { registry, rows: allRows, provenance: allProvenance, warnings: diag.warnings, excluded, lost, fits, runs, tokenCurves };
+  return { registry, rows: allRows, provenance: allProvenance, warnings: diag.warnings, excluded, lost, fits, runs, tokenCurves, inputsRead };
+}
+
+/**
+ * The session files of `<cell>/trajectory/` that the trajectory reader
+ * considers (its own listing, `listTrajectoryFiles`), relative to the sources
+ * folder; none when the folder cannot be listed (that is already an error or
+ * a warning of the reading).
+ */
+async function trajectoryFilesRead(sourcesDir: string, cell: string, format: CellsFile["cells"][number]["trajectory_format"]): Promise<string[]> {
+  const dir = join(sourcesDir, cell, "trajectory");
+  try {
+    const { files } = await listTrajectoryFiles(format, [dir]);
+    return files.map((f) => relative(sourcesDir, f.path).split(sep).join("/"));
+  } catch {
+    return [];
+  }
 }
 
 /** Sort order within a cell (MANIFEST.md: Rows and order): hour as written (nulls last), family, step. */

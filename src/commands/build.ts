@@ -12,7 +12,7 @@ import { indexCard } from "../writers/card.js";
 import { dataPackage, manifestJsonSchema } from "../writers/datapackage.js";
 import { DEFAULT_OUTLIER_FLOOR_H, DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
 import { compareWarnings, renderWarnings } from "../writers/warnings.js";
-import { previousWarnings } from "../util/last-build.js";
+import { readBuildReport } from "../util/last-build.js";
 import { hubOptionsFrom, readLiveHub } from "../hub/live-hub.js";
 import { redactUrl, type RetryPolicy } from "../hub/fetch.js";
 import type { HubRepo } from "../extractors/hub-files.js";
@@ -26,6 +26,8 @@ import { inputBytes } from "../util/input-bytes.js";
 import { mdCell } from "../util/markdown.js";
 import { fsReason } from "../util/fs-errors.js";
 import { assertSourcesFolder } from "../sources/sources-folder.js";
+import { unreadInputWarnings } from "../sources/unread-inputs.js";
+import { appendAll } from "../util/arrays.js";
 
 /** Options of the `build` command. */
 export interface BuildCommandOptions {
@@ -126,8 +128,12 @@ async function buildAndWrite(
   // Hashing may add INPUT_UNREADABLE warnings, so it comes before the warnings are listed and the gate is checked.
   const inputs = await trajectoryInputs(liveInputs(await hashAll(sourcesDir, cache, progress, result), opts.pvc, hubOpts ? liveRepos : null), opts.trajectory, cache);
   // Read before anything is written: the warnings of the previous build into the same folder, to say which are new.
-  const compared = compareWarnings(result.warnings, await previousWarnings(resolve(opts.out)));
-  const warningLines = renderWarnings(result.warnings, { compared, verbose: opts.verbose, out: opts.out, strict: opts.strict });
+  const previous = await readBuildReport(resolve(opts.out)).catch(() => null);
+  const compared = compareWarnings(result.warnings, previous?.warnings ?? null);
+  const previousSources = previous?.arguments.sources;
+  // The previous build read another sources folder: its new and gone warnings compare two sweeps, and the line says so.
+  const otherSources = typeof previousSources === "string" && resolve(previousSources) !== sourcesDir ? { previous: previousSources, current: opts.sources } : null;
+  const warningLines = renderWarnings(result.warnings, { compared, verbose: opts.verbose, out: opts.out, strict: opts.strict, otherSources });
   if (opts.strict && result.warnings.length > 0) {
     throw new ExitCodeError(EXIT.strictWarnings, `--strict: ${result.warnings.length} warning(s); nothing written\n${warningLines.join("\n")}`);
   }
@@ -157,7 +163,10 @@ async function buildAndWrite(
  * bar. A file or folder that cannot be read and that no extractor has warned
  * about (no `*_UNREADABLE` or `*_READ_ERROR` warning on it or on a folder
  * above it: a `RUNLOG.md`, a folder no reader lists) adds an `INPUT_UNREADABLE`
- * warning to `result`: its hash is missing from the report.
+ * warning to `result`: its hash is missing from the report. Then every file
+ * hashed that no reader read and that is not known is a warning
+ * (`unreadInputWarnings`: `INPUT_NOT_READ`, `HUB_UNKNOWN_OWNER`,
+ * `CELL_NOT_REGISTERED`, `TRAJECTORY_FILE_NOT_READ`, `JANITOR_PART_NOT_READ`).
  */
 async function hashAll(
   sourcesDir: string,
@@ -171,11 +180,19 @@ async function hashAll(
     const path = rel.replace(/\/$/, "");
     return [...warned].some((f) => f === path || f.startsWith(`${path}/`) || path.startsWith(`${f}/`));
   };
-  return hashInputs(sourcesDir, cachedSha256(cache, progress.active ? (n) => progress.add(n) : undefined), (rel, err) => {
+  const unreadable = new Set<string>();
+  const inputs = await hashInputs(sourcesDir, cachedSha256(cache, progress.active ? (n) => progress.add(n) : undefined), (rel, err) => {
+    unreadable.add(rel);
     if (!covered(rel)) {
       result.warnings.push({ code: "INPUT_UNREADABLE", message: `cannot read ${rel}: ${fsReason(err)}; build-report.json has no hash of it`, file: rel.replace(/\/$/, ""), line: null });
     }
   });
+  // Every file hashed is read by a reader, known, or a warning (INPUT_NOT_READ and its kin).
+  if (result.inputsRead) {
+    const named = new Set(result.warnings.map((w) => w.file).filter((f): f is string => f !== null));
+    appendAll(result.warnings, unreadInputWarnings(Object.keys(inputs), result.inputsRead, result.registry, { namedByWarnings: named, unreadable: (p) => unreadable.has(p) }));
+  }
+  return inputs;
 }
 
 /**

@@ -50,6 +50,12 @@ export interface RenderWarningsOptions {
   out?: string;
   /** `--strict`'s failure: nothing is written, so no build-report.json to point to. */
   strict?: boolean;
+  /**
+   * When the previous build into the folder read another sources folder: its
+   * `--sources` and this build's, as given; the head line says so, since its
+   * new and gone warnings then compare two different sweeps.
+   */
+  otherSources?: { previous: string; current: string } | null;
 }
 
 /**
@@ -66,7 +72,9 @@ export function renderWarnings(warnings: Warning[], opts: RenderWarningsOptions 
   const compared = opts.compared ?? null;
   const newCount = compared ? compared.isNew.filter(Boolean).length : 0;
   const since = compared
-    ? `${newCount} new, ${compared.gone} gone since the previous build into ${out}/`
+    ? `${newCount} new, ${compared.gone} gone since the previous build into ${out}/${
+        opts.otherSources ? `, which read other sources (--sources ${opts.otherSources.previous}, not ${opts.otherSources.current})` : ""
+      }`
     : `no previous build in ${out}/ to compare with`;
   if (warnings.length === 0) return [`warnings: 0${compared && compared.gone > 0 ? ` (${since})` : ""}`];
   const lines = [`warnings: ${warnings.length} (${since}); by code:`];
