@@ -132,7 +132,10 @@ async function buildAndWrite(
   const compared = compareWarnings(result.warnings, previous?.warnings ?? null);
   const previousSources = previous?.arguments.sources;
   // The previous build read another sources folder: its new and gone warnings compare two sweeps, and the line says so.
-  const otherSources = typeof previousSources === "string" && resolve(previousSources) !== sourcesDir ? { previous: previousSources, current: opts.sources } : null;
+  // Where the previous build's sources were, seen from the output folder when it recorded that (any working folder), else as typed.
+  const fromOut = previous?.arguments.sources_from_out;
+  const previousDir = typeof fromOut === "string" ? resolve(opts.out, fromOut) : typeof previousSources === "string" ? resolve(previousSources) : null;
+  const otherSources = typeof previousSources === "string" && previousDir !== null && previousDir !== sourcesDir ? { previous: previousSources, current: opts.sources } : null;
   const warningLines = renderWarnings(result.warnings, { compared, verbose: opts.verbose, out: opts.out, strict: opts.strict, otherSources });
   if (opts.strict && result.warnings.length > 0) {
     throw new ExitCodeError(EXIT.strictWarnings, `--strict: ${result.warnings.length} warning(s); nothing written\n${warningLines.join("\n")}`);
