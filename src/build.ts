@@ -12,7 +12,7 @@ import { janitorParts, readJanitorLog } from "./extractors/janitor-log.js";
 import { readSupervisor } from "./extractors/supervisor.js";
 import { readAnchors } from "./extractors/anchors.js";
 import { parsePublishedName, parseSpareName, readHubSnapshot, type HubRepo } from "./extractors/hub-files.js";
-import { checkTrajectoryCells, countCellTokens } from "./resolve/cell-tokens.js";
+import { cellCoverageWarning, checkTrajectoryCells, countCellTokens } from "./resolve/cell-tokens.js";
 import { resolveCell, cmpStr, type CellResolution, type LostCheckpoint, type RowEvidence } from "./resolve/resolve-cell.js";
 import type { CadenceFit } from "./resolve/cadence.js";
 import { BudgetClock, round2 } from "./resolve/clock.js";
@@ -226,7 +226,9 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     const trajectoryDir = opts.trajectoryDirs?.[cell.cell];
     log(`${cell.cell}: counting driver tokens (${cell.trajectory_format}${trajectoryDir !== undefined ? `, from ${trajectoryDir}` : ""})`);
     // No call placed in time (no session file, none of the format): the tokens are unknown, null (MANIFEST.md).
-    const { reading, ledger } = await countCellTokens(sourcesDir, cell, supervisor.runStartMs, { dir: trajectoryDir, cache: opts.cache, onBytes: opts.onBytes });
+    const { reading, ledger } = await countCellTokens(sourcesDir, cell, supervisor.runStartMs, {
+      dir: trajectoryDir, cache: opts.cache, onBytes: opts.onBytes, clock: new BudgetClock(supervisor.runStartMs, supervisor.pauses),
+    });
     appendAll(diag.warnings, reading.warnings);
     if (trajectoryDir !== undefined) inputsRead.folders.push(`${cell.cell}/trajectory`);
     else inputsRead.files.push(...(await trajectoryFilesRead(sourcesDir, cell.cell, cell.trajectory_format)));
@@ -239,6 +241,9 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
       },
       diag,
     );
+    // Rows written after the logs end have null tokens (resolve/token-coverage.ts): one warning for the cell.
+    const coverage = cellCoverageWarning(ledger, resolved.evidence.map((e) => ("write_time" in e && e.write_time ? Date.parse(e.write_time) : null)));
+    if (coverage) diag.warnings.push(coverage);
     const order = resolved.rows.map((r, i) => i).sort((a, b) => cmpRows(resolved.rows[a]!, resolved.rows[b]!));
     for (const i of order) {
       rows.push(resolved.rows[i]!);

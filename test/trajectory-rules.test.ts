@@ -313,7 +313,7 @@ describe("claude-code (TRAJECTORIES.md: claude-code)", () => {
     const { totals, reading } = await count("claude-code", [d], d);
     expect(parts(totals)).toEqual([5, 3500, 200, 304, 4009, 3]);
     expect(reading.warnings).toHaveLength(1);
-    expect(reading.warnings[0]).toMatchObject({ code: "TRAJECTORY_OUTPUT_UNDERCOUNT", file: null, line: null });
+    expect(reading.warnings[0]).toMatchObject({ code: "TRAJECTORY_OUTPUT_UNDERCOUNT", file: "a.jsonl", line: 1 });
     expect(reading.warnings[0]!.message).toMatch(/^2 of 3 responses/);
   });
 });
@@ -560,7 +560,7 @@ describe("kimi-code (TRAJECTORIES.md: kimi-code)", () => {
     expect(parts(ledger.at(ms(1000)))).toEqual([1, 1, 1, 1, 4, 1]);
     expect(reading.calls.map((c) => c.timeMs)).toEqual([ms(50), null, null]);
     expect(reading.warnings).toEqual([
-      expect.objectContaining({ code: "TRAJECTORY_UNPLACED_CALLS", file: "old/agents/main/wire.jsonl", line: null }),
+      expect.objectContaining({ code: "TRAJECTORY_UNPLACED_CALLS", file: "old/agents/main/wire.jsonl", line: 2 }),
     ]);
   });
 });

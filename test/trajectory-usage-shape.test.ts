@@ -239,3 +239,81 @@ describe("kimi-cli: token_usage under another name", () => {
     expect(reading.warnings[0]!.message).toContain("(they have: tokenUsage)");
   });
 });
+
+describe("counts that contradict their format, or a total that disagrees with its parts", () => {
+  it("claude-code: flat cache counts removed while the cache_creation breakdown is there: unreadable, never 0", async () => {
+    const r = await read("claude-code", 3, (_i, u) => {
+      const { cache_creation_input_tokens: _w, cache_read_input_tokens: _r, ...rest } = u;
+      return { ...rest, cache_creation: { ephemeral_5m_input_tokens: 400, ephemeral_1h_input_tokens: 0 } };
+    });
+    expect([r.totals.calls, r.totals.total]).toEqual([0, 0]);
+    expect(r.warnings.map((w) => [w.code, w.file, w.line])).toEqual([
+      ["TRAJECTORY_UNREADABLE_USAGE", "s.jsonl", 1],
+      ["TRAJECTORY_NO_CALLS", "s.jsonl", null],
+    ]);
+    expect(r.warnings[0]!.message).toMatch(/^3 message\.usage record\(s\) lack the count key\(s\) cache_creation_input_tokens, cache_read_input_tokens /);
+  });
+
+  it("claude-code: one flat cache count removed, the breakdown all zero: still unreadable (that version writes both)", async () => {
+    const r = await read("claude-code", 2, (i, u) => {
+      if (i === 0) return u;
+      const { cache_read_input_tokens: _r, ...rest } = u;
+      return rest;
+    });
+    expect([r.totals.calls, r.totals.total]).toEqual([1, 1110]);
+    expect(r.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_UNREADABLE_USAGE", 2]]);
+    expect(r.warnings[0]!.message).toContain("lack the count key(s) cache_read_input_tokens");
+  });
+
+  it("claude-code: cache_creation_input_tokens other than the breakdown's sum: counted from the flat key, warned once per file", async () => {
+    const r = await read("claude-code", 3, (i, u) =>
+      i === 0 ? u : { ...u, cache_creation_input_tokens: 50, cache_creation: { ephemeral_5m_input_tokens: 70, ephemeral_1h_input_tokens: 0 } },
+    );
+    expect([r.totals.calls, r.totals.cacheWrite, r.totals.total]).toEqual([3, 100, 3 * 1110 + 100]);
+    expect(r.warnings.map((w) => [w.code, w.file, w.line])).toEqual([["TRAJECTORY_USAGE_TOTAL_MISMATCH", "s.jsonl", 2]]);
+    expect(r.warnings[0]!.message).toMatch(/^2 message\.usage record\(s\) carry a total that disagrees with its parts, first at line 2 \(cache_creation_input_tokens 50 ≠ the sum of cache_creation\.\* 70\)/);
+  });
+
+  it("codex: input_tokens that exclude the cached part (cached > input): unreadable, never clamped to 0", async () => {
+    // A gateway writing input without the cached part: every running total has cached > input.
+    const r = await read("codex", 3, (i) => ({ input_tokens: 500 * (i + 1), cached_input_tokens: 600 * (i + 1), output_tokens: 10 * (i + 1), total_tokens: 510 * (i + 1) }));
+    expect([r.totals.calls, r.totals.total]).toEqual([0, 0]);
+    expect(r.warnings.map((w) => [w.code, w.line])).toEqual([
+      ["TRAJECTORY_UNREADABLE_USAGE", 1],
+      ["TRAJECTORY_NO_CALLS", null],
+    ]);
+    expect(r.warnings[0]!.message).toMatch(/^3 token_count record\(s\) have counts that contradict the format \(cached_input_tokens > input_tokens\), first at line 1/);
+  });
+
+  it("codex: consistent totals whose growth has more cached than input: that call is unreadable, the others count", async () => {
+    const u = (input: number, cached: number, output: number) => ({ input_tokens: input, cached_input_tokens: cached, output_tokens: output, total_tokens: input + output });
+    const totals = [u(1000, 0, 10), u(1500, 1200, 20), u(2500, 1700, 30)];
+    const r = await read("codex", 3, (i) => totals[i]!);
+    // Call 1: 1000 uncached + 10 output; call 2 (+500 input, +1200 cached) is skipped; call 3: +1000 input of which 500 cached, +10 output.
+    expect([r.totals.calls, r.totals.uncachedInput, r.totals.cacheRead, r.totals.output, r.totals.total]).toEqual([2, 1500, 500, 20, 2020]);
+    expect(r.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_UNREADABLE_USAGE", 2]]);
+    expect(r.warnings[0]!.message).toMatch(/^1 token_count record\(s\) have counts that contradict the format \(a growth of cached_input_tokens/);
+  });
+
+  it("codex: reasoning_output_tokens above output_tokens contradicts the format (output includes reasoning)", async () => {
+    const r = await read("codex", 2, (i, u) => (i === 1 ? { ...u, reasoning_output_tokens: 999 } : u));
+    // The unreadable total at line 2 is skipped: with no readable total after it, its call is not counted.
+    expect([r.totals.calls, r.totals.total]).toEqual([1, 1010]);
+    expect(r.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_UNREADABLE_USAGE", 2]]);
+    expect(r.warnings[0]!.message).toContain("(reasoning_output_tokens > output_tokens)");
+  });
+
+  it("codex: total_tokens other than input + output: counted from the parts, one warning per file with the count and first line", async () => {
+    const r = await read("codex", 3, (i, u) => (i === 0 ? u : { ...u, total_tokens: (u.total_tokens as number) + 100 * (i + 1) }));
+    expect([r.totals.calls, r.totals.total]).toEqual([3, 3 * 1010]);
+    expect(r.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_USAGE_TOTAL_MISMATCH", 2]]);
+    expect(r.warnings[0]!.message).toMatch(/^2 token_count record\(s\) .* \(total_tokens 2220 ≠ input_tokens \+ output_tokens 2020\)/);
+  });
+
+  it("pi: totalTokens other than the sum of the four counts: counted from the parts, warned once per file", async () => {
+    const r = await read("pi", 3, (i, u) => (i === 2 ? { ...u, totalTokens: 1000 } : u));
+    expect([r.totals.calls, r.totals.total]).toEqual([3, 3 * 1110]);
+    expect(r.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_USAGE_TOTAL_MISMATCH", 4]]);
+    expect(r.warnings[0]!.message).toMatch(/^1 message\.usage record\(s\) .*first at line 4 \(totalTokens 1000 ≠ input \+ output \+ cacheRead \+ cacheWrite 1110\)/);
+  });
+});

@@ -122,7 +122,7 @@ export function renderExplanation(x: Explanation): string {
     lines.push("", `Driver tokens at ${t.at} (calls from run_start up to it): ${t.total} = uncached ${t.uncachedInput} + cache read ${t.cacheRead} + cache write ${t.cacheWrite} + output ${t.output}, ${t.calls} calls, last ${t.lastCallTime ?? "none"}`);
     for (const c of t.callsAround) lines.push(`  ${c.counted ? "counted " : "after   "} ${c.time}  +${c.total}  (cumulative ${c.cumulativeTotal})  ${c.file}:${c.line}`);
   } else {
-    lines.push("", p.write_time === null ? "Driver tokens: null (no hour)" : "Driver tokens: null (unknown: no model call of the cell's trajectory is placed in the run, or a session file could not be read; see the build's TRAJECTORY_* warnings)");
+    lines.push("", p.write_time === null ? "Driver tokens: null (no hour)" : "Driver tokens: null (unknown: no model call of the cell's trajectory is placed in the run, or a session file could not be read, or the logs end more than 1 budget hour before the write time; see the build's TRAJECTORY_* warnings)");
   }
   lines.push("", `Role: ${p.role.role}${p.role.event ? ` from ${p.role.event.file}:${p.role.event.line}: ${p.role.event.raw}` : " (no submit or fallback event names it)"}`);
   lines.push(

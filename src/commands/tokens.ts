@@ -8,7 +8,7 @@ import { Diagnostics, InputError, where, type Warning } from "../diagnostics.js"
 import { loadCells } from "../sources/cells.js";
 import { readSupervisor } from "../extractors/supervisor.js";
 import { BudgetClock } from "../resolve/clock.js";
-import { countCellTokens } from "../resolve/cell-tokens.js";
+import { cellTokensAtMoment, countCellTokens } from "../resolve/cell-tokens.js";
 import { byteProgress } from "../util/progress.js";
 import { parseIsoTime } from "../util/values.js";
 import {
@@ -213,10 +213,14 @@ export function registerTokens(program: Command): void {
           sinceMs ??= supervisor.runStartMs;
           format = cell.trajectory_format;
           cellName = cell.cell;
-          const counted = await countCellTokens(sourcesDir, cell, supervisor.runStartMs, { dir: opts.trajectory, onBytes: progress.active ? (n) => progress.add(n) : undefined });
+          const counted = await countCellTokens(sourcesDir, cell, supervisor.runStartMs, {
+            dir: opts.trajectory, onBytes: progress.active ? (n) => progress.add(n) : undefined, clock: new BudgetClock(supervisor.runStartMs, supervisor.pauses),
+          });
           warnings = [...diag.warnings, ...counted.reading.warnings];
-          const ledger = counted.ledger;
-          totals = ledger === null ? null : ledger.at(atMs ?? Number.POSITIVE_INFINITY, sinceMs);
+          // As the build counts a row at that moment: null past the logs' end (resolve/token-coverage.ts).
+          const at = cellTokensAtMoment(counted.ledger, atMs, sinceMs);
+          totals = at.totals;
+          if (at.warning) warnings.push(at.warning);
         } else {
           format = opts.format!;
           if (progress.active) progress.stage("reading", await trajectoryBytes(format, paths));

@@ -13,6 +13,8 @@ import type { Cell, CellsFile } from "../schema.js";
 import type { FileCache } from "../cache/file-cache.js";
 import { incompleteReading, readTrajectory, TokenLedger, type TokenTotals, type TrajectoryReading } from "../extractors/trajectory/index.js";
 import { orOnFsError, statIfPresent, unreadableError } from "../util/fs-errors.js";
+import { BudgetClock } from "./clock.js";
+import { coverageWarning, CoveredTokenLedger } from "./token-coverage.js";
 
 /** What {@link countCellTokens} gives. */
 export interface CellTokenCount {
@@ -22,9 +24,10 @@ export interface CellTokenCount {
    * The cumulative token ledger, or null when no counted call has a time at
    * or after `run_start` (no session file, none with a call of the format,
    * none placeable in time, or every call before the run): the cell's tokens
-   * are then unknown, never 0 (MANIFEST.md).
+   * are then unknown, never 0 (MANIFEST.md). It knows where the logs end:
+   * a moment too long after the last call has unknown tokens ({@link cellTokensAt}).
    */
-  ledger: TokenLedger | null;
+  ledger: CoveredTokenLedger | null;
   /** The folder read (absolute). */
   dir: string;
 }
@@ -35,6 +38,8 @@ export interface CellTokenOptions {
   dir?: string;
   cache?: FileCache;
   onBytes?: (bytes: number) => void;
+  /** The cell's budget clock (run_start and pauses), by which the logs' coverage is measured; default: no pauses. */
+  clock?: BudgetClock;
 }
 
 /**
@@ -71,8 +76,8 @@ export async function countCellTokens(sourcesDir: string, cell: Cell, runStartMs
   });
   // A session file or folder that could not be read: every count of the cell may be short, so none is written.
   if (incompleteReading(reading) !== null) return { reading, ledger: null, dir };
-  const ledger = new TokenLedger(reading.calls);
-  if (ledger.placedCalls() === 0) return { reading, ledger: null, dir };
+  if (!reading.calls.some((c) => c.timeMs !== null)) return { reading, ledger: null, dir };
+  const ledger = new CoveredTokenLedger(reading.calls, opts.clock ?? new BudgetClock(runStartMs, []));
   const last = ledger.totals().lastCallTimeMs!;
   if (last < runStartMs) {
     const warning: Warning = {
@@ -90,10 +95,41 @@ export async function countCellTokens(sourcesDir: string, cell: Cell, runStartMs
 
 /**
  * `driver_tokens_at_hour`'s totals at `tMs` (epoch ms): the calls with
- * `runStartMs ≤ time ≤ tMs`; null when the ledger is null (tokens unknown).
+ * `runStartMs ≤ time ≤ tMs`; null when the ledger is null (tokens unknown),
+ * and when `tMs` lies more than the tolerance after the ledger's last placed
+ * call (a {@link CoveredTokenLedger}: the logs stop early, see
+ * resolve/token-coverage.ts; the build warns `TRAJECTORY_ENDS_BEFORE_CHECKPOINT`).
  */
-export function cellTokensAt(ledger: TokenLedger | null, tMs: number, runStartMs: number): TokenTotals | null {
-  return ledger === null ? null : ledger.at(tMs, runStartMs);
+export function cellTokensAt(ledger: Pick<TokenLedger, "at"> | null, tMs: number, runStartMs: number): TokenTotals | null {
+  if (ledger === null) return null;
+  if (ledger instanceof CoveredTokenLedger && !ledger.covers(tMs)) return null;
+  return ledger.at(tMs, runStartMs);
+}
+
+/**
+ * The build's `TRAJECTORY_ENDS_BEFORE_CHECKPOINT` warning for a cell: its
+ * rows' write times (epoch ms; null for rows with no hour) against its
+ * ledger's coverage; null when every row is covered or the ledger is null.
+ */
+export function cellCoverageWarning(ledger: TokenLedger | null, writeTimesMs: readonly (number | null)[]): Warning | null {
+  if (!(ledger instanceof CoveredTokenLedger)) return null;
+  return coverageWarning(ledger, writeTimesMs.filter((t): t is number => t !== null));
+}
+
+/**
+ * `tokens --sources --cell` at a moment, as the build counts a row there:
+ * `atMs` null is the whole run (no coverage check); else {@link cellTokensAt},
+ * with the `TRAJECTORY_ENDS_BEFORE_CHECKPOINT` warning when the moment is beyond the logs.
+ */
+export function cellTokensAtMoment(
+  ledger: TokenLedger | null,
+  atMs: number | null,
+  sinceMs: number,
+): { totals: TokenTotals | null; warning: Warning | null } {
+  if (ledger === null) return { totals: null, warning: null };
+  if (atMs === null) return { totals: ledger.at(Number.POSITIVE_INFINITY, sinceMs), warning: null };
+  const warning = ledger instanceof CoveredTokenLedger ? coverageWarning(ledger, [atMs], "moment(s) asked") : null;
+  return { totals: cellTokensAt(ledger, atMs, sinceMs), warning };
 }
 
 /**

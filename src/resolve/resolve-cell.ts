@@ -9,6 +9,7 @@ import { fitCadence, predictHour, DEFAULT_TOLERANCE_H, DEFAULT_OUTLIER_FLOOR_H, 
 import { familyNameProblem, hourPart, hubNameProblem, modelId } from "./ids.js";
 import { isTimeMs } from "../util/values.js";
 import { aliasTable, familyOfName, likelySameFamily, nfc } from "./family-names.js";
+import { cellTokensAt } from "./cell-tokens.js";
 
 /** Cumulative tokens at a moment: the build passes the cell's token ledger. */
 export interface TokensAt {
@@ -483,7 +484,8 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     }
     const role = roleOf.get(key(c.family, c.step));
     const ledger = input.tokens;
-    const tokens = c.writeMs !== null && ledger !== null ? ledger.at(c.writeMs, supervisor.runStartMs) : null;
+    // Null past the logs' end too (resolve/token-coverage.ts): cellTokensAt is the rule `tokens --cell` uses.
+    const tokens = c.writeMs !== null ? cellTokensAt(ledger, c.writeMs, supervisor.runStartMs) : null;
     const untimed = c.source === "extrapolated" || c.source === "unrecoverable";
     rows.push({
       model_id: id,

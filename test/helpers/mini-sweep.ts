@@ -79,6 +79,8 @@ export function miniSweepFiles(): Record<string, string> {
       codexTokenCount("2026-10-01T13:00:00.000Z", 3000, 1000, 300),
       codexTokenCount("2026-10-01T13:00:00.000Z", 3000, 1000, 300),
       codexTokenCount("2026-10-02T07:00:00.000Z", 6000, 2000, 600),
+      // The driver keeps working after the last checkpoint: its logs reach past every row (resolve/token-coverage.ts).
+      codexTokenCount("2026-10-02T16:30:00.000Z", 7000, 2500, 700),
     ),
     // beta: LA janitor across the end of DST; no run_end; ls-lR listing.
     "beta/supervisor/history.jsonl": lines('{"ts":"2026-10-31T12:00:00Z","event":"run_start"}'),

@@ -23,6 +23,7 @@ import {
   warnUnplaced,
   UsageShapeTally,
   WarningSink,
+  type UsageShape,
   type FileScan,
   type FormatCounter,
   type FormatResult,
@@ -37,14 +38,20 @@ export const CLAUDE_STREAMING_OUTPUT_MAX = 9;
 
 /**
  * `message.usage` of Claude Code: input and output always; the cache counts
- * are left out by some API gateways (0 then). `cache_creation` (a breakdown of
- * cache_creation_input_tokens), `server_tool_use`, `service_tier`,
- * `inference_geo`, `iterations` and `speed` are written by real logs and not counted.
+ * are left out by some API gateways (0 then), but a usage that carries the
+ * `cache_creation` breakdown is of a version that writes both cache counts:
+ * one absent is unreadable, never 0, and a `cache_creation_input_tokens` other
+ * than the breakdown's sum is a mismatch (warned). `cache_creation`,
+ * `server_tool_use`, `service_tier`, `inference_geo`, `iterations` and `speed`
+ * are written by real logs and not counted.
  */
-const USAGE_SHAPE = {
+const USAGE_SHAPE: UsageShape<"input_tokens" | "output_tokens" | "cache_read_input_tokens" | "cache_creation_input_tokens"> = {
   required: ["input_tokens", "output_tokens"] as const,
   optional: ["cache_read_input_tokens", "cache_creation_input_tokens"] as const,
   known: ["cache_creation", "server_tool_use", "service_tier", "inference_geo", "iterations", "speed"],
+  breakdowns: [
+    { object: "cache_creation", total: "cache_creation_input_tokens", requires: ["cache_creation_input_tokens", "cache_read_input_tokens"] },
+  ],
 };
 
 interface Group {
@@ -151,13 +158,15 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
     const streaming = list.filter((g) => g.parts.output <= CLAUDE_STREAMING_OUTPUT_MAX);
     if (streaming.length > 0) {
       const firstFile = [...new Set(streaming.map((g) => g.file))].sort(cmp);
+      // Located at the first affected response (by file, then line); the count and the files are in the message.
+      const first = streaming.reduce((a, g) => (cmp(g.file, a.file) < 0 || (g.file === a.file && g.line < a.line) ? g : a));
       sink.warn(
         "TRAJECTORY_OUTPUT_UNDERCOUNT",
         `${streaming.length} of ${list.length} responses kept a streaming-size output_tokens ` +
           `(≤ ${CLAUDE_STREAMING_OUTPUT_MAX}; the final count was never written): output is under-recorded ` +
           `and counted as logged (files: ${firstFile.join(", ")})`,
-        null,
-        null,
+        first.file,
+        first.line,
       );
     }
     warnUnplaced(calls, sink, "no valid timestamp on any line of the response");

@@ -23,6 +23,7 @@ import {
   warnUnplaced,
   UsageShapeTally,
   WarningSink,
+  type UsageShape,
   type FileScan,
   type FormatCounter,
   type FormatResult,
@@ -83,12 +84,20 @@ const ZERO: Vec = { input: 0, cached: 0, cacheWrite: 0, output: 0 };
  * A Codex usage vector (`TokenUsage`): input, cached input and output are
  * always written; `cache_write_input_tokens` only by newer versions (0 when
  * absent); `reasoning_output_tokens` (part of output) and `total_tokens`
- * (input + output) are derived and not counted.
+ * (input + output) are derived and not counted. Input includes the cached
+ * and cache-write parts, output the reasoning: a vector where a part exceeds
+ * its whole contradicts the format (unreadable); a `total_tokens` other than
+ * input + output is a mismatch (warned).
  */
-const USAGE_SHAPE = {
+const USAGE_SHAPE: UsageShape<"input_tokens" | "cached_input_tokens" | "output_tokens" | "cache_write_input_tokens"> = {
   required: ["input_tokens", "cached_input_tokens", "output_tokens"] as const,
   optional: ["cache_write_input_tokens"] as const,
   known: ["reasoning_output_tokens", "total_tokens"],
+  bounds: [
+    { whole: "input_tokens", parts: ["cached_input_tokens", "cache_write_input_tokens"] },
+    { whole: "output_tokens", parts: ["reasoning_output_tokens"] },
+  ],
+  sums: [{ total: "total_tokens", parts: ["input_tokens", "output_tokens"] }],
 };
 
 function vecOf(c: Record<"input_tokens" | "cached_input_tokens" | "output_tokens" | "cache_write_input_tokens", number>): Vec {
@@ -124,10 +133,17 @@ const vecTotal = (v: Vec): number => v.input + v.output;
 const vecEqual = (a: Vec, b: Vec): boolean =>
   a.input === b.input && a.cached === b.cached && a.cacheWrite === b.cacheWrite && a.output === b.output;
 
-/** Parts of one call from an input-inclusive usage vector (uncached = input − cached − cache write). */
+/** True when the cached and cache-write parts exceed the input that includes them (the format forbids it). */
+const vecContradicts = (v: Vec): boolean => v.cached + v.cacheWrite > v.input;
+
+/**
+ * Parts of one call from an input-inclusive usage vector (uncached = input −
+ * cached − cache write). Callers pass only vectors that do not contradict the
+ * format ({@link vecContradicts}): nothing is clamped here.
+ */
 function partsOf(v: Vec): TokenParts {
   return {
-    uncachedInput: Math.max(0, v.input - v.cached - v.cacheWrite),
+    uncachedInput: v.input - v.cached - v.cacheWrite,
     cacheRead: v.cached,
     cacheWrite: v.cacheWrite,
     output: v.output,
@@ -300,6 +316,8 @@ function resolveFile(
   let inheritedCount = 0;
   let foreign = 0;
   let inconsistent = 0;
+  // Growths whose cached part exceeds their input part: each total may be consistent while the calls are not.
+  const contradicting = new UsageShapeTally();
   for (const o of scan.observations) {
     const foreignThread = o.threadId !== null && scan.ownId !== null && o.threadId !== scan.ownId;
     if (prefixOpen) {
@@ -336,8 +354,13 @@ function resolveFile(
               output: Math.max(0, d.output),
             };
     }
+    if (vecContradicts(d)) {
+      contradicting.contradiction("a growth of cached_input_tokens + cache_write_input_tokens > the growth of input_tokens", o.line);
+      continue;
+    }
     out.push({ key: `${thread}|${vecKey(o.total)}`, call: call(partsOf(d), o.timeMs, display, o.line) });
   }
+  contradicting.flush(sink, display, "token_count", "these calls are left out of every token count (the totals are short of them)");
   if (scan.parentId !== null && parentTotals === undefined && inheritedCount > 0) {
     sink.warn(
       "TRAJECTORY_PARENT_ABSENT",

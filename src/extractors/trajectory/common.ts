@@ -245,11 +245,30 @@ export interface UsageShape<K extends string> {
   required: readonly K[];
   optional: readonly K[];
   known: readonly string[];
+  /**
+   * Breakdown objects (e.g. claude-code `cache_creation`): their numeric
+   * members sum to the count key `total`. A record holding the object is of a
+   * version that writes `requires` (which include `total`): one of them absent
+   * is a missing count (unreadable), never 0. A present `total` that differs
+   * from the breakdown's sum is a mismatch (warned, counted from `total`).
+   */
+  breakdowns?: readonly { object: string; total: K; requires: readonly K[] }[];
+  /** Written totals (`total`, a known key) that, when present, equal the sum of count keys `parts`; else a mismatch (warned). */
+  sums?: readonly { total: string; parts: readonly K[] }[];
+  /**
+   * Parts contained in a whole (count or known keys): the sum of the present
+   * `parts` may not exceed `whole`. A record breaking it contradicts its
+   * format (the keys do not mean what the format's do): unreadable, never clamped.
+   */
+  bounds?: readonly { whole: string; parts: readonly string[] }[];
 }
 
 /** What {@link readUsage} makes of one usage object. */
 export type UsageRead<K extends string> =
-  | { kind: "ok"; counts: Record<K, number>; unknown: string[] }
+  /** `mismatches`: the written totals that disagree with their parts (e.g. "total_tokens 12 ≠ input_tokens + output_tokens 11"). */
+  | { kind: "ok"; counts: Record<K, number>; unknown: string[]; mismatches: string[] }
+  /** The counts break a `bounds` rule of the format (`TRAJECTORY_UNREADABLE_USAGE`): `rule` says which. */
+  | { kind: "contradiction"; rule: string; unknown: string[] }
   /** A count key holds something that is not a count ≥ 0 (`TRAJECTORY_BAD_USAGE`). */
   | { kind: "bad-value"; unknown: string[] }
   /** Required count keys are absent: the call's counts cannot be read (`TRAJECTORY_UNREADABLE_USAGE`). */
@@ -257,25 +276,50 @@ export type UsageRead<K extends string> =
 
 /**
  * Reads a usage object by its format's key set: the counts of `required` and
- * `optional` keys (an absent optional key is 0), and the numeric keys the
- * shape does not define (`unknown`, sorted). A value that is not a count wins
- * over missing keys (`bad-value`); then missing required keys (`missing`).
+ * `optional` keys (an absent optional key is 0 unless a breakdown object
+ * requires it), and the numeric keys the shape does not define (`unknown`,
+ * sorted). A value that is not a count wins over missing keys (`bad-value`);
+ * then missing required keys (`missing`); then a broken `bounds` rule
+ * (`contradiction`). An `ok` reading lists the written totals that disagree
+ * with their parts (`mismatches`; `breakdowns` and `sums`).
  */
 export function readUsage<K extends string>(usage: Record<string, unknown>, shape: UsageShape<K>): UsageRead<K> {
   const defined = new Set<string>([...shape.required, ...shape.optional, ...shape.known]);
   const unknown = Object.keys(usage)
     .filter((k) => !defined.has(k) && typeof usage[k] === "number")
     .sort(cmp);
+  const required = new Set<string>(shape.required);
+  for (const b of shape.breakdowns ?? []) if (isObject(usage[b.object])) for (const k of b.requires) required.add(k);
   const out = {} as Record<K, number>;
   const missing: K[] = [];
   for (const k of [...shape.required, ...shape.optional]) {
     const c = count(usage[k]);
     if (c !== undefined && Number.isNaN(c)) return { kind: "bad-value", unknown };
-    if (c === undefined && (shape.required as readonly string[]).includes(k)) missing.push(k);
+    if (c === undefined && required.has(k)) missing.push(k);
     out[k] = c ?? 0;
   }
   if (missing.length > 0) return { kind: "missing", missing, unknown };
-  return { kind: "ok", counts: out, unknown };
+  for (const b of shape.bounds ?? []) {
+    const whole = count(usage[b.whole]);
+    if (whole === undefined || Number.isNaN(whole)) continue;
+    const present = b.parts.filter((k) => { const c = count(usage[k]); return c !== undefined && !Number.isNaN(c); });
+    const sum = present.reduce((a, k) => a + (usage[k] as number), 0);
+    if (sum > whole) return { kind: "contradiction", rule: `${present.join(" + ")} > ${b.whole}`, unknown };
+  }
+  const mismatches: string[] = [];
+  for (const b of shape.breakdowns ?? []) {
+    const o = usage[b.object];
+    if (!isObject(o)) continue;
+    const sum = Object.values(o).reduce<number>((a, v) => a + (typeof v === "number" && Number.isFinite(v) ? v : 0), 0);
+    if (sum !== out[b.total]) mismatches.push(`${b.total} ${out[b.total]} ≠ the sum of ${b.object}.* ${sum}`);
+  }
+  for (const t of shape.sums ?? []) {
+    const total = count(usage[t.total]);
+    if (total === undefined || Number.isNaN(total)) continue;
+    const sum = t.parts.reduce((a, k) => a + out[k], 0);
+    if (sum !== total) mismatches.push(`${t.total} ${total} ≠ ${t.parts.join(" + ")} ${sum}`);
+  }
+  return { kind: "ok", counts: out, unknown, mismatches };
 }
 
 /**
@@ -294,6 +338,12 @@ export class UsageShapeTally {
   private unknownRecords = 0;
   private unknownLine: number | null = null;
   private readonly unknownKeys = new Set<string>();
+  private contradicting = 0;
+  private contradictionLine: number | null = null;
+  private readonly contradictionRules = new Set<string>();
+  private mismatched = 0;
+  private mismatchLine: number | null = null;
+  private mismatchExample = "";
 
   /**
    * Notes one usage object's reading; returns its counts when the call counts
@@ -306,7 +356,22 @@ export class UsageShapeTally {
       for (const k of r.unknown) this.unknownKeys.add(k);
     }
     if (r.kind === "missing") this.missing(r.missing, Object.keys(usage), line);
+    if (r.kind === "contradiction") this.contradiction(r.rule, line);
+    if (r.kind === "ok" && r.mismatches.length > 0) {
+      this.mismatched += 1;
+      if (this.mismatchLine === null) {
+        this.mismatchLine = line;
+        this.mismatchExample = r.mismatches.join("; ");
+      }
+    }
     return r.kind === "ok" ? r.counts : null;
+  }
+
+  /** Notes a usage record (or a call made of records) whose counts contradict its format (`rule`, e.g. "cached_input_tokens > input_tokens"). */
+  contradiction(rule: string, line: number): void {
+    this.contradicting += 1;
+    this.contradictionLine ??= line;
+    this.contradictionRules.add(rule);
   }
 
   /** Notes a usage record whose counts cannot be read (`missing`: the absent count keys, `present`: the keys it has). */
@@ -318,7 +383,9 @@ export class UsageShapeTally {
   }
 
   /**
-   * Writes this file's warnings (`TRAJECTORY_UNREADABLE_USAGE`, `TRAJECTORY_UNKNOWN_USAGE_KEY`) to `sink`.
+   * Writes this file's warnings (`TRAJECTORY_UNREADABLE_USAGE` for missing
+   * keys, then for contradicting counts; `TRAJECTORY_UNKNOWN_USAGE_KEY`;
+   * `TRAJECTORY_USAGE_TOTAL_MISMATCH`) to `sink`, each with its count and first line.
    * `what` names the record kind; `skipped` says what skipping an unreadable one means for the counts.
    */
   flush(
@@ -337,6 +404,16 @@ export class UsageShapeTally {
         this.unreadableLine,
       );
     }
+    if (this.contradicting > 0) {
+      sink.warn(
+        "TRAJECTORY_UNREADABLE_USAGE",
+        `${this.contradicting} ${what} record(s) have counts that contradict the format ` +
+          `(${[...this.contradictionRules].sort(cmp).join("; ")}), first at line ${this.contradictionLine}: the keys do not ` +
+          `mean what this format's do (a gateway that counts differently?), so their counts cannot be read; ${skipped}`,
+        file,
+        this.contradictionLine,
+      );
+    }
     if (this.unknownRecords > 0) {
       sink.warn(
         "TRAJECTORY_UNKNOWN_USAGE_KEY",
@@ -345,6 +422,15 @@ export class UsageShapeTally {
           `keys it defines only; whatever those keys count is not included`,
         file,
         this.unknownLine,
+      );
+    }
+    if (this.mismatched > 0) {
+      sink.warn(
+        "TRAJECTORY_USAGE_TOTAL_MISMATCH",
+        `${this.mismatched} ${what} record(s) carry a total that disagrees with its parts, first at line ${this.mismatchLine} ` +
+          `(${this.mismatchExample}): counted from the parts; the log's keys may not mean what this format's do, check the count`,
+        file,
+        this.mismatchLine,
       );
     }
   }
@@ -399,16 +485,26 @@ export function partsKey(p: TokenParts): string {
   return `${p.uncachedInput}/${p.cacheRead}/${p.cacheWrite}/${p.output}`;
 }
 
-/** Adds one `TRAJECTORY_UNPLACED_CALLS` warning per file that has calls with no time. */
+/**
+ * Adds one `TRAJECTORY_UNPLACED_CALLS` warning per file that has calls with no
+ * time, located at the file's first such call (the count is in the message).
+ */
 export function warnUnplaced(calls: TokenCall[], sink: WarningSink, why: string): void {
-  const perFile = new Map<string, number>();
-  for (const c of calls) if (c.timeMs === null) perFile.set(c.file, (perFile.get(c.file) ?? 0) + 1);
-  for (const [file, n] of [...perFile].sort((a, b) => cmp(a[0], b[0]))) {
+  const perFile = new Map<string, { n: number; line: number }>();
+  for (const c of calls) {
+    if (c.timeMs !== null) continue;
+    const seen = perFile.get(c.file);
+    if (seen) {
+      seen.n += 1;
+      seen.line = Math.min(seen.line, c.line);
+    } else perFile.set(c.file, { n: 1, line: c.line });
+  }
+  for (const [file, { n, line }] of [...perFile].sort((a, b) => cmp(a[0], b[0]))) {
     sink.warn(
       "TRAJECTORY_UNPLACED_CALLS",
       `${n} call(s) have no time (${why}): counted in totals, left out of tokens(t)`,
       file,
-      null,
+      line,
     );
   }
 }

@@ -9,12 +9,16 @@
  *                                    .gz), or a folder could not be listed: the run's counts are incomplete, so
  *                                    the build writes null tokens for the cell (`tokens` still prints what it read).
  * - `TRAJECTORY_BAD_USAGE`           a usage object holds a value that is not a count ≥ 0 (file + line); skipped.
- * - `TRAJECTORY_UNREADABLE_USAGE`    usage records lacking count keys their format always writes (one per file:
- *                                    count, keys, first line); skipped, never read as 0.
+ * - `TRAJECTORY_UNREADABLE_USAGE`    usage records lacking count keys their format always writes, or whose counts
+ *                                    contradict it (codex cached > input; one per file and kind: count, keys or rule,
+ *                                    first line); skipped, never read as 0 or clamped.
  * - `TRAJECTORY_UNKNOWN_USAGE_KEY`   usage records with numeric keys their format does not define (one per file);
  *                                    counted from the keys it defines.
- * - `TRAJECTORY_UNPLACED_CALLS`      calls with no usable time (one per file): in totals, not in tokens(t).
- * - `TRAJECTORY_OUTPUT_UNDERCOUNT`   claude-code: responses whose output stayed at the streaming-start value (one per run).
+ * - `TRAJECTORY_USAGE_TOTAL_MISMATCH` usage records whose written total disagrees with its parts (codex `total_tokens`,
+ *                                    pi `totalTokens`, claude-code `cache_creation.*`; one per file); counted from the parts.
+ * - `TRAJECTORY_UNPLACED_CALLS`      calls with no usable time (one per file, at its first such call): in totals, not in tokens(t).
+ * - `TRAJECTORY_OUTPUT_UNDERCOUNT`   claude-code: responses whose output stayed at the streaming-start value (one per
+ *                                    run, at the first such response).
  * - `TRAJECTORY_PARENT_ABSENT`       a fork/branch/sub-agent whose parent file is not among the files
  *                                    (codex: replayed prefix not counted; pi, kimi-code: the copies are counted).
  * - `TRAJECTORY_FOREIGN_THREAD`      codex: token_count lines of another thread in a rollout; skipped.

@@ -27,6 +27,7 @@ import {
   warnUnplaced,
   UsageShapeTally,
   WarningSink,
+  type UsageShape,
   type FileScan,
   type FormatCounter,
   type FormatResult,
@@ -36,11 +37,16 @@ import {
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
-/** pi writes all four counts; `totalTokens` (not in version 1) and `cost` are derived, not counted. */
-const USAGE_SHAPE = {
+/**
+ * pi writes all four counts; `totalTokens` (not in version 1) and `cost` are
+ * derived, not counted. A `totalTokens` other than the sum of the four is a
+ * mismatch (warned).
+ */
+const USAGE_SHAPE: UsageShape<"input" | "output" | "cacheRead" | "cacheWrite"> = {
   required: ["input", "output", "cacheRead", "cacheWrite"] as const,
   optional: [] as const,
   known: ["totalTokens", "cost"],
+  sums: [{ total: "totalTokens", parts: ["input", "output", "cacheRead", "cacheWrite"] }],
 };
 
 /** The session id in a pi file name `<iso-time>_<uuid>.jsonl`, or the whole base name. */
