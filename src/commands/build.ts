@@ -183,7 +183,7 @@ async function hashAll(
  */
 export function summarise(result: BuildResult, out: string, warningLines?: string[]): string {
   const c = countRows(result.rows);
-  const lines = [`wrote ${out}/: manifest.json, manifest.csv, model-ids.txt, provenance.jsonl, build-report.json, report.html, README.md, datapackage.json, manifest.schema.json`];
+  const lines = [`wrote ${out.replace(/(.)\/+$/, "$1").replace(/\/$/, "")}/: manifest.json, manifest.csv, model-ids.txt, provenance.jsonl, build-report.json, report.html, README.md, datapackage.json, manifest.schema.json`];
   lines.push(`${c.rows} rows: ${c.checkpoints} checkpoints + 1 baseline`);
   lines.push("", "| cell | driver | effort | checkpoints | eos_ok |", "|---|---|---|---|---|");
   for (const cell of result.registry.cells) {
