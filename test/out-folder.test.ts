@@ -271,7 +271,7 @@ describe("checkOutFolder, makeFolder, writeFilesAtomically", () => {
   it("writeFilesAtomically: an error writing the temporary files is OUT_UNWRITABLE, and what it made is removed again", async () => {
     const root = await tempDir();
     const tooLong = "x".repeat(300); // a name no file system takes: open(2) fails with ENAMETOOLONG after out/new/ was made
-    const err = await thrown(() => writeFilesAtomically(join(root, "out", "new"), new Map([["a.txt", "a"], [tooLong, "b"]])));
+    const err = await thrown(() => writeFilesAtomically(join(root, "out", "new"), new Map([["a.txt", "a"], [tooLong, "b"]]), "--out", { writer: "build" }));
     expect(err?.[0]).toBe("OUT_UNWRITABLE");
     expect(err?.[1]).toMatch(new RegExp(`^--out ${root}/out/new cannot be written \\(ENAMETOOLONG: .+\\); nothing written$`));
     expect(await readdir(root)).toEqual([]);

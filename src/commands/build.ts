@@ -1,13 +1,13 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { parseHours } from "./validate.js";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { buildManifest, type BuildResult } from "../build.js";
 import { ExitCodeError, EXIT } from "../cli.js";
 import { manifestCsv, manifestJson, modelIdsTxt, provenanceJsonl } from "../writers/manifest.js";
 import { buildReportJson, countRows, hashInputs } from "../writers/report.js";
 import { writeFilesAtomically } from "../util/atomic.js";
 import { checkOutFolder, outPathOption } from "../util/out-folder.js";
-import { BUILD_NAMES, foreignFileError, foreignFiles, readOwnership } from "../util/out-owner.js";
+import { BUILD_NAMES, checkNotInputs, foreignFileError, foreignFiles, readOwnership } from "../util/out-owner.js";
 import { indexCard } from "../writers/card.js";
 import { dataPackage, manifestJsonSchema } from "../writers/datapackage.js";
 import { DEFAULT_OUTLIER_FLOOR_H, DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
@@ -81,11 +81,13 @@ export async function runBuild(opts: BuildCommandOptions): Promise<{ result: Bui
   // outputs or that lies in the sources, is refused at once.
   await assertSourcesFolder(sourcesDir);
   await checkOutFolder(opts.out, { sources: opts.sources });
-  // A file of the user's at an output name (a README.md of `--out .`) is refused before the work, not after.
+  // An output in a folder the build reads (--pvc, --trajectory), or a file of the user's at an output name
+  // (a README.md of `--out .`), is refused before the work, not after.
+  await checkNotInputs([...BUILD_NAMES].map((n) => join(resolve(opts.out), n)), buildInputs(opts), { option: "--out" });
   if (!opts.force) {
     const own = await readOwnership(resolve(opts.out));
-    const foreign = await foreignFiles(resolve(opts.out), new Map([...BUILD_NAMES].map((n) => [n, null])), own);
-    if (foreign.length > 0) throw foreignFileError(resolve(opts.out), foreign, "--out");
+    const foreign = await foreignFiles(resolve(opts.out), new Map([...BUILD_NAMES].map((n) => [n, null])), own, "build");
+    if (foreign.length > 0) throw foreignFileError(resolve(opts.out), foreign, "--out", own.earlier);
   }
   const progress = byteProgress({ quiet: opts.quiet });
   try {
@@ -144,8 +146,21 @@ async function buildAndWrite(
     made.set("manifest.schema.json", manifestJsonSchema());
     return made;
   });
-  await writeFilesAtomically(resolve(opts.out), files, "--out", { force: opts.force });
+  await writeFilesAtomically(resolve(opts.out), files, "--out", { writer: "build", force: opts.force, inputs: buildInputs(opts) });
   return { result, summary: summarise(result, opts.out, warningLines) };
+}
+
+/**
+ * What a build reads besides its own previous outputs: the sources folder
+ * and the live folders of `--pvc` and `--trajectory` (with everything in
+ * them); no output may be written there (`OUT_IS_INPUT`).
+ */
+function buildInputs(opts: BuildCommandOptions): { path: string; named?: string; option: string }[] {
+  return [
+    { path: opts.sources, option: "--sources" },
+    ...Object.entries(opts.pvc ?? {}).map(([cell, dir]) => ({ path: dir, option: "--pvc", named: `--pvc ${cell}=${dir}` })),
+    ...Object.entries(opts.trajectory ?? {}).map(([cell, dir]) => ({ path: dir, option: "--trajectory", named: `--trajectory ${cell}=${dir}` })),
+  ];
 }
 
 /**

@@ -1,11 +1,12 @@
 import { InvalidArgumentError, type Command } from "commander";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { Diagnostics, where } from "../diagnostics.js";
 import { EXIT, ExitCodeError } from "../cli.js";
 import { PVC_BAD_NAME, readPvcTree, unlistableName } from "../extractors/pvc-live.js";
 import { loadCells } from "../sources/cells.js";
 import { hubOptionsFrom, snapshotHub, type LiveHubStats } from "../hub/live-hub.js";
 import { outPathOption } from "../util/out-folder.js";
+import { checkNotInputs } from "../util/out-owner.js";
 
 /** Options of {@link runSnapshotPvc}. */
 export interface SnapshotPvcOptions {
@@ -116,10 +117,14 @@ export interface SnapshotHubCommandOptions {
  * snapshot-hub; SOURCES.md: Layout) via `snapshotHub`, reading `org`,
  * `spare_owner` and `baseline` from `<sources>/cells.json`.
  *
- * @throws InputError from `loadCells`, `hubOptionsFrom` and `snapshotHub`
- *   (`HUB_UNREACHABLE`, `HUB_UNAVAILABLE`, ...): nothing is written then.
+ * @throws InputError `OUT_IS_INPUT` when `out` (replaced whole) holds the
+ *   `cells.json` it reads (`--out` the sources folder, even with `--force`);
+ *   from `loadCells`, `hubOptionsFrom` and `snapshotHub` (`OUT_FOREIGN_FILE`,
+ *   `HUB_UNREACHABLE`, `HUB_UNAVAILABLE`, ...): nothing is written then.
  */
 export async function runSnapshotHub(opts: SnapshotHubCommandOptions): Promise<{ repos: number; files: number; stats: LiveHubStats; diag: Diagnostics }> {
+  const cellsJson = join(resolve(opts.sources), "cells.json");
+  await checkNotInputs([opts.out], [{ path: cellsJson, option: "--sources", named: `${cellsJson} (of --sources)` }], { option: "--out", whole: true });
   const registry = await loadCells(resolve(opts.sources));
   const diag = new Diagnostics();
   const log = opts.quiet ? undefined : (m: string) => process.stderr.write(`${m}\n`);
