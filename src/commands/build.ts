@@ -71,8 +71,9 @@ export interface BuildCommandOptions {
  * @throws InputError (fatal input: nothing written), among them
  *   `OUT_NOT_A_FOLDER`, `OUT_UNWRITABLE` and `OUT_INSIDE_SOURCES` for an
  *   `out` that cannot take the outputs or lies in the sources folder (checked
- *   before anything is read), `OUT_FOREIGN_FILE` for a file in `out` at an
- *   output name that this tool did not write (unless `force`); ExitCodeError with exit code 2 under `strict`
+ *   before anything is read), `OUT_IS_INPUT` for an `out` inside a `--pvc`
+ *   or `--trajectory` folder (even with `force`), `OUT_FOREIGN_FILE` for a
+ *   file in `out` at an output name that the build did not write (unless `force`); ExitCodeError with exit code 2 under `strict`
  *   when there are warnings, 64 for an empty `out` (nothing written).
  */
 export async function runBuild(opts: BuildCommandOptions): Promise<{ result: BuildResult; summary: string }> {
@@ -223,7 +224,7 @@ export function registerBuild(program: Command): void {
     .description("Build the manifest from a sources folder (SOURCES.md layout) into an output folder.")
     .option("--sources <dir>", "the sources folder to read", "sources")
     .option("--out <dir>", "the folder to write the manifest files into (not inside --sources)", outPathOption, "out")
-    .option("--force", "replace files in --out that ptb-manifest did not write (else OUT_FOREIGN_FILE, nothing written)", false)
+    .option("--force", "replace files in --out that ptb-manifest build did not write (else OUT_FOREIGN_FILE, nothing written); never a file the build reads (OUT_IS_INPUT)", false)
     .option("--strict", "treat every warning as a failure: exit 2 and write nothing (the release gate)", false)
     .option("--tolerance-h <hours>", "largest leave-one-out error and anchor residual for an extrapolated hour (the validation gate: it never changes which points are fitted)", parseHours, DEFAULT_TOLERANCE_H)
     .option("--outlier-floor-h <hours>", "floor of the cadence fit's outlier cut: a point is fitted when its residual from the robust line is within max(floor, 3·MAD)", parseHours, DEFAULT_OUTLIER_FLOOR_H)

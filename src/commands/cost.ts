@@ -305,7 +305,7 @@ export function registerCost(program: Command): void {
     .addOption(new Option("--csv", "print the figures as CSV").default(false).conflicts("json"))
     .option("--include-eos-broken", "keep rows with eos_ok false or null in the figures, marked in their note", false)
     .option("--html <file>", "where to write cost.html (default: beside the manifest)", outPathOption)
-    .option("--force", "replace the --html file even if ptb-manifest did not write it (else OUT_FOREIGN_FILE)", false)
+    .option("--force", "replace the --html file even if ptb-manifest cost did not write it (else OUT_FOREIGN_FILE); never the manifest or scores it reads (OUT_IS_INPUT)", false)
     .action(async (o: { scores: string; manifest: string; suite?: string; json: boolean; csv: boolean; includeEosBroken: boolean; html?: string; force: boolean }) => {
       let rows: Row[];
       try {
