@@ -3,6 +3,7 @@ import { readFile, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { buildManifest } from "../src/build.js";
+import { summarise } from "../src/commands/build.js";
 import type { Row } from "../src/schema.js";
 import { runCli } from "./helpers/cli.js";
 import { miniCells, makeMiniSweep } from "./helpers/mini-sweep.js";
@@ -31,6 +32,13 @@ describe("build on a hand-checked mini sweep", () => {
     expect(result.rows).toEqual(EXPECTED_ROWS);
     expect(result.excluded).toEqual([{ cell: "gamma", reason: "aborted rerun" }]);
     expect(result.lost).toEqual(EXPECTED_LOST);
+  });
+
+  it("the summary names --out with one slash, however it was given", async () => {
+    const result = await buildManifest({ sourcesDir: dir });
+    const first = (out: string) => summarise(result, out).split("\n")[0];
+    const names = "manifest.json, manifest.csv, model-ids.txt, provenance.jsonl, build-report.json, report.html, README.md, datapackage.json, manifest.schema.json";
+    expect([first("o2"), first("o2/"), first("o2//"), first("/")]).toEqual([`wrote o2/: ${names}`, `wrote o2/: ${names}`, `wrote o2/: ${names}`, `wrote /: ${names}`]);
   });
 
   it("records every warning with its code, file and line", async () => {

@@ -282,22 +282,39 @@ describe("snapshot-hub", () => {
     expect((await readFile(config)).equals(await readFile(join(SOURCES, "hub", "agentic-ptb", "kimi.h029.sft-mix.2400", "config.json")))).toBe(true);
   });
 
-  it("replaces a snapshot an older version wrote (no marker: the hub layout only), and refuses anything else in it", async () => {
+  it("a snapshot without a marker (an earlier version's) is foreign: the message says to rerun once with --force; nor does --force let --out hold the cells.json read", async () => {
     const out = join(tmp, "legacy", "hub");
     await cp(join(SOURCES, "hub"), out, { recursive: true });
+    const files = (await fg("**/*", { cwd: out, dot: true })).length;
+    const refused = await runCli("snapshot-hub", "--out", out, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", freshCache(), "-q");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(new RegExp(`^ptb-manifest: error OUT_FOREIGN_FILE at ${out}/.*: --out ${out} holds ${files} files that an output would replace but ptb-manifest did not write there: .* and ${files - 5} more; nothing written; `));
+    expect(refused.stderr.endsWith(`; ${out} looks like the output folder of an earlier ptb-manifest version, which did not record which command wrote its files: if they are that version's outputs, rerun once with --force (then they are recorded), else use another folder or move them away\n`)).toBe(true);
+    expect((await runCli("snapshot-hub", "--out", out, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", freshCache(), "-q", "--force")).code).toBe(0);
     const ok = await runCli("snapshot-hub", "--out", out, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", freshCache(), "-q");
     expect({ code: ok.code, stderr: ok.stderr }).toEqual({ code: 0, stderr: "" });
+    // A file that is no part of the layout: no such hint.
     const legacy = join(tmp, "legacy2", "hub");
     await cp(join(SOURCES, "hub"), legacy, { recursive: true });
     await writeFile(join(legacy, "NOTES.md"), "mine\n");
     server.reset();
-    const refused = await runCli("snapshot-hub", "--out", legacy, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", freshCache(), "-q");
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toBe(
-      `ptb-manifest: error OUT_FOREIGN_FILE at ${legacy}/NOTES.md: --out ${legacy} holds a file that an output would replace but ptb-manifest did not write there: NOTES.md (not written by ptb-manifest); nothing written (use another folder, move it away, or pass --force to replace it)\n`,
-    );
+    const mine = await runCli("snapshot-hub", "--out", legacy, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", freshCache(), "-q");
+    expect(mine.code).toBe(1);
+    expect(mine.stderr).toMatch(/nothing written \(use another folder, move them away, or pass --force to replace them\)\n$/);
     expect(server.count()).toBe(0);
     expect(await readFile(join(legacy, "NOTES.md"), "utf8")).toBe("mine\n");
+    // --out the sources folder itself: it holds the cells.json this run reads (OUT_IS_INPUT, even with --force).
+    const sources = join(tmp, "src-copy");
+    await mkdir(sources);
+    await cp(join(SOURCES, "cells.json"), join(sources, "cells.json"));
+    const own = await runCli("snapshot-hub", "--out", sources, "--sources", sources, "--hub-url", server.url, "--cache-dir", freshCache(), "-q", "--force");
+    expect(own).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `ptb-manifest: error OUT_IS_INPUT at ${sources}: --out ${sources} holds ${sources}/cells.json (of --sources), which this run reads: an output never replaces an input, not even with --force; nothing written (write it elsewhere)\n`,
+    });
+    expect(server.count()).toBe(0);
+    expect(await readFile(join(sources, "cells.json"), "utf8")).toBe(await readFile(join(SOURCES, "cells.json"), "utf8"));
   });
 
   it("refuses to replace a folder that is not a hub snapshot", async () => {

@@ -121,6 +121,40 @@ describe("live PVC tree (fast-glob walk, lstat mtimes)", () => {
     expect(diag.warnings).toHaveLength(3);
   });
 
+  it("a name with a tab, or bytes that are not UTF-8, is PVC_BAD_NAME too (one rule with the listing reader): exit 2, and the listing reads back as the walk", async () => {
+    const dir = join(tmp, "tab");
+    await mkdir(join(dir, "ok", "weights", "step_10"), { recursive: true });
+    await writeFile(join(dir, "ok", "weights", "step_10", "STABLE"), "");
+    await mkdir(join(dir, "fa\tm", "weights", "step_20"), { recursive: true });
+    await writeFile(join(dir, "fa\tm", "weights", "step_20", "STABLE"), "");
+    await writeFile(join(dir, "ok", "a\tb"), "");
+    await writeFile(Buffer.from(`${join(dir, "ok")}/bad\xff`, "latin1"), "");
+    const r = await runCli("snapshot-pvc", dir, "--as", "/pvc/p");
+    expect(r.code).toBe(2);
+    expect(r.stderr.split("\n").sort()).toEqual([
+      "",
+      "ptb-manifest: snapshot-pvc: the listing is incomplete (3 PVC_BAD_NAME): the entries named above are not in it",
+      'ptb-manifest: warning PVC_BAD_NAME at /pvc/p/ok: the entry "a\\tb" in /pvc/p/ok has a tab in its name, which a listing line cannot hold (it separates the fields): it is not listed',
+      'ptb-manifest: warning PVC_BAD_NAME at /pvc/p/ok: the entry "bad\\ufffd" in /pvc/p/ok has a name that is not valid UTF-8 (or holds U+FFFD), which a listing cannot name: it is not listed',
+      'ptb-manifest: warning PVC_BAD_NAME at /pvc/p: the directory "fa\\tm" in /pvc/p has a tab in its name, which a listing line cannot hold (it separates the fields): it is not listed, nor anything below it',
+    ]);
+    for (const line of r.stdout.split("\n").filter(Boolean)) expect(line.split("\t")).toHaveLength(4);
+    // The listing reads back with no warning, to the entries the live walk gives (which warns the same three names).
+    await writeFile(join(tmp, "tab.tsv"), r.stdout);
+    const readBack = new Diagnostics();
+    const listed = await collect(readListingTsv(join(tmp, "tab.tsv"), "tab.tsv", readBack));
+    expect(readBack.warnings).toEqual([]);
+    const live = new Diagnostics();
+    const walked = await collect(readPvcTree(dir, { pvcRoot: "/pvc/p", diag: live }));
+    expect(listed.map((e) => e.path).sort()).toEqual(walked.map((e) => e.path).sort());
+    expect(walked.map((e) => e.path).sort()).toEqual(["/pvc/p", "/pvc/p/ok", "/pvc/p/ok/weights", "/pvc/p/ok/weights/step_10", "/pvc/p/ok/weights/step_10/STABLE"]);
+    expect(live.warnings.map((w) => [w.code, w.file]).sort()).toEqual([["PVC_BAD_NAME", "/pvc/p"], ["PVC_BAD_NAME", "/pvc/p/ok"], ["PVC_BAD_NAME", "/pvc/p/ok"]]);
+    // A root path the format cannot hold: nothing listed, exit 2.
+    const root = await runCli("snapshot-pvc", dir, "--as", "/pvc/a\tb");
+    expect({ code: root.code, stdout: root.stdout }).toEqual({ code: 2, stdout: "" });
+    expect(root.stderr).toContain('ptb-manifest: warning PVC_BAD_NAME at /pvc/a\tb: the root path "/pvc/a\\tb" has a tab, which a listing line cannot hold (it separates the fields): nothing is listed\n');
+  });
+
   it("formats nanoseconds as find %T@ does", () => {
     expect(nsToEpoch(1790003123456789123n)).toBe("1790003123.4567891230");
     expect(nsToEpoch(5n)).toBe("0.0000000050");

@@ -181,7 +181,7 @@ describe("only files this tool wrote are replaced (OUT_FOREIGN_FILE, --force, th
     expect(Object.keys(marker.files)).toEqual([
       "README.md", "build-report.json", "datapackage.json", "manifest.csv", "manifest.json", "manifest.schema.json", "model-ids.txt", "provenance.jsonl", "report.html",
     ]);
-    expect(marker.files["README.md"]).toBe(createHash("sha256").update(card).digest("hex"));
+    expect(marker.files["README.md"]).toEqual({ sha256: createHash("sha256").update(card).digest("hex"), writer: "build" });
 
     const again = await build();
     expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: "" });
@@ -200,24 +200,106 @@ describe("only files this tool wrote are replaced (OUT_FOREIGN_FILE, --force, th
     // A marker this tool did not write is itself foreign.
     await writeFile(join(out, ".ptb-manifest-outputs.json"), "{}\n");
     const bad = await build();
-    expect(bad.stderr).toBe(foreign(out, ".ptb-manifest-outputs.json (not a marker ptb-manifest wrote)"));
+    // Nothing is recorded then: every output there is foreign too.
+    expect(bad.stderr).toBe(
+      foreign(out, ".ptb-manifest-outputs.json (not a marker ptb-manifest wrote), manifest.json (not written by ptb-manifest), manifest.csv (not written by ptb-manifest), model-ids.txt (not written by ptb-manifest), provenance.jsonl (not written by ptb-manifest) and 5 more", 10),
+    );
     expect((await build("--force")).code).toBe(0);
     expect((await build()).code).toBe(0);
   });
 
-  it("a folder an older version built into (build-report.json, no marker) is replaced without --force, but not a README that is no index card", async () => {
+  it("no marker: a file is replaced only when it already holds the bytes to write; a folder like an earlier version's says to rerun once with --force", async () => {
     const sources = await makeMiniSweep();
     const out = `${sources}-out`;
     roots.push(sources, out);
-    const build = () => runCli("build", "--sources", sources, "--out", out, "--quiet", "--no-cache");
+    const build = (...extra: string[]) => runCli("build", "--sources", sources, "--out", out, "--quiet", "--no-cache", ...extra);
     expect((await build()).code).toBe(0);
+    // An earlier version's folder holding exactly the outputs: nothing changes, so nothing is refused; the marker is written.
     await rm(join(out, ".ptb-manifest-outputs.json"));
     expect((await build()).code).toBe(0);
     expect((await stat(join(out, ".ptb-manifest-outputs.json"))).isFile()).toBe(true);
+    // A build-report.json of ptb-manifest makes no other file ours (the trial's case: the user's manifest.json beside a copied report).
+    const hint = (dir: string, n: number) =>
+      `; ${dir} looks like the output folder of an earlier ptb-manifest version, which did not record which command wrote its files: if ${n === 1 ? "it is that version's output" : "they are that version's outputs"}, rerun once with --force (then they are recorded), else use another folder or move ${n === 1 ? "it" : "them"} away\n`;
+    const d = `${sources}-d`;
+    roots.push(d);
+    await mkdir(d);
+    await writeFile(join(d, "build-report.json"), await readFile(join(out, "build-report.json")));
+    await writeFile(join(d, "manifest.json"), '[{"mine":true}]\n');
+    const mine = await runCli("build", "--sources", sources, "--out", d, "--quiet", "--no-cache");
+    expect(mine).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `ptb-manifest: error OUT_FOREIGN_FILE at ${d}/manifest.json: --out ${d} holds 2 files that an output would replace but ptb-manifest did not write there: manifest.json (not written by ptb-manifest), build-report.json (not written by ptb-manifest); nothing written${hint(d, 2)}`,
+    });
+    expect(await readFile(join(d, "manifest.json"), "utf8")).toBe('[{"mine":true}]\n');
+    // The same in the earlier version's folder itself: a README.md that is not the card.
     await rm(join(out, ".ptb-manifest-outputs.json"));
     await writeFile(join(out, "README.md"), README);
-    expect(await build()).toEqual({ code: 1, stdout: "", stderr: foreign(out, "README.md (not written by ptb-manifest)") });
+    expect(await build()).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `ptb-manifest: error OUT_FOREIGN_FILE at ${out}/README.md: --out ${out} holds a file that an output would replace but ptb-manifest did not write there: README.md (not written by ptb-manifest); nothing written${hint(out, 1)}`,
+    });
     expect(await readFile(join(out, "README.md"), "utf8")).toBe(README);
+    // A marker of an earlier version (bare sha256, no writer) records no writer: the same rule and message.
+    await writeFile(join(out, "README.md"), "changed\n");
+    await writeFile(join(out, ".ptb-manifest-outputs.json"), JSON.stringify({ tool: "ptb-manifest", files: { "README.md": createHash("sha256").update("# old card\n").digest("hex") } }));
+    const old = await build();
+    expect(old.stderr).toBe(
+      `ptb-manifest: error OUT_FOREIGN_FILE at ${out}/README.md: --out ${out} holds a file that an output would replace but ptb-manifest did not write there: README.md (recorded by an earlier ptb-manifest, which did not say which command wrote it); nothing written${hint(out, 1)}`,
+    );
+    expect((await build("--force")).code).toBe(0);
+    expect((await build()).code).toBe(0);
+  });
+
+  it("a writer never replaces another writer's file, nor a file the run reads (OUT_IS_INPUT, even with --force)", async () => {
+    const sources = await makeMiniSweep();
+    const out = `${sources}-out`;
+    roots.push(sources, out);
+    expect((await runCli("build", "--sources", sources, "--out", out, "--quiet", "--no-cache")).code).toBe(0);
+    const scores = join(out, "scores.csv");
+    await writeFile(scores, lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,40", "agentic-ptb/alpha.h005.sft2.100,mmlu,42.5"));
+    const before = await listing(out);
+    const cost = (...args: string[]) => runCli("cost", "--scores", scores, "--manifest", out, ...args);
+    const isInput = (target: string, what: string) =>
+      `ptb-manifest: error OUT_IS_INPUT at ${target}: --html ${target} is ${what}, which this run reads: an output never replaces an input, not even with --force; nothing written (write it elsewhere)\n`;
+    for (const force of [[], ["--force"]]) {
+      expect(await cost("--html", join(out, "manifest.json"), ...force)).toEqual({ code: 1, stdout: "", stderr: isInput(join(out, "manifest.json"), `--manifest ${out}/manifest.json`) });
+      expect(await cost("--html", scores, ...force)).toEqual({ code: 1, stdout: "", stderr: isInput(scores, `--scores ${scores}`) });
+      expect(await cost("--html", join(out, "provenance.jsonl"), ...force)).toEqual({ code: 1, stdout: "", stderr: isInput(join(out, "provenance.jsonl"), `the provenance.jsonl beside --manifest ${out}`) });
+    }
+    const marker = await cost("--html", join(out, ".ptb-manifest-outputs.json"), "--force");
+    expect(marker).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `ptb-manifest: error OUT_IS_INPUT at ${out}/.ptb-manifest-outputs.json: --html ${out}/.ptb-manifest-outputs.json is the folder's marker, which ptb-manifest reads to know its files: an output never replaces it; nothing written (write it elsewhere)\n`,
+    });
+    // The build's index card is the build's, not cost's.
+    expect(await cost("--html", join(out, "README.md"))).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: foreign(out, "README.md (written by ptb-manifest build, not by cost)").replace(`--out ${out}`, `--html ${out}`),
+    });
+    expect(await listing(out)).toEqual(before);
+    // And a page cost wrote at a build output's name is not the build's to replace.
+    const other = `${sources}-other`;
+    roots.push(other);
+    expect((await cost("--html", join(other, "report.html"))).code).toBe(0);
+    expect(await runCli("build", "--sources", sources, "--out", other, "--quiet", "--no-cache")).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: foreign(other, "report.html (written by ptb-manifest cost, not by build)"),
+    });
+    // A build never writes into a folder it reads (--trajectory, --pvc), even with --force.
+    const traj = join(other, "traj");
+    await mkdir(traj);
+    const inTraj = await runCli("build", "--sources", sources, "--out", join(traj, "o"), "--trajectory", `alpha=${traj}`, "--quiet", "--no-cache", "--force");
+    expect(inTraj).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `ptb-manifest: error OUT_IS_INPUT at ${join(traj, "o")}/manifest.json: --out ${join(traj, "o")}/manifest.json is inside --trajectory alpha=${traj}, which this run reads: an output never replaces an input, not even with --force; nothing written (write it elsewhere)\n`,
+    });
   });
 
   it("cost --html: a foreign file is refused; its own cost.html, beside a build's outputs, is replaced; the marker keeps both", async () => {
@@ -237,7 +319,7 @@ describe("only files this tool wrote are replaced (OUT_FOREIGN_FILE, --force, th
     const marker = JSON.parse(await readFile(join(out, ".ptb-manifest-outputs.json"), "utf8"));
     expect(Object.keys(marker.files)).toContain("cost.html");
     expect(Object.keys(marker.files)).toContain("manifest.json");
-    // A cost.html an older version wrote (no marker entry, its title) is replaced too.
+    // Without a marker, a cost.html that already holds the bytes to write is replaced (nothing changes).
     await rm(join(out, ".ptb-manifest-outputs.json"));
     expect((await cost()).code).toBe(0);
     expect((await cost("--html", mine, "--force")).code).toBe(0);
@@ -271,7 +353,7 @@ describe("checkOutFolder, makeFolder, writeFilesAtomically", () => {
   it("writeFilesAtomically: an error writing the temporary files is OUT_UNWRITABLE, and what it made is removed again", async () => {
     const root = await tempDir();
     const tooLong = "x".repeat(300); // a name no file system takes: open(2) fails with ENAMETOOLONG after out/new/ was made
-    const err = await thrown(() => writeFilesAtomically(join(root, "out", "new"), new Map([["a.txt", "a"], [tooLong, "b"]])));
+    const err = await thrown(() => writeFilesAtomically(join(root, "out", "new"), new Map([["a.txt", "a"], [tooLong, "b"]]), "--out", { writer: "build" }));
     expect(err?.[0]).toBe("OUT_UNWRITABLE");
     expect(err?.[1]).toMatch(new RegExp(`^--out ${root}/out/new cannot be written \\(ENAMETOOLONG: .+\\); nothing written$`));
     expect(await readdir(root)).toEqual([]);

@@ -1,13 +1,13 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { parseHours } from "./validate.js";
-import { relative, resolve, sep } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { buildManifest, type BuildResult } from "../build.js";
 import { ExitCodeError, EXIT } from "../cli.js";
 import { manifestCsv, manifestJson, modelIdsTxt, provenanceJsonl } from "../writers/manifest.js";
 import { buildReportJson, countRows, hashInputs } from "../writers/report.js";
 import { writeFilesAtomically } from "../util/atomic.js";
 import { checkOutFolder, outPathOption } from "../util/out-folder.js";
-import { BUILD_NAMES, foreignFileError, foreignFiles, readOwnership } from "../util/out-owner.js";
+import { BUILD_NAMES, checkNotInputs, foreignFileError, foreignFiles, readOwnership } from "../util/out-owner.js";
 import { indexCard } from "../writers/card.js";
 import { dataPackage, manifestJsonSchema } from "../writers/datapackage.js";
 import { DEFAULT_OUTLIER_FLOOR_H, DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
@@ -73,8 +73,9 @@ export interface BuildCommandOptions {
  * @throws InputError (fatal input: nothing written), among them
  *   `OUT_NOT_A_FOLDER`, `OUT_UNWRITABLE` and `OUT_INSIDE_SOURCES` for an
  *   `out` that cannot take the outputs or lies in the sources folder (checked
- *   before anything is read), `OUT_FOREIGN_FILE` for a file in `out` at an
- *   output name that this tool did not write (unless `force`); ExitCodeError with exit code 2 under `strict`
+ *   before anything is read), `OUT_IS_INPUT` for an `out` inside a `--pvc`
+ *   or `--trajectory` folder (even with `force`), `OUT_FOREIGN_FILE` for a
+ *   file in `out` at an output name that the build did not write (unless `force`); ExitCodeError with exit code 2 under `strict`
  *   when there are warnings, 64 for an empty `out` (nothing written).
  */
 export async function runBuild(opts: BuildCommandOptions): Promise<{ result: BuildResult; summary: string }> {
@@ -83,11 +84,13 @@ export async function runBuild(opts: BuildCommandOptions): Promise<{ result: Bui
   // outputs or that lies in the sources, is refused at once.
   await assertSourcesFolder(sourcesDir);
   await checkOutFolder(opts.out, { sources: opts.sources });
-  // A file of the user's at an output name (a README.md of `--out .`) is refused before the work, not after.
+  // An output in a folder the build reads (--pvc, --trajectory), or a file of the user's at an output name
+  // (a README.md of `--out .`), is refused before the work, not after.
+  await checkNotInputs([...BUILD_NAMES].map((n) => join(resolve(opts.out), n)), buildInputs(opts), { option: "--out" });
   if (!opts.force) {
     const own = await readOwnership(resolve(opts.out));
-    const foreign = await foreignFiles(resolve(opts.out), new Map([...BUILD_NAMES].map((n) => [n, null])), own);
-    if (foreign.length > 0) throw foreignFileError(resolve(opts.out), foreign, "--out");
+    const foreign = await foreignFiles(resolve(opts.out), new Map([...BUILD_NAMES].map((n) => [n, null])), own, "build");
+    if (foreign.length > 0) throw foreignFileError(resolve(opts.out), foreign, "--out", own.earlier);
   }
   const progress = byteProgress({ quiet: opts.quiet });
   try {
@@ -157,8 +160,21 @@ async function buildAndWrite(
     made.set("manifest.schema.json", manifestJsonSchema());
     return made;
   });
-  await writeFilesAtomically(resolve(opts.out), files, "--out", { force: opts.force });
+  await writeFilesAtomically(resolve(opts.out), files, "--out", { writer: "build", force: opts.force, inputs: buildInputs(opts) });
   return { result, summary: summarise(result, opts.out, warningLines) };
+}
+
+/**
+ * What a build reads besides its own previous outputs: the sources folder
+ * and the live folders of `--pvc` and `--trajectory` (with everything in
+ * them); no output may be written there (`OUT_IS_INPUT`).
+ */
+function buildInputs(opts: BuildCommandOptions): { path: string; named?: string; option: string }[] {
+  return [
+    { path: opts.sources, option: "--sources" },
+    ...Object.entries(opts.pvc ?? {}).map(([cell, dir]) => ({ path: dir, option: "--pvc", named: `--pvc ${cell}=${dir}` })),
+    ...Object.entries(opts.trajectory ?? {}).map(([cell, dir]) => ({ path: dir, option: "--trajectory", named: `--trajectory ${cell}=${dir}` })),
+  ];
 }
 
 /**
@@ -207,7 +223,7 @@ async function hashAll(
  */
 export function summarise(result: BuildResult, out: string, warningLines?: string[]): string {
   const c = countRows(result.rows);
-  const lines = [`wrote ${out}/: manifest.json, manifest.csv, model-ids.txt, provenance.jsonl, build-report.json, report.html, README.md, datapackage.json, manifest.schema.json`];
+  const lines = [`wrote ${out.replace(/(.)\/+$/, "$1").replace(/\/$/, "")}/: manifest.json, manifest.csv, model-ids.txt, provenance.jsonl, build-report.json, report.html, README.md, datapackage.json, manifest.schema.json`];
   lines.push(`${c.rows} rows: ${c.checkpoints} checkpoints + 1 baseline`);
   lines.push("", "| cell | driver | effort | checkpoints | eos_ok |", "|---|---|---|---|---|");
   for (const cell of result.registry.cells) {
@@ -232,7 +248,7 @@ export function registerBuild(program: Command): void {
     .description("Build the manifest from a sources folder (SOURCES.md layout) into an output folder.")
     .option("--sources <dir>", "the sources folder to read", "sources")
     .option("--out <dir>", "the folder to write the manifest files into (not inside --sources)", outPathOption, "out")
-    .option("--force", "replace files in --out that ptb-manifest did not write (else OUT_FOREIGN_FILE, nothing written)", false)
+    .option("--force", "replace files in --out that ptb-manifest build did not write (else OUT_FOREIGN_FILE, nothing written); never a file the build reads (OUT_IS_INPUT)", false)
     .option("--strict", "treat every warning as a failure: exit 2 and write nothing (the release gate)", false)
     .option("--tolerance-h <hours>", "largest leave-one-out error and anchor residual for an extrapolated hour (the validation gate: it never changes which points are fitted)", parseHours, DEFAULT_TOLERANCE_H)
     .option("--outlier-floor-h <hours>", "floor of the cadence fit's outlier cut: a point is fitted when its residual from the robust line is within max(floor, 3·MAD)", parseHours, DEFAULT_OUTLIER_FLOOR_H)

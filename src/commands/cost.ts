@@ -305,7 +305,7 @@ export function registerCost(program: Command): void {
     .addOption(new Option("--csv", "print the figures as CSV").default(false).conflicts("json"))
     .option("--include-eos-broken", "keep rows with eos_ok false or null in the figures, marked in their note", false)
     .option("--html <file>", "where to write cost.html (default: beside the manifest)", outPathOption)
-    .option("--force", "replace the --html file even if ptb-manifest did not write it (else OUT_FOREIGN_FILE)", false)
+    .option("--force", "replace the --html file even if ptb-manifest cost did not write it (else OUT_FOREIGN_FILE); never the manifest or scores it reads (OUT_IS_INPUT)", false)
     .action(async (o: { scores: string; manifest: string; suite?: string; json: boolean; csv: boolean; includeEosBroken: boolean; html?: string; force: boolean }) => {
       let rows: Row[];
       try {
@@ -317,7 +317,14 @@ export function registerCost(program: Command): void {
       const report = computeCost(rows, await readScores(o.scores), { suite: o.suite, includeEosBroken: o.includeEosBroken, earlierNames: await earlierNamesBeside(o.manifest) });
       const manifestDir = (await stat(o.manifest)).isDirectory() ? o.manifest : dirname(o.manifest);
       const html = resolve(o.html ?? join(manifestDir, "cost.html"));
-      await writeFilesAtomically(dirname(html), new Map([[basename(html), await costHtml(report)]]), "--html", { force: o.force });
+      // cost.html never replaces what this run reads: the manifest, the provenance beside it, the scores.
+      const manifestFile = manifestDir === o.manifest ? join(o.manifest, "manifest.json") : o.manifest;
+      const inputs = [
+        { path: manifestFile, option: "--manifest" },
+        { path: join(manifestDir, "provenance.jsonl"), option: "--manifest", named: `the provenance.jsonl beside --manifest ${o.manifest}` },
+        { path: o.scores, option: "--scores" },
+      ];
+      await writeFilesAtomically(dirname(html), new Map([[basename(html), await costHtml(report)]]), "--html", { writer: "cost", force: o.force, inputs });
       process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : o.csv ? costCsv(report) : renderCost(report));
       // What the figures leave out is said on stderr too, so --csv (which has no room for it) does not hide it.
       if (report.unmatched.length) {

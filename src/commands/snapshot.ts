@@ -1,11 +1,12 @@
 import { InvalidArgumentError, type Command } from "commander";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { Diagnostics, where } from "../diagnostics.js";
 import { EXIT, ExitCodeError } from "../cli.js";
-import { readPvcTree } from "../extractors/pvc-live.js";
+import { PVC_BAD_NAME, readPvcTree, unlistableName } from "../extractors/pvc-live.js";
 import { loadCells } from "../sources/cells.js";
 import { hubOptionsFrom, snapshotHub, type LiveHubStats } from "../hub/live-hub.js";
 import { outPathOption } from "../util/out-folder.js";
+import { checkNotInputs } from "../util/out-owner.js";
 
 /** Options of {@link runSnapshotPvc}. */
 export interface SnapshotPvcOptions {
@@ -26,9 +27,11 @@ export interface SnapshotPvcOptions {
  * `readListingTsv` reads it back to the same entries as the tree gives.
  *
  * Warnings (returned, not written): `PVC_UNREADABLE_DIR` (entries missing
- * from the listing), `PVC_BAD_NAME` (a name with a line break, which the
- * format cannot hold; skipped, with what is below it). The CLI prints them
- * on stderr with a summary line and exits 2: the listing is incomplete.
+ * from the listing), `PVC_BAD_NAME` (a name the format cannot hold: a line
+ * break, a tab, not UTF-8; `unlistableName`, the rule the walk applies;
+ * skipped, with what is below it; for the root path itself, `--as` or the
+ * directory's absolute path, nothing is listed). The CLI prints them on
+ * stderr with a summary line and exits 2: the listing is incomplete.
  *
  * @returns the number of lines written and the warnings.
  * @throws InputError `PVC_DIR_MISSING`.
@@ -38,11 +41,14 @@ export async function runSnapshotPvc(opts: SnapshotPvcOptions): Promise<{ lines:
   const pvcRoot = opts.as ?? resolve(opts.dir);
   let chunk = "";
   let lines = 0;
+  const rootWhy = unlistableName(pvcRoot);
+  if (rootWhy !== null) {
+    await readPvcTree(opts.dir, { pvcRoot, diag }).next(); // PVC_DIR_MISSING first, as for any other root
+    diag.warn(PVC_BAD_NAME, `the root path ${JSON.stringify(pvcRoot)} ${rootWhy.replace(/ in its name/, "")}: nothing is listed`, pvcRoot, null);
+    return { lines, diag };
+  }
+  // The walk itself leaves out (and warns PVC_BAD_NAME about) every name a listing line cannot hold.
   for await (const entry of readPvcTree(opts.dir, { pvcRoot, diag })) {
-    if (/[\n\r]/.test(entry.path)) {
-      diag.warn("PVC_BAD_NAME", `${JSON.stringify(entry.path)} has a line break, which a listing line cannot hold; skipped`, entry.path, null);
-      continue;
-    }
     chunk += `${entry.origin.raw}\n`;
     lines += 1;
     if (chunk.length >= 65536) {
@@ -111,10 +117,14 @@ export interface SnapshotHubCommandOptions {
  * snapshot-hub; SOURCES.md: Layout) via `snapshotHub`, reading `org`,
  * `spare_owner` and `baseline` from `<sources>/cells.json`.
  *
- * @throws InputError from `loadCells`, `hubOptionsFrom` and `snapshotHub`
- *   (`HUB_UNREACHABLE`, `HUB_UNAVAILABLE`, ...): nothing is written then.
+ * @throws InputError `OUT_IS_INPUT` when `out` (replaced whole) holds the
+ *   `cells.json` it reads (`--out` the sources folder, even with `--force`);
+ *   from `loadCells`, `hubOptionsFrom` and `snapshotHub` (`OUT_FOREIGN_FILE`,
+ *   `HUB_UNREACHABLE`, `HUB_UNAVAILABLE`, ...): nothing is written then.
  */
 export async function runSnapshotHub(opts: SnapshotHubCommandOptions): Promise<{ repos: number; files: number; stats: LiveHubStats; diag: Diagnostics }> {
+  const cellsJson = join(resolve(opts.sources), "cells.json");
+  await checkNotInputs([opts.out], [{ path: cellsJson, option: "--sources", named: `${cellsJson} (of --sources)` }], { option: "--out", whole: true });
   const registry = await loadCells(resolve(opts.sources));
   const diag = new Diagnostics();
   const log = opts.quiet ? undefined : (m: string) => process.stderr.write(`${m}\n`);
@@ -133,7 +143,7 @@ export function registerSnapshot(program: Command): void {
     .addHelpText(
       "after",
       "\nExample:\n  ptb-manifest snapshot-pvc /mnt/kimi --as /pvc/ptb/kimi > sources/kimi/pvc/listing.tsv\n" +
-        "\nExit codes: 0 every entry listed; 1 DIR is not a readable directory (PVC_DIR_MISSING); 2 listing written but incomplete (PVC_BAD_NAME: a name with a line break; PVC_UNREADABLE_DIR), each warned on stderr with a summary line.\n",
+        "\nExit codes: 0 every entry listed; 1 DIR is not a readable directory (PVC_DIR_MISSING); 2 listing written but incomplete (PVC_BAD_NAME: a name with a line break, a tab or bytes that are not UTF-8; PVC_UNREADABLE_DIR), each warned on stderr with a summary line.\n",
     )
     .action(async (dir: string, o: { as?: string }) => {
       let diag: Diagnostics | null = null;

@@ -177,9 +177,12 @@ export function registerTokens(program: Command): void {
       };
       let atMs = time("--at", opts.at);
       let sinceMs = time("--since", opts.since);
+      // An empty window counts nothing: a total of 0 for it would be a plausible number, not an answer.
+      if (atMs !== null && sinceMs !== null && sinceMs > atMs) usage(`--since ${opts.since} is after --at ${opts.at}: no call can be completed in that window`);
       let hour: number | null = null;
       if (opts.hour !== undefined) {
         hour = /^[0-9]+(\.[0-9]+)?$/.test(opts.hour.trim()) ? Number(opts.hour) : Number.NaN;
+        if (/^\s*-/.test(opts.hour)) usage(`option '--hour <h>' argument '${opts.hour}' is before the run's start: budget hours start at 0`);
         if (!Number.isFinite(hour)) usage(`option '--hour <h>' argument '${opts.hour}' is not a number of hours (e.g. 20.75)`);
         if (opts.cell === undefined) usage("--hour needs --cell (the budget clock is the cell's)");
         if (atMs !== null) usage("give --at or --hour, not both");
@@ -208,8 +211,18 @@ export function registerTokens(program: Command): void {
           }
           const diag = new Diagnostics();
           const supervisor = await readSupervisor(sourcesDir, cell, diag);
-          if (hour !== null) atMs = new BudgetClock(supervisor.runStartMs, supervisor.pauses).timeAt(hour);
-          if (atMs !== null && !Number.isFinite(atMs)) usage(`the budget clock of ${cell.cell} never reads ${opts.hour} h (a pause that never ended stopped it)`);
+          if (hour !== null) {
+            const clock = new BudgetClock(supervisor.runStartMs, supervisor.pauses);
+            atMs = clock.timeAt(hour);
+            if (!Number.isFinite(atMs)) usage(`the budget clock of ${cell.cell} never reads ${opts.hour} h (a pause that never ended stopped it)`);
+            // The run's end as the build takes it (resolve/resolve-cell.ts): run_end, else 100 budget hours or a pause never resumed.
+            const runEndMs = supervisor.runEndMs ?? Math.min(clock.timeAt(100), clock.stoppedAtMs() ?? Number.POSITIVE_INFINITY);
+            if (atMs > runEndMs) {
+              const endHour = clock.hourAt(runEndMs);
+              usage(`--hour ${opts.hour} is after the end of ${cell.cell}'s run (${new Date(runEndMs).toISOString()}, budget hour ${Math.round(endHour * 100) / 100}${supervisor.runEndMs !== null ? ", its run_end" : ""}): no row can be at that hour`);
+            }
+          }
+          if (atMs !== null && sinceMs !== null && sinceMs > atMs) usage(`--since ${opts.since} is after the moment of --hour ${opts.hour} (${new Date(atMs).toISOString()}): no call can be completed in that window`);
           sinceMs ??= supervisor.runStartMs;
           format = cell.trajectory_format;
           cellName = cell.cell;

@@ -15,11 +15,31 @@ import { epochToMs, type PvcEntry } from "./pvc-listing.js";
 /** Warning code of a directory (or an entry of one) that could not be read: its entries are missing. */
 export const PVC_UNREADABLE_DIR = "PVC_UNREADABLE_DIR";
 
-/** Warning code of a name with a line break (`\n`, `\r`, U+2028, U+2029): not listed (a listing line cannot hold it; the walk's matcher skips it). */
+/** Warning code of a name a listing line cannot hold ({@link unlistableName}): not listed, nor anything below it. */
 export const PVC_BAD_NAME = "PVC_BAD_NAME";
 
-/** The characters that end a line (for JavaScript's `.`, which the walk's glob matcher uses). */
-const LINE_BREAK = /[\n\r\u2028\u2029]/;
+/** Any character {@link unlistableName} refuses (the path of an entry below a refused name holds one too). */
+const UNLISTABLE = /[\t\n\r\u2028\u2029\ufffd]/;
+
+/**
+ * Why a file name cannot be a part of a `listing.tsv` path that reads back
+ * as the same entry (SOURCES.md: pvc/), or null when it can. The one rule
+ * for `snapshot-pvc` and the live walk (`build --pvc`), matching what the
+ * listing reader refuses (src/extractors/pvc-listing.ts: `listingTsvEntry`
+ * splits fields on tabs and lines on line ends, `observePvcEntry` skips a
+ * path with a tab or U+FFFD as `PVC_BAD_LINE`):
+ * - a line break (`\n`, `\r`; U+2028, U+2029, which JavaScript's `.` in the
+ *   walk's glob matcher does not match either): it would end the line;
+ * - a tab: it would add a field;
+ * - U+FFFD: bytes that are not UTF-8 (Node decodes them so; the name cannot
+ *   even be opened again), or that character itself.
+ */
+export function unlistableName(name: string): string | null {
+  if (/[\n\r\u2028\u2029]/.test(name)) return "has a line break in its name, which a listing line cannot hold";
+  if (name.includes("\t")) return "has a tab in its name, which a listing line cannot hold (it separates the fields)";
+  if (name.includes("\ufffd")) return "has a name that is not valid UTF-8 (or holds U+FFFD), which a listing cannot name";
+  return null;
+}
 
 /** Options of {@link readPvcTree}. */
 export interface PvcTreeOptions {
@@ -65,11 +85,11 @@ export interface PvcTreeOptions {
  * Warnings: `PVC_UNREADABLE_DIR` for a directory whose entries could not be
  * read (`readdir` failed, e.g. `EACCES`; or an entry of it could not be
  * `lstat`ed, which makes fast-glob skip the whole directory);
- * `PVC_BAD_NAME` for each name with a line break (`\n`, `\r`, U+2028,
- * U+2029), which is not listed (nor, for a directory, anything below it):
- * a listing line cannot hold it and fast-glob's matcher never yields it
- * (file = the PVC path of its directory, the name JSON-quoted in the
- * message). The walk goes on with the rest of the tree.
+ * `PVC_BAD_NAME` for each name a listing line cannot hold
+ * ({@link unlistableName}: a line break, a tab, not UTF-8), which is not
+ * listed (nor, for a directory, anything below it), so the live walk and its
+ * `snapshot-pvc` listing give the same entries (file = the PVC path of its
+ * directory, the name JSON-quoted in the message). The walk goes on with the rest of the tree.
  *
  * @param dir the local directory (relative to the working directory or absolute).
  * @throws InputError `PVC_DIR_MISSING` when `dir` is not a readable directory.
@@ -118,15 +138,22 @@ export async function* readPvcTree(dir: string, opts: PvcTreeOptions): AsyncGene
       const wrapped = (err: NodeJS.ErrnoException | null, names: unknown): void => {
         if (err) failures.push({ dir: pvcPathOf(path), message: `cannot read directory ${pvcPathOf(path)} (${errCode(err)}): its entries are not listed` });
         else if (Array.isArray(names)) {
-          // fast-glob's matcher never yields these names (nor what is below them): say so instead of losing them silently.
+          // Names a listing cannot hold are taken out of the walk here (so fast-glob never lstats nor descends into
+          // them: a name that is not UTF-8 cannot even be lstat'ed, which would lose its whole directory) and warned.
+          const kept: unknown[] = [];
           for (const n of names as (string | { name: string; isDirectory?: () => boolean })[]) {
             const name = typeof n === "string" ? n : n.name;
-            if (!LINE_BREAK.test(name)) continue;
+            const why = unlistableName(name);
+            if (why === null) {
+              kept.push(n);
+              continue;
+            }
             const isDir = typeof n !== "string" && n.isDirectory ? n.isDirectory() : lstatSyncOrNull(posix.join(path, name))?.isDirectory();
             const what = isDir ? "the directory" : "the entry";
-            const quoted = JSON.stringify(name).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
-            badNames.push({ dir: pvcPathOf(path), message: `${what} ${quoted} in ${pvcPathOf(path)} has a line break in its name, which a listing line cannot hold: it is not listed${what === "the directory" ? ", nor anything below it" : ""}` });
+            const quoted = JSON.stringify(name).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029").replace(/\ufffd/g, "\\ufffd");
+            badNames.push({ dir: pvcPathOf(path), message: `${what} ${quoted} in ${pvcPathOf(path)} ${why}: it is not listed${what === "the directory" ? ", nor anything below it" : ""}` });
           }
+          if (kept.length !== names.length) names = kept;
         }
         cb(err, names);
       };
@@ -149,6 +176,7 @@ export async function* readPvcTree(dir: string, opts: PvcTreeOptions): AsyncGene
   for await (const item of stream as AsyncIterable<fg.Entry>) {
     flush();
     const rel = item.path;
+    if (UNLISTABLE.test(rel)) continue; // a name warned as PVC_BAD_NAME above, or an entry below one (fast-glob yields tabs, not line breaks)
     yield entryOf(`${root === "/" ? "" : root}/${rel}`, item.stats as unknown as BigIntStats);
   }
   flush();

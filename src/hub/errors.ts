@@ -6,7 +6,7 @@
  */
 import { HubApiError } from "@huggingface/hub";
 import { InputError } from "../diagnostics.js";
-import { HubRequestError, redactUrl } from "./fetch.js";
+import { HubRequestError, isUnreachableCode, networkCode, redactUrl } from "./fetch.js";
 
 /** What a message about a Hub failure may name. */
 export interface HubErrorContext {
@@ -25,12 +25,23 @@ export interface HubErrorContext {
  * - `HubApiError` 401/403 → `HUB_ACCESS_DENIED` (naming the token's source,
  *   or saying none is set), 429/5xx → `HUB_UNAVAILABLE`, any other status →
  *   `HUB_ERROR`;
+ * - an error whose `cause` chain holds a HubRequestError (a library that
+ *   wraps the fetch's error): as that one;
+ * - a failed fetch that did not go through `createHubFetch` whose cause
+ *   chain says nothing answers there (`ECONNREFUSED`, unknown host, a port
+ *   fetch blocks; `networkCode`) → `HUB_UNREACHABLE`;
  * - anything else (a malformed answer, ...) → `HUB_ERROR`.
  */
 export function hubError(err: unknown, ctx: HubErrorContext): InputError {
   const scrub = (text: string): string => (ctx.accessToken ? text.split(ctx.accessToken).join("hf_***") : text);
   if (err instanceof InputError) return err;
   const where = redactUrl(ctx.hubUrl);
+  for (let c = (err as { cause?: unknown } | null)?.cause, depth = 0; c && depth < 8; c = (c as { cause?: unknown }).cause, depth++) {
+    if (c instanceof HubRequestError) return hubError(c, ctx);
+  }
+  if (!(err instanceof HubRequestError) && !(err instanceof HubApiError) && isUnreachableCode(networkCode(err))) {
+    return new InputError("HUB_UNREACHABLE", scrub(`cannot reach the Hub (${networkCode(err)}); is the Hub at ${where} up (--hub-url, HF_ENDPOINT)?`));
+  }
   if (err instanceof HubRequestError) {
     if (err.kind === "unreachable") return new InputError("HUB_UNREACHABLE", scrub(`${err.message}; is the Hub at ${where} up (--hub-url, HF_ENDPOINT)?`));
     return new InputError("HUB_UNAVAILABLE", scrub(err.message));

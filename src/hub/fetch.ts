@@ -76,7 +76,11 @@ const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 const RETRY_STATUS = (status: number, method: string): boolean =>
   status === 429 || (status >= 500 && status <= 599 && IDEMPOTENT.has(method));
 /** Network failures that mean "nothing is listening there": not retried, so a Hub that is down fails fast. */
-const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_NONAME", "ERR_INVALID_URL"]);
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_NONAME", "ERR_INVALID_URL", "BAD_PORT"]);
+/** True when `code` (from {@link networkCode}) means nothing answers at that address: fail at once, never retried. */
+export function isUnreachableCode(code: string): boolean {
+  return UNREACHABLE_CODES.has(code);
+}
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 
 /**
@@ -143,7 +147,8 @@ export function createHubFetch(opts: HubFetchOptions = {}): typeof fetch {
         if (opts.signal?.aborted) throw new HubRequestError("aborted", method, shown, null, attempt, `${method} ${shown}: aborted`);
         const code = networkCode(err);
         if (UNREACHABLE_CODES.has(code)) {
-          throw new HubRequestError("unreachable", method, shown, null, attempt, `cannot reach the Hub: ${method} ${shown} failed (${code})`);
+          const why = code === "BAD_PORT" ? "BAD_PORT: fetch never connects to this port, one the Fetch standard blocks; give the Hub's real port" : code;
+          throw new HubRequestError("unreachable", method, shown, null, attempt, `cannot reach the Hub: ${method} ${shown} failed (${why})`);
         }
         lastStatus = null;
         lastProblem = `failed (${code})`;
@@ -205,11 +210,36 @@ function fnv1a(text: string): number {
   return h >>> 0;
 }
 
-/** The error code behind a failed fetch (undici wraps it in `cause`, sometimes in an AggregateError). */
-function networkCode(err: unknown): string {
-  const e = err as { name?: string; code?: string; cause?: { code?: string; name?: string; errors?: { code?: string }[] } };
+/**
+ * The error code behind a failed fetch. undici throws `TypeError: fetch
+ * failed` with the system error as `cause` (`cause.code` `ECONNREFUSED`),
+ * for a host with several addresses an `AggregateError` whose `errors` each
+ * have a code, and for a port the Fetch standard blocks (`:9`, `:25`, ...)
+ * an `Error("bad port")` with no code at all. The whole `cause` chain and
+ * every error of an AggregateError are searched: a code meaning "nothing
+ * answers there" ({@link UNREACHABLE_CODES}, `BAD_PORT`) wins over any
+ * other, so a refused connection is never taken for a transient failure and
+ * retried.
+ */
+export function networkCode(err: unknown): string {
+  const e = err as { name?: string } | null;
   if (e?.name === "TimeoutError") return "timeout";
-  return e?.cause?.code ?? e?.cause?.errors?.[0]?.code ?? e?.code ?? e?.cause?.name ?? e?.name ?? "error";
+  const codes: string[] = [];
+  const seen = new Set<unknown>();
+  const visit = (x: unknown, depth: number): void => {
+    if (x === null || typeof x !== "object" || seen.has(x) || depth > 8) return;
+    seen.add(x);
+    const o = x as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof o.code === "string") codes.push(o.code);
+    else if (o.message === "bad port") codes.push("BAD_PORT");
+    if (Array.isArray(o.errors)) for (const sub of o.errors) visit(sub, depth + 1);
+    visit(o.cause, depth + 1);
+  };
+  visit(err, 0);
+  const fatal = codes.find((c) => UNREACHABLE_CODES.has(c));
+  if (fatal !== undefined) return fatal;
+  const x = err as { cause?: { name?: string }; name?: string } | null;
+  return codes[0] ?? x?.cause?.name ?? x?.name ?? "error";
 }
 
 /**

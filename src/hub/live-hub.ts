@@ -274,7 +274,7 @@ export async function snapshotHub(
   force = false,
 ): Promise<{ repos: number; files: number; stats: LiveHubStats }> {
   const out = await checkOutFolder(outDir, { replaced: true });
-  await checkFolderOwned(out, { force, option: "--out", legacy: isHubSnapshotFile });
+  await checkFolderOwned(out, { force, option: "--out", writer: "snapshot-hub", earlier: isHubSnapshotFile });
   const { repos, stats } = await fetchHubRepos({ owners: [registry.org, registry.spare_owner], baseline: registry.baseline }, opts, diag);
   await makeFolder(dirname(out)); // not a recursive mkdir, which never returns under /proc
   const tmp = await mkdtemp(join(dirname(out), `.${basename(out)}.tmp-`));
@@ -296,7 +296,7 @@ export async function snapshotHub(
         files += 1;
       }
     }
-    await writeFile(join(tmp, OUT_MARKER), await markerOfFolder(tmp));
+    await writeFile(join(tmp, OUT_MARKER), await markerOfFolder(tmp, "snapshot-hub"));
     const old = `${tmp}.old`;
     const had = await exists(out);
     if (had) await rename(out, old);

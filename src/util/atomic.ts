@@ -3,7 +3,8 @@ import { open, readdir, rm, rmdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { checkOutFile, checkOutFolder, makeFolder, outWriteError } from "./out-folder.js";
-import { OUT_MARKER, foreignFileError, foreignFiles, markerText, readOwnership } from "./out-owner.js";
+import { InputError } from "../diagnostics.js";
+import { OUT_MARKER, checkNotInputs, foreignFileError, foreignFiles, markerText, readOwnership, type Writer } from "./out-owner.js";
 
 const liveTemps = new Set<string>();
 let hooked = false;
@@ -94,32 +95,46 @@ async function testHold(written: number): Promise<void> {
  * files (permission, read-only or pseudo file system, disk full) is the input
  * error `OUT_UNWRITABLE`. In all these cases nothing has been replaced.
  *
- * Only files this tool wrote are replaced (DESIGN.md: Trust): the folder's
+ * Only files this writer wrote are replaced (DESIGN.md: Trust): the folder's
  * marker `.ptb-manifest-outputs.json` records each file written with its
- * sha256, and is written with the outputs (renamed last); an existing file
- * at an output name that is not recorded there with its current bytes (nor
- * recognised as written by an older version) stops the write with
- * `OUT_FOREIGN_FILE` naming it, unless `opts.force` (see src/util/out-owner.ts).
+ * sha256 and its writer (`opts.writer`: build, cost, snapshot-hub), and is
+ * written with the outputs (renamed last); an existing file at an output
+ * name that is not recorded there as this writer's with its current bytes
+ * (nor already holds the bytes to write) stops the write with
+ * `OUT_FOREIGN_FILE` naming it, unless `opts.force` (see
+ * src/util/out-owner.ts). An output at a path the run reads (`opts.inputs`;
+ * the marker, which every write reads) is `OUT_IS_INPUT`, even with `force`.
  *
  * @param outDir the output folder (created if missing).
  * @param files file name → content.
  * @param option the option that named the folder, for messages (default `--out`).
- * @param opts `force`: replace files this tool did not write (`--force`).
- * @throws InputError `OUT_NOT_A_FOLDER`, `OUT_UNWRITABLE`, `OUT_NOT_A_FILE`, `OUT_FOREIGN_FILE`.
+ * @param opts `writer`: the command writing, as the marker records it;
+ *   `force`: replace files this writer did not write (`--force`); `inputs`:
+ *   the files and folders the run reads, with the option naming each.
+ * @throws InputError `OUT_NOT_A_FOLDER`, `OUT_UNWRITABLE`, `OUT_NOT_A_FILE`, `OUT_IS_INPUT`, `OUT_FOREIGN_FILE`.
  */
-export async function writeFilesAtomically(outDir: string, files: Map<string, string | Buffer>, option = "--out", opts: { force?: boolean } = {}): Promise<void> {
+export async function writeFilesAtomically(
+  outDir: string,
+  files: Map<string, string | Buffer>,
+  option: string,
+  opts: { writer: Writer; force?: boolean; inputs?: { path: string; named?: string; option: string }[] },
+): Promise<void> {
   hookSignals();
+  if (files.has(OUT_MARKER)) {
+    throw new InputError("OUT_IS_INPUT", `${option} ${join(outDir, OUT_MARKER)} is the folder's marker, which ptb-manifest reads to know its files: an output never replaces it; nothing written (write it elsewhere)`, join(outDir, OUT_MARKER));
+  }
+  await checkNotInputs([...files.keys()].map((name) => join(outDir, name)), opts.inputs ?? [], { option });
   await checkOutFolder(outDir, { option });
   for (const name of files.keys()) await checkOutFile(join(outDir, name));
   await checkOutFile(join(outDir, OUT_MARKER));
   const own = await readOwnership(outDir);
   if (!opts.force) {
-    const foreign = await foreignFiles(outDir, files, own);
-    if (foreign.length > 0) throw foreignFileError(outDir, foreign, option);
+    const foreign = await foreignFiles(outDir, files, own, opts.writer);
+    if (foreign.length > 0) throw foreignFileError(outDir, foreign, option, own.earlier);
   }
   // The marker goes last, so the renames replace it only once every output is in place.
-  files = new Map([...files].filter(([name]) => name !== OUT_MARKER));
-  files.set(OUT_MARKER, await markerText(outDir, files, own));
+  files = new Map(files);
+  files.set(OUT_MARKER, await markerText(outDir, files, own, opts.writer));
   const created: string[] = []; // folders made here, removed again if nothing gets written
   let done = false;
   const temps: [string, string][] = [];

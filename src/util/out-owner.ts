@@ -1,6 +1,7 @@
 /**
- * Which files of an output folder this tool wrote (DESIGN.md: Trust: "An
- * output folder only ever has files replaced that this tool wrote there").
+ * Which files of an output folder this tool wrote, and which command wrote
+ * each (DESIGN.md: Trust: "An output folder only ever has files replaced
+ * that this tool wrote there").
  *
  * Every write of outputs ({@link writeFilesAtomically}, and `snapshot-hub`'s
  * folder) also writes the marker file {@link OUT_MARKER} into the folder,
@@ -10,52 +11,73 @@
  * {
  *   "tool": "ptb-manifest",
  *   "about": "...",
- *   "files": { "README.md": "<sha256 hex>", "manifest.json": "<sha256 hex>", ... }
+ *   "files": { "README.md": { "sha256": "<hex>", "writer": "build" }, "cost.html": { "sha256": "<hex>", "writer": "cost" }, ... }
  * }
  * ```
  *
  * `files` lists every file this tool wrote into the folder (paths relative
- * to it, `/`-separated, sorted), with the sha256 of the bytes written. An
- * existing file at an output name is replaced only when it is ours:
+ * to it, `/`-separated, sorted), with the sha256 of the bytes written and
+ * the {@link Writer} that wrote it. An existing file at an output name is
+ * replaced by a writer only when it is its own:
  *
- * - recorded in the marker and its bytes still have the recorded sha256 (a
- *   file edited since is the user's, not ours any more), or its bytes are
- *   exactly the ones about to be written (replacing it changes nothing);
- * - not recorded, but written by a version of this tool from before the
- *   marker, recognised by its content: in a folder whose
- *   `build-report.json` says `"tool": "ptb-manifest"`, the build's output
- *   names (`README.md` only when it is the generated index card, with its
- *   `configs:` front matter for `manifest.csv`), and a `cost.html` with the
- *   title the `cost` command gives it.
+ * - recorded in the marker as written by the same writer, and its bytes
+ *   still have the recorded sha256 (a file edited since is the user's) or
+ *   are exactly the ones about to be written. A file another writer wrote
+ *   is never replaced (`cost --html out/manifest.json` cannot replace the
+ *   build's manifest, a build never replaces `cost.html`);
+ * - not recorded (no marker, or a marker of an earlier version, which said
+ *   only that the tool wrote a file, as a bare sha256): only when its bytes
+ *   are exactly the ones about to be written. Nothing is guessed from a
+ *   file's content or from a `build-report.json` beside it; a folder that
+ *   looks like an earlier version's output folder gets a message saying so:
+ *   rerun once with `--force`.
  *
  * Anything else (a user's `README.md`, a symbolic link, a marker not written
  * by this tool) is foreign: the write stops with `OUT_FOREIGN_FILE` naming
- * it, before anything is written, unless `--force`.
+ * it, before anything is written, unless `--force`. Separately, an output
+ * never replaces a file the same run reads (`OUT_IS_INPUT`, even with
+ * `--force`: {@link checkNotInputs}).
  */
 import { createHash } from "node:crypto";
 import { createReadStream, type Stats } from "node:fs";
-import { lstat, readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { lstat, readdir, readFile, realpath } from "node:fs/promises";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { InputError } from "../diagnostics.js";
 
 /** The marker file, in every folder the tool writes outputs into. */
 export const OUT_MARKER = ".ptb-manifest-outputs.json";
 
-/** The files a build writes (a folder written before the marker existed is recognised by them). */
+/** The commands that write outputs, as the marker records them. */
+export type Writer = "build" | "cost" | "snapshot-hub";
+const WRITERS: ReadonlySet<string> = new Set<Writer>(["build", "cost", "snapshot-hub"]);
+
+/** The files a build writes. */
 export const BUILD_NAMES: ReadonlySet<string> = new Set([
   "manifest.json", "manifest.csv", "model-ids.txt", "provenance.jsonl", "build-report.json", "report.html", "README.md", "datapackage.json", "manifest.schema.json",
 ]);
 
+/** One file the marker records: its sha256 and the writer (null: recorded by an earlier version, which did not say). */
+export interface Recorded {
+  sha256: string;
+  writer: Writer | null;
+}
+
 /** What the marker of a folder says. */
 export interface Ownership {
-  /** Relative path → sha256 of the files recorded; empty without a marker. */
-  recorded: Map<string, string>;
+  /** Relative path → what the marker records of it; empty without a marker. */
+  recorded: Map<string, Recorded>;
   /** True when a marker exists and this tool wrote it. */
   marker: boolean;
   /** True when a file is at the marker's name that this tool did not write (not JSON, another shape, a link). */
   markerForeign: boolean;
-  /** True when the folder's `build-report.json` is a ptb-manifest build report (a build wrote there, maybe before the marker). */
-  ptbReport: boolean;
+  /**
+   * True when the folder looks like an earlier version's output folder: a
+   * marker without writers, or no marker and a `build-report.json` that says
+   * `"tool": "ptb-manifest"`. Only chooses the wording of `OUT_FOREIGN_FILE`
+   * (and lets `build`'s early check leave unrecorded files to the byte
+   * comparison at write time); it makes no file ours.
+   */
+  earlier: boolean;
 }
 
 /** The sha256 of `content`, lower-case hex. */
@@ -79,11 +101,12 @@ async function lstatOrNull(path: string): Promise<Stats | null> {
 }
 
 /**
- * Reads the marker of `dir` and whether a ptb-manifest build report is
- * there. Never throws: an unreadable or malformed marker is `markerForeign`.
+ * Reads the marker of `dir`, and whether the folder looks like an earlier
+ * version's output folder. Never throws: an unreadable or malformed marker
+ * is `markerForeign`.
  */
 export async function readOwnership(dir: string): Promise<Ownership> {
-  const own: Ownership = { recorded: new Map(), marker: false, markerForeign: false, ptbReport: false };
+  const own: Ownership = { recorded: new Map(), marker: false, markerForeign: false, earlier: false };
   const markerPath = join(dir, OUT_MARKER);
   const s = await lstatOrNull(markerPath);
   if (s) {
@@ -91,46 +114,45 @@ export async function readOwnership(dir: string): Promise<Ownership> {
       if (!s.isFile()) throw new Error("not a file");
       const parsed = JSON.parse(await readFile(markerPath, "utf8")) as { tool?: unknown; files?: unknown };
       if (parsed.tool !== "ptb-manifest" || !parsed.files || typeof parsed.files !== "object" || Array.isArray(parsed.files)) throw new Error("not a marker");
-      for (const [name, hash] of Object.entries(parsed.files as Record<string, unknown>)) {
-        if (typeof hash === "string" && /^[0-9a-f]{64}$/.test(hash)) own.recorded.set(name, hash);
+      for (const [name, entry] of Object.entries(parsed.files as Record<string, unknown>)) {
+        const isSha = (x: unknown): x is string => typeof x === "string" && /^[0-9a-f]{64}$/.test(x);
+        if (isSha(entry)) {
+          own.recorded.set(name, { sha256: entry, writer: null }); // an earlier version's marker: no writer
+          own.earlier = true;
+        } else if (entry && typeof entry === "object") {
+          const e = entry as { sha256?: unknown; writer?: unknown };
+          if (isSha(e.sha256)) own.recorded.set(name, { sha256: e.sha256, writer: typeof e.writer === "string" && WRITERS.has(e.writer) ? (e.writer as Writer) : null });
+        }
       }
       own.marker = true;
     } catch {
       own.markerForeign = true;
     }
-  }
-  try {
-    const report = JSON.parse(await readFile(join(dir, "build-report.json"), "utf8")) as { tool?: unknown };
-    own.ptbReport = report !== null && typeof report === "object" && report.tool === "ptb-manifest";
-  } catch {
-    own.ptbReport = false;
+  } else {
+    try {
+      const report = JSON.parse(await readFile(join(dir, "build-report.json"), "utf8")) as { tool?: unknown };
+      own.earlier = report !== null && typeof report === "object" && report.tool === "ptb-manifest";
+    } catch {
+      own.earlier = false;
+    }
   }
   return own;
 }
 
 /**
- * True when `text` (an existing file's content at `name`) is recognisably
- * what a version of this tool from before the marker wrote there.
- */
-function legacyOurs(name: string, own: Ownership, text: () => Promise<string>): Promise<boolean> | boolean {
-  if (name === "cost.html") return text().then((t) => t.includes("<title>AgentPTB: cost per point of gain</title>"));
-  if (!BUILD_NAMES.has(name) || !own.ptbReport) return false;
-  if (name !== "README.md") return true;
-  return text().then((t) => t.startsWith("---\n") && /\nconfigs:\n +- config_name: default\n/.test(t) && /\n +path: manifest\.csv\n/.test(t));
-}
-
-/**
  * The existing files among `files` (relative path → content about to be
- * written) in `dir` that this tool did not write, each with the reason, in
+ * written) in `dir` that `writer` may not replace, each with the reason, in
  * the order given; the marker itself when it is foreign. See the module
  * comment for the rule.
  *
  * A content of `null` (not known yet: the early check of `build`, before
- * anything is computed) checks only what needs no content: a recorded file
- * is left to the check at write time, an unrecorded one that is not
- * recognised is foreign.
+ * anything is computed) checks only what needs no content: a file recorded
+ * as the writer's own is left to the check at write time, and so is an
+ * unrecorded one in a folder that looks like an earlier version's (its
+ * bytes may be the ones about to be written); any other unrecorded file is
+ * foreign.
  */
-export async function foreignFiles(dir: string, files: Map<string, string | Buffer | null>, own: Ownership): Promise<string[]> {
+export async function foreignFiles(dir: string, files: Map<string, string | Buffer | null>, own: Ownership, writer: Writer): Promise<string[]> {
   const foreign: string[] = [];
   if (own.markerForeign) foreign.push(`${OUT_MARKER} (not a marker ptb-manifest wrote)`);
   for (const [name, content] of files) {
@@ -143,15 +165,21 @@ export async function foreignFiles(dir: string, files: Map<string, string | Buff
       continue;
     }
     const recorded = own.recorded.get(name);
-    if (recorded !== undefined) {
-      if (content === null) continue;
-      const now = await fileSha256(path);
-      if (now !== recorded && now !== sha256Of(content)) foreign.push(`${name} (changed since ptb-manifest wrote it)`);
+    if (recorded !== undefined && recorded.writer !== null && recorded.writer !== writer) {
+      foreign.push(`${name} (written by ptb-manifest ${recorded.writer}, not by ${writer})`);
       continue;
     }
-    if (await legacyOurs(name, own, () => readFile(path, "utf8"))) continue;
-    if (content !== null && (await fileSha256(path)) === sha256Of(content)) continue;
-    foreign.push(`${name} (not written by ptb-manifest)`);
+    if (content === null) {
+      if (recorded === undefined && !own.earlier) foreign.push(`${name} (not written by ptb-manifest)`);
+      continue;
+    }
+    const now = await fileSha256(path);
+    if (now === sha256Of(content)) continue; // replacing it changes nothing
+    if (recorded?.writer === writer) {
+      if (now !== recorded.sha256) foreign.push(`${name} (changed since ptb-manifest wrote it)`);
+      continue;
+    }
+    foreign.push(recorded !== undefined ? `${name} (recorded by an earlier ptb-manifest, which did not say which command wrote it)` : `${name} (not written by ptb-manifest)`);
   }
   return foreign;
 }
@@ -159,42 +187,99 @@ export async function foreignFiles(dir: string, files: Map<string, string | Buff
 /**
  * The `OUT_FOREIGN_FILE` error for `foreign` (as {@link foreignFiles}
  * gives them) in the folder `dir` named by `option`: the first few named, the
- * rest counted.
+ * rest counted. When `earlier` (the folder looks like an earlier version's
+ * output folder, which recorded no writer), the message says so and tells
+ * to rerun once with `--force` if the files are that version's outputs.
  */
-export function foreignFileError(dir: string, foreign: string[], option = "--out"): InputError {
+export function foreignFileError(dir: string, foreign: string[], option = "--out", earlier = false): InputError {
   const shown = foreign.slice(0, 5).join(", ");
   const more = foreign.length > 5 ? ` and ${foreign.length - 5} more` : "";
   const first = foreign[0]!.replace(/ \(.*$/, "");
+  const it = foreign.length === 1 ? "it" : "them";
+  const hint = earlier
+    ? `; ${dir} looks like the output folder of an earlier ptb-manifest version, which did not record which command wrote its files: if ${foreign.length === 1 ? "it is that version's output" : "they are that version's outputs"}, rerun once with --force (then they are recorded), else use another folder or move ${it} away`
+    : ` (use another folder, move ${it} away, or pass --force to replace ${it})`;
   return new InputError(
     "OUT_FOREIGN_FILE",
-    `${option} ${dir} holds ${foreign.length === 1 ? "a file" : `${foreign.length} files`} that an output would replace but ptb-manifest did not write there: ${shown}${more}; nothing written (use another folder, move ${foreign.length === 1 ? "it" : "them"} away, or pass --force to replace ${foreign.length === 1 ? "it" : "them"})`,
+    `${option} ${dir} holds ${foreign.length === 1 ? "a file" : `${foreign.length} files`} that an output would replace but ptb-manifest did not write there: ${shown}${more}; nothing written${hint}`,
     join(dir, first),
   );
 }
 
-/**
- * The marker's text after writing `files` into `dir`: the entries of
- * `own` whose file still exists and is not rewritten now, plus a sha256 for
- * every file written. Keys sorted; deterministic.
- */
-export async function markerText(dir: string, files: Map<string, string | Buffer>, own: Ownership): Promise<string> {
-  const entries = new Map<string, string>();
-  for (const [name, hash] of own.recorded) {
-    if (files.has(name) || name === OUT_MARKER) continue;
-    if ((await lstatOrNull(join(dir, name)))?.isFile()) entries.set(name, hash);
+/** A path with its existing folders resolved through links (the last part kept as is: it is replaced, never written through). */
+async function entryPath(path: string): Promise<string> {
+  const abs = resolve(path);
+  const parent = dirname(abs);
+  if (parent === abs) return abs;
+  try {
+    return join(await realpath(parent), basename(abs));
+  } catch {
+    return join(await entryPath(parent), basename(abs));
   }
-  for (const [name, content] of files) if (name !== OUT_MARKER) entries.set(name, sha256Of(content));
+}
+
+/** A path resolved through every link, as reading it does; the path itself when it does not exist. */
+async function readPath(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    return entryPath(path);
+  }
+}
+
+/**
+ * Checks that no output of a run replaces what the same run reads (DESIGN.md:
+ * Trust): `targets` are the paths an output replaces (a file, or with
+ * `whole` a folder replaced with everything in it), `inputs` what the run
+ * reads, each with the option that named it (`named`: how to name it, when
+ * not `option path`; a file, or a folder read with what is in it). A target that is an input, lies inside an input folder,
+ * or (with `whole`) holds an input is refused, even with `--force`. Paths
+ * are compared after resolving links in their folders (a target's own link
+ * is replaced, not written through, so it is not followed).
+ *
+ * @throws InputError `OUT_IS_INPUT` naming the target and the input.
+ */
+export async function checkNotInputs(targets: string[], inputs: { path: string; named?: string; option: string }[], opts: { option: string; whole?: boolean }): Promise<void> {
+  for (const target of targets) {
+    const t = await entryPath(target);
+    for (const input of inputs) {
+      const i = await readPath(input.path);
+      const clash = t === i || t.startsWith(i.endsWith(sep) ? i : i + sep) || (opts.whole === true && i.startsWith(t.endsWith(sep) ? t : t + sep));
+      if (!clash) continue;
+      const how = t === i ? "is" : t.startsWith(i) ? "is inside" : "holds";
+      throw new InputError(
+        "OUT_IS_INPUT",
+        `${opts.option} ${target} ${how} ${input.named ?? `${input.option} ${input.path}`}, which this run reads: an output never replaces an input, not even with --force; nothing written (write it elsewhere)`,
+        target,
+      );
+    }
+  }
+}
+
+/**
+ * The marker's text after `writer` writes `files` into `dir`: the entries of
+ * `own` whose file still exists and is not rewritten now (each with its
+ * writer), plus a sha256 for every file written, recorded as `writer`'s.
+ * Keys sorted; deterministic.
+ */
+export async function markerText(dir: string, files: Map<string, string | Buffer>, own: Ownership, writer: Writer): Promise<string> {
+  const entries = new Map<string, Recorded>();
+  for (const [name, rec] of own.recorded) {
+    if (files.has(name) || name === OUT_MARKER) continue;
+    if ((await lstatOrNull(join(dir, name)))?.isFile()) entries.set(name, rec);
+  }
+  for (const [name, content] of files) if (name !== OUT_MARKER) entries.set(name, { sha256: sha256Of(content), writer });
   return markerOf(entries);
 }
 
-/** The marker's text for `entries` (relative path → sha256). */
-export function markerOf(entries: Map<string, string>): string {
+/** The marker's text for `entries` (relative path → sha256 and writer). */
+export function markerOf(entries: Map<string, Recorded>): string {
   const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `${JSON.stringify(
     {
       tool: "ptb-manifest",
-      about: "the files ptb-manifest wrote into this folder, with their sha256: it replaces no other file here (README: Safety)",
-      files: Object.fromEntries(sorted),
+      about: "the files ptb-manifest wrote into this folder, with their sha256 and the command that wrote each: a command replaces only its own files here (README: Safety)",
+      files: Object.fromEntries(sorted.map(([name, rec]) => [name, { sha256: rec.sha256, writer: rec.writer }])),
     },
     null,
     2,
@@ -215,37 +300,44 @@ async function walk(dir: string, rel = ""): Promise<{ rel: string; stats: Stats 
 
 /**
  * Checks that the folder `dir`, about to be replaced whole (`snapshot-hub
- * --out`), holds only files this tool wrote: absent or empty (folders
- * only), or every file in it recorded in its marker with the recorded
- * sha256; without a marker (a folder written before the marker existed),
- * every file must fit `legacy` (the layout the command writes).
+ * --out`), holds only files `opts.writer` wrote: absent or empty (folders
+ * only), or every file in it recorded in its marker as that writer's, with
+ * the recorded sha256. A folder without a marker (or whose marker records
+ * no writers: an earlier version's) is foreign whatever it holds; when all
+ * its files fit `opts.earlier` (the layout the command writes) the message
+ * says it looks like an earlier version's output and to rerun once with
+ * `--force`.
  *
  * @throws InputError `OUT_FOREIGN_FILE` naming the other files, unless `force`.
  */
-export async function checkFolderOwned(dir: string, opts: { force?: boolean; option?: string; legacy: (rel: string) => boolean }): Promise<void> {
+export async function checkFolderOwned(dir: string, opts: { force?: boolean; option?: string; writer: Writer; earlier: (rel: string) => boolean }): Promise<void> {
   if (opts.force) return;
   const s = await lstatOrNull(dir);
   if (!s?.isDirectory()) return;
   const own = await readOwnership(dir);
   const foreign: string[] = own.markerForeign ? [`${OUT_MARKER} (not a marker ptb-manifest wrote)`] : [];
+  let layout = true; // every file fits the command's layout
   for (const { rel, stats } of await walk(dir)) {
     if (rel === OUT_MARKER) continue;
     if (!stats.isFile()) {
       foreign.push(`${rel} (${stats.isSymbolicLink() ? "a symbolic link" : "not a regular file"})`);
+      layout = false;
       continue;
     }
+    if (!opts.earlier(rel)) layout = false;
     const recorded = own.recorded.get(rel);
-    if (own.marker) {
-      if (recorded === undefined) foreign.push(`${rel} (not written by ptb-manifest)`);
-      else if ((await fileSha256(join(dir, rel))) !== recorded) foreign.push(`${rel} (changed since ptb-manifest wrote it)`);
-    } else if (!opts.legacy(rel)) foreign.push(`${rel} (not written by ptb-manifest)`);
+    if (recorded === undefined) foreign.push(`${rel} (not written by ptb-manifest)`);
+    else if (recorded.writer === null) foreign.push(`${rel} (recorded by an earlier ptb-manifest, which did not say which command wrote it)`);
+    else if (recorded.writer !== opts.writer) foreign.push(`${rel} (written by ptb-manifest ${recorded.writer}, not by ${opts.writer})`);
+    else if ((await fileSha256(join(dir, rel))) !== recorded.sha256) foreign.push(`${rel} (changed since ptb-manifest wrote it)`);
   }
-  if (foreign.length > 0) throw foreignFileError(dir, foreign, opts.option);
+  const earlier = !own.markerForeign && layout && (!own.marker || own.earlier);
+  if (foreign.length > 0) throw foreignFileError(dir, foreign, opts.option, earlier);
 }
 
-/** The marker's text for every file now under `dir` (a folder just written whole). */
-export async function markerOfFolder(dir: string): Promise<string> {
-  const entries = new Map<string, string>();
-  for (const { rel, stats } of await walk(dir)) if (stats.isFile() && rel !== OUT_MARKER) entries.set(rel, await fileSha256(join(dir, rel)));
+/** The marker's text for every file now under `dir` (a folder just written whole by `writer`). */
+export async function markerOfFolder(dir: string, writer: Writer): Promise<string> {
+  const entries = new Map<string, Recorded>();
+  for (const { rel, stats } of await walk(dir)) if (stats.isFile() && rel !== OUT_MARKER) entries.set(rel, { sha256: await fileSha256(join(dir, rel)), writer });
   return markerOf(entries);
 }
