@@ -1,5 +1,6 @@
 import { describe, expect, it, beforeAll, afterAll, afterEach } from "vitest";
 import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { OUT_MARKER, sha256Of } from "../src/util/out-owner.js";
 import { join } from "node:path";
 import { makeMiniSweep } from "./helpers/mini-sweep.js";
 import { removeTree } from "./helpers/tree.js";
@@ -10,8 +11,8 @@ import { describeRelease, orderRenames, readReleaseState } from "../src/commands
 const TOKEN = "hf_publishTestToken000000000000000";
 const hubJson = (id: string) => JSON.stringify({ id, sha: "1".repeat(40), lastModified: "2026-11-01T00:00:00.000Z", createdAt: "2026-11-01T00:00:00.000Z" });
 const TOKEN_VARS = ["HF_TOKEN", "HF_TOKEN_PATH", "HF_HOME"] as const;
-/** The mini sweep's build: not --strict, 8 warnings. */
-const GATE = "not a release build (built without --strict; 8 warnings: HUB_NO_EOS 2, CHECKPOINT_LOST 1, HUB_DUPLICATE_REPO 1, JANITOR_UNPARSED_LINE 1, PVC_CUT_LINE 1, PVC_MTIME_AFTER_RUN_END 1, TRAJECTORY_NO_FILES 1)";
+/** The mini sweep's build: not --strict, 9 warnings. */
+const GATE = "not a release build (built without --strict; 9 warnings: HUB_NO_EOS 2, CHECKPOINT_LOST 1, HUB_DUPLICATE_REPO 1, JANITOR_UNPARSED_LINE 1, PVC_CUT_LINE 1, PVC_MTIME_AFTER_RUN_END 1, SUPERVISOR_NO_SUBMIT 1, TRAJECTORY_NO_FILES 1)";
 const INDEX = "agentic-ptb/checkpoint-index";
 
 describe("publish against the local Hub", () => {
@@ -59,7 +60,7 @@ describe("publish against the local Hub", () => {
       repo: INDEX,
       createRepo: true,
       parentCommit: null,
-      release: { strict: false, warnings: 8, ok: false },
+      release: { strict: false, warnings: 9, ok: false },
       files: [
         { path: "README.md", bytes: await bytes("README.md"), status: "new" },
         { path: "manifest.json", bytes: await bytes("manifest.json"), status: "new" },
@@ -141,7 +142,23 @@ describe("publish against the local Hub", () => {
     await cp(join(dir, "hub"), hubDir, { recursive: true });
     await rm(join(hubDir, "agentic-ptb", "alpha.h006.sft2.100"), { recursive: true });
     const report = JSON.parse(await readFile(join(strictOut, "build-report.json"), "utf8"));
+    // An edited report is refused (PUBLISH_FILE_CHANGED) unless the output marker records it, as a build would have.
+    const asBuilt = async (text: string) => {
+      await writeFile(join(strictOut, "build-report.json"), text);
+      const marker = JSON.parse(await readFile(join(strictOut, OUT_MARKER), "utf8"));
+      marker.files["build-report.json"].sha256 = sha256Of(text);
+      await writeFile(join(strictOut, OUT_MARKER), JSON.stringify(marker));
+    };
     await writeFile(join(strictOut, "build-report.json"), JSON.stringify({ ...report, arguments: { ...report.arguments, strict: true }, warning_counts: {}, warnings: [] }));
+    const h0 = await startHubServer({ hubDir, token: TOKEN });
+    try {
+      const edited = await runCli("publish", "--out", strictOut, "--hub-url", h0.url, "--yes");
+      expect([edited.code, edited.stderr]).toEqual([1, `ptb-manifest: error PUBLISH_FILE_CHANGED at ${join(strictOut, "build-report.json")}: build-report.json in ${strictOut} is not as ptb-manifest build wrote it (edited since): only a build's own files are published; run ptb-manifest build again\n`]);
+      expect(h0.commits).toHaveLength(0);
+    } finally {
+      await h0.close();
+    }
+    await asBuilt(JSON.stringify({ ...report, arguments: { ...report.arguments, strict: true }, warning_counts: {}, warnings: [] }));
     const h = await startHubServer({ hubDir, token: TOKEN });
     try {
       expect(await readReleaseState(strictOut)).toEqual({ strict: true, warnings: 0, counts: [], ok: true });
@@ -152,11 +169,11 @@ describe("publish against the local Hub", () => {
       expect(h.commits).toHaveLength(1);
 
       // --strict recorded, but warnings too (a report edited or written otherwise): still refused.
-      await writeFile(join(strictOut, "build-report.json"), JSON.stringify({ ...report, arguments: { ...report.arguments, strict: true } }));
+      await asBuilt(JSON.stringify({ ...report, arguments: { ...report.arguments, strict: true } }));
       const w = await runCli("publish", "--out", strictOut, "--hub-url", h.url, "--yes");
       expect(w.code).toBe(1);
       expect(w.stderr).toContain("error PUBLISH_NOT_RELEASE");
-      expect(w.stderr).toContain("is not a release build (8 warnings: HUB_NO_EOS 2, CHECKPOINT_LOST 1,");
+      expect(w.stderr).toContain("is not a release build (9 warnings: HUB_NO_EOS 2, CHECKPOINT_LOST 1,");
       // No build report: no build.
       await rm(join(strictOut, "build-report.json"));
       const n = await runCli("publish", "--out", strictOut, "--hub-url", h.url, "--yes");

@@ -190,6 +190,20 @@ describe.skipIf(skipReason !== null)("an unreadable input, as an unprivileged us
     }, 60_000);
   }
 
+  it("an output marker that cannot be read: FILE_ERROR naming it, not 'someone else's marker' (which points to --force)", async () => {
+    const s = await sweep();
+    expect(run(["build", "--sources", s.sources, "--out", s.out, "-q", "--no-cache"], false, s.root).code).toBe(0);
+    execFileSync("chmod", ["-R", "a+rwX", s.out]);
+    await chmod(join(s.out, ".ptb-manifest-outputs.json"), 0o000);
+    try {
+      const r = run(["build", "--sources", s.sources, "--out", s.out, "-q", "--no-cache"], true, s.root);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^ptb-manifest: error FILE_ERROR at .*\.ptb-manifest-outputs\.json: cannot read the output marker .*permission denied \(EACCES\)\n$/);
+    } finally {
+      await chmod(join(s.out, ".ptb-manifest-outputs.json"), 0o644);
+    }
+  }, 120_000);
+
   it("the other commands: tokens warns and exits 0, diff, explain, validate and cost give codes, never 70", async () => {
     const s = await sweep();
     const ok = run(["build", "--sources", s.sources, "--out", s.out, "-q", "--no-cache"], false, s.root);

@@ -12,6 +12,7 @@ import { earlierNamesBeside } from "./diff.js";
 import { createHubFetch } from "../hub/fetch.js";
 import { apiErrorOf, hubError } from "../hub/errors.js";
 import { hubOptionsFrom } from "../hub/live-hub.js";
+import { readOwnership, sha256Of } from "../util/out-owner.js";
 
 /** The files of the index dataset that `publish` uploads, from the build's output folder. */
 export const PUBLISHED_FILES = ["README.md", "manifest.json", "manifest.csv"] as const;
@@ -231,13 +232,25 @@ async function computePlan(outDir: string, repo: string, hub: HubAccess, release
   const head = await datasetHead(repo, hub);
   const exists = head.exists;
   const files: PlannedFile[] = [];
-  for (const path of PUBLISHED_FILES) {
+  // Only what the build wrote is published: a file edited since (or not written by build) is refused, as is a build report
+  // whose gate state could have been edited (MANIFEST.md's files are the build's; the marker records their sha256).
+  const own = await readOwnership(outDir);
+  for (const path of [...PUBLISHED_FILES, "build-report.json"]) {
     let content: Buffer;
     try {
       content = await readFile(join(outDir, path));
     } catch {
       throw new InputError("PUBLISH_NO_BUILD", `${path} is missing from ${outDir} (run ptb-manifest build first)`, join(outDir, path));
     }
+    const recorded = own.recorded.get(path);
+    if (!recorded || recorded.writer !== "build" || recorded.sha256 !== sha256Of(content)) {
+      throw new InputError(
+        "PUBLISH_FILE_CHANGED",
+        `${path} in ${outDir} is not as ptb-manifest build wrote it (${!recorded ? "no record of it in the output marker" : recorded.writer !== "build" ? `written by ${recorded.writer ?? "an earlier version"}` : "edited since"}): only a build's own files are published; run ptb-manifest build again`,
+        join(outDir, path),
+      );
+    }
+    if (path === "build-report.json") continue;
     const current = exists ? await downloadFile({ repo: { type: "dataset", name: repo }, path, revision: head.sha ?? "main", ...hub }) : null;
     const status = current === null ? "new" : Buffer.from(await current.arrayBuffer()).equals(content) ? "same" : "changed";
     files.push({ path, bytes: content.length, sha256: createHash("sha256").update(content).digest("hex"), status });

@@ -43,6 +43,7 @@ import { createReadStream, type Stats } from "node:fs";
 import { lstat, readdir, readFile, realpath } from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { InputError } from "../diagnostics.js";
+import { fsErrorCode, unreadableError } from "./fs-errors.js";
 
 /** The marker file, in every folder the tool writes outputs into. */
 export const OUT_MARKER = ".ptb-manifest-outputs.json";
@@ -102,8 +103,13 @@ async function lstatOrNull(path: string): Promise<Stats | null> {
 
 /**
  * Reads the marker of `dir`, and whether the folder looks like an earlier
- * version's output folder. Never throws: an unreadable or malformed marker
- * is `markerForeign`.
+ * version's output folder. A malformed marker (not JSON, another shape, not a
+ * file) is `markerForeign`.
+ *
+ * @throws InputError `FILE_ERROR` when the marker exists but cannot be read
+ *   (no permission, an I/O error): which files the tool wrote there is then
+ *   unknown, which is not the same as "someone else's marker" (that would
+ *   point the user to `--force`).
  */
 export async function readOwnership(dir: string): Promise<Ownership> {
   const own: Ownership = { recorded: new Map(), marker: false, markerForeign: false, earlier: false };
@@ -125,7 +131,8 @@ export async function readOwnership(dir: string): Promise<Ownership> {
         }
       }
       own.marker = true;
-    } catch {
+    } catch (err) {
+      if (fsErrorCode(err) !== null) throw unreadableError("FILE_ERROR", markerPath, err, "cannot read the output marker");
       own.markerForeign = true;
     }
   } else {
