@@ -278,6 +278,23 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   // use, or an alias changed after publishing. Their rows are kept (the weights survive), never silently.
   warnUnknownFamilies(cell.cell, rowsCands, [...cands.values()], diag);
 
+  // 2c. An anchor validates the hour of a checkpoint some source shows (a row or a lost checkpoint): one
+  // naming a step no source knows (a typo) would validate a fit on nothing (SOURCES.md: anchors.tsv).
+  const shownKeys = new Set([...rowsCands.map((c) => key(c.family, c.step)), ...lost.map((l) => key(l.family, l.step))]);
+  const shownFamilies = new Set([...rowsCands.map((c) => c.family), ...lost.map((l) => l.family)]);
+  for (const [family, list] of [...anchorsByFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
+    if (!shownFamilies.has(family)) {
+      for (const a of list) diag.warn("ANCHOR_UNKNOWN_FAMILY", `anchor for family "${family}", which has no checkpoint in cell "${cell.cell}"; not used`, a.origin.file, a.origin.line);
+      anchorsByFamily.delete(family);
+      continue;
+    }
+    const known = list.filter((a) => shownKeys.has(key(family, a.step)));
+    for (const a of list.filter((x) => !shownKeys.has(key(family, x.step)))) {
+      diag.warn("ANCHOR_UNKNOWN_STEP", `anchor for ${family} step ${a.step}, a checkpoint no source of cell "${cell.cell}" shows (no row, not a lost checkpoint); not used`, a.origin.file, a.origin.line);
+    }
+    anchorsByFamily.set(family, known);
+  }
+
   // 3. Exact hours: STABLE mtime within the run, else the first janitor archive.
   for (const c of rowsCands) {
     const stables = c.obs.filter((o) => o.kind === "pvc_stable").sort((a, b) => a.seq - b.seq);
@@ -408,11 +425,6 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     }
   }
 
-  for (const [family, list] of [...anchorsByFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
-    if (!byFamily.has(family)) {
-      diag.warn("ANCHOR_UNKNOWN_FAMILY", `anchor for family "${family}", which has no checkpoint in cell "${cell.cell}"`, list[0]!.origin.file, list[0]!.origin.line);
-    }
-  }
 
   // 5. Roles: the last submit wins; every fallback.
   const roleOf = new Map<string, { role: Role; event: Observation }>();
