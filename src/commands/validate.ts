@@ -8,6 +8,7 @@ import { describedResult, type DescribedBuild } from "../util/last-build.js";
 import { ignoredOptions, optionNotes } from "./explain.js";
 import { cmpStr, type RowEvidence } from "../resolve/resolve-cell.js";
 import { round2 } from "../resolve/clock.js";
+import { stepOrderContradictions } from "../resolve/step-order.js";
 
 /** The validation report, as `--json` prints it. */
 export interface ValidationReport {
@@ -112,13 +113,8 @@ export function validateBuild(result: BuildResult, toleranceH = DEFAULT_TOLERANC
   const byFamily = new Map<string, typeof exact>();
   for (const r of exact) byFamily.set(`${r.cell}\u0000${r.family}`, [...(byFamily.get(`${r.cell}\u0000${r.family}`) ?? []), r]);
   for (const members of byFamily.values()) {
-    const sorted = [...members].sort((a, b) => a.step! - b.step!);
-    let latest = sorted[0]!;
-    for (const r of sorted.slice(1)) {
-      if (r.hour! < latest.hour!) {
-        stepOrder.push({ cell: r.cell, family: r.family!, lower_step: latest.step!, lower_hour: latest.hour!, higher_step: r.step!, higher_hour: r.hour! });
-      }
-      if (r.hour! > latest.hour!) latest = r;
+    for (const { lower, higher } of stepOrderContradictions(members.map((r) => ({ step: r.step!, hour: r.hour!, item: r })))) {
+      stepOrder.push({ cell: higher.item.cell, family: higher.item.family!, lower_step: lower.step, lower_hour: lower.hour, higher_step: higher.step, higher_hour: higher.hour });
     }
   }
   const ok = !anchors.some((a) => a.miss) && conflicts.length === 0 && stepOrder.length === 0;

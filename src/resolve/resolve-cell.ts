@@ -4,6 +4,7 @@ import type { Observation } from "../observations.js";
 import type { SupervisorHistory } from "../extractors/supervisor.js";
 import type { HubRepo } from "../extractors/hub-files.js";
 import type { TokenCall, TokenTotals } from "../extractors/trajectory/types.js";
+import { stepOrderContradictions } from "./step-order.js";
 import { BudgetClock, round2 } from "./clock.js";
 import { fitCadence, predictHour, DEFAULT_TOLERANCE_H, DEFAULT_OUTLIER_FLOOR_H, type CadenceFit } from "./cadence.js";
 import { familyNameProblem, hourPart, hubNameProblem, modelId } from "./ids.js";
@@ -144,6 +145,7 @@ const iso = (ms: number | null): string | null => (ms === null || !isTimeMs(ms) 
  *   `HUB_UNKNOWN_FAMILY` (rows of a family no PVC directory shows),
  *   `FAMILY_ALIAS_UNUSED` (a `family_aliases` key that names nothing of the cell),
  *   `FAMILY_DIRS_INTERLEAVED` (PVC directories of one family whose steps interleave),
+ *   `FAMILY_STEP_ORDER` (exactly timed checkpoints of one family whose hours contradict their steps, see step-order.ts),
  *   `FAMILY_NAME_AMBIGUOUS` (an alias key that is also another family's id).
  *
  * Family names (family-names.ts): observations carry family ids already;
@@ -370,6 +372,20 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   // 4. Families: cadence fits for untimed checkpoints, then bounds.
   const byFamily = new Map<string, Candidate[]>();
   for (const c of rowsCands) byFamily.set(c.family, [...(byFamily.get(c.family) ?? []), c]);
+  // 4a. A family is one run, written in step order: a higher step written earlier is two runs merged
+  // (a wrong family_aliases entry) or a wrong time. The rule validate checks, on the same hours.
+  for (const [family, members] of [...byFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
+    const bad = stepOrderContradictions(members.filter((m) => m.hour !== null).map((m) => ({ step: m.step, hour: m.hour!, item: m })));
+    if (bad.length === 0) continue;
+    const shown = bad.slice(0, 3).map((b) => `step ${b.lower.step} at h ${b.lower.hour} but step ${b.higher.step} at h ${b.higher.hour}`).join("; ");
+    const at = [...bad[0]!.higher.item.used][0] ?? bad[0]!.higher.item.obs[0];
+    diag.warn(
+      "FAMILY_STEP_ORDER",
+      `cell "${cell.cell}" family "${family}": ${bad.length} exactly timed checkpoint(s) written before a lower step (${shown}${bad.length > 3 ? "; ..." : ""}): one training run writes in step order, so these look like two runs merged (check family_aliases) or a wrong time`,
+      at?.origin.file ?? "cells.json",
+      at?.origin.line ?? null,
+    );
+  }
   const fits: Record<string, CadenceFit | null> = Object.create(null); // keyed by family: "__proto__" is a valid one
   const fitByFamily = new Map<string, CadenceFit | null>();
   for (const [family, members] of [...byFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
