@@ -31,7 +31,7 @@ export interface EvidenceItem {
   used: boolean;
   /** `write`: the time is the write time; `after_write`: an action after the write (janitor v1), so only an upper bound; null: no time. */
   timeIs: "write" | "after_write" | null;
-  /** Why a time was set aside: `copy_back`, `before_run_start`, `outside_run`, `retry`, `directory_mtime`, `lower_precedence`, or null. */
+  /** Why a time was set aside: `copy_back`, `before_run_start`, `outside_run`, `retry`, `directory_mtime`, `lower_precedence`, `clock_unknown` (inside a pause never resumed before run_end), or null. */
   rejected: string | null;
   why: string;
 }
@@ -112,6 +112,8 @@ interface Candidate {
   used: Set<Observation>;
   why: Map<Observation, string>;
   rejected: Map<Observation, string>;
+  /** Written inside a pause never resumed before run_end: the budget clock is unknown there (no hour, no extrapolation). */
+  clockUnknown: boolean;
 }
 
 const key = (family: string, step: number): string => `${family}\u0000${step}`;
@@ -158,6 +160,11 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   // Without run_end, the run ends at 100 budget hours, or where a pause that never ended stopped the clock.
   const runEndMs = supervisor.runEndMs ?? Math.min(clock.timeAt(100), clock.stoppedAtMs() ?? Number.POSITIVE_INFINITY);
   const runEndFrom = supervisor.runEndMs !== null ? "run_end" : runEndMs === clock.timeAt(100) ? "100 budget hours" : "a pause never resumed";
+  // A pause never resumed before run_end: how much budget time passed between the two is unknown
+  // (the resume is missing), so a write time inside it has no hour the tool can stand behind.
+  const stoppedMs = clock.stoppedAtMs();
+  const unknownFromMs = supervisor.runEndMs !== null && stoppedMs !== null && stoppedMs < supervisor.runEndMs ? stoppedMs : null;
+  const clockUnknownAt = (t: number): boolean => unknownFromMs !== null && t > unknownFromMs;
 
   // 1. Group every piece of evidence by checkpoint.
   const cands = new Map<string, Candidate>();
@@ -168,7 +175,7 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       c = {
         family, step, obs: [], pvcDirs: new Set(), published: [], spares: [], hour: null, hourExact: null, writeMs: null,
         source: "unrecoverable", rule: "", errorH: null, lower: null, lowerFrom: null, upper: null, upperFrom: null,
-        used: new Set(), why: new Map(), rejected: new Map(),
+        used: new Set(), why: new Map(), rejected: new Map(), clockUnknown: false,
       };
       cands.set(k, c);
     }
@@ -363,10 +370,30 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       c.source = "janitor";
       c.rule = `janitor: first archive line, ${firstArchive.timeNote}`;
     }
+    if (c.writeMs !== null && clockUnknownAt(c.writeMs)) {
+      const at = chosen ?? firstArchive!;
+      c.used.delete(at);
+      c.rejected.set(at, "clock_unknown");
+      c.why.set(at, `written at ${iso(c.writeMs)}, inside the pause begun ${iso(unknownFromMs)} that is never resumed before run_end: the budget clock is unknown there`);
+      c.clockUnknown = true;
+      c.writeMs = null;
+      c.source = "unrecoverable";
+      c.rule = `unrecoverable: written inside a pause (from ${iso(unknownFromMs)}) never resumed before run_end, so its budget hour is unknown`;
+    }
     if (c.writeMs !== null) {
       c.hourExact = clock.hourAt(c.writeMs);
       c.hour = round2(c.hourExact);
     }
+  }
+  const unknownHours = rowsCands.filter((c) => c.clockUnknown);
+  if (unknownHours.length > 0) {
+    const pause = supervisor.pauses.filter((p) => p.endMs === null).pop();
+    diag.warn(
+      "HOUR_IN_UNRESUMED_PAUSE",
+      `cell "${cell.cell}": ${unknownHours.length} checkpoint(s) written after the pause at ${iso(unknownFromMs)}, which is never resumed before run_end (${iso(supervisor.runEndMs)}), get no hour (unrecoverable, with bounds): the budget clock there is unknown (${unknownHours.slice(0, 3).map((c) => `${c.family} step ${c.step}`).join(", ")}${unknownHours.length > 3 ? ", ..." : ""})`,
+      `${cell.cell}/supervisor/history.jsonl`,
+      pause?.line ?? null,
+    );
   }
 
   // 4. Families: cadence fits for untimed checkpoints, then bounds.
@@ -399,11 +426,13 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       m.upperFrom = upper?.step ?? null;
     }
     const untimed = members.filter((m) => m.hourExact === null);
-    const anchors = (anchorsByFamily.get(family) ?? []).map((a) => ({ step: a.step, hour: clock.hourAt(a.utcMs!) }));
+    // An anchor inside the unresumed pause has no known budget hour either.
+    const anchors = (anchorsByFamily.get(family) ?? []).filter((a) => !clockUnknownAt(a.utcMs!)).map((a) => ({ step: a.step, hour: clock.hourAt(a.utcMs!) }));
     const fit = fitCadence(exact.map((e) => ({ step: e.step, hour: e.hourExact! })), anchors, toleranceH, input.outlierFloorH ?? DEFAULT_OUTLIER_FLOOR_H);
     fits[family] = fit;
     fitByFamily.set(family, fit);
     for (const m of untimed) {
+      if (m.clockUnknown) continue; // its rule says why; no prediction can map to a clock that is unknown
       if (fit && fit.validated) {
         let h = predictHour(fit, m.step);
         let clampNote = "";
