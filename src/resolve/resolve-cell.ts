@@ -524,10 +524,12 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     const pub =
       c.published.find((p) => p.repo.id === id) ??
       [...c.published].sort((a, b) => cmpStr(b.repo.lastModified ?? "", a.repo.lastModified ?? "") || cmpStr(a.repo.id, b.repo.id))[0];
-    if (c.published.length > 1 && new Set(c.published.map((p) => JSON.stringify(p.repo.eos.ids))).size > 1) {
+    if (c.published.length > 1) {
+      // One checkpoint, one published repo: a second one is a copy (a rename that left the old repo), whatever its stop ids.
+      const differ = new Set(c.published.map((p) => JSON.stringify(p.repo.eos.ids))).size > 1;
       diag.warn(
         "HUB_DUPLICATE_REPO",
-        `${c.published.length} published repos hold ${cell.cell} ${c.family} step ${c.step} with different stop ids (${c.published.map((p) => `${p.repo.id}: ${JSON.stringify(p.repo.eos.ids)}`).join("; ")}); eos is read from ${pub!.repo.id}`,
+        `${c.published.length} published repos hold ${cell.cell} ${c.family} step ${c.step}${differ ? " with different stop ids" : " (same stop ids)"} (${[...c.published].sort((a, b) => cmpStr(a.repo.id, b.repo.id)).map((p) => `${p.repo.id}: ${JSON.stringify(p.repo.eos.ids)}`).join("; ")}); eos is read from ${pub!.repo.id}`,
         pub!.repo.dir,
         null,
       );
