@@ -14,6 +14,7 @@
  * - `TRAJECTORY_UNKNOWN_USAGE_KEY`   usage records with numeric keys their format does not define (one per file);
  *                                    counted from the keys it defines.
  * - `TRAJECTORY_UNPLACED_CALLS`      calls with no usable time (one per file): in totals, not in tokens(t).
+ * - `TRAJECTORY_TIME_NO_OFFSET`      codex, claude-code, pi: usage lines whose ISO time has no Z/offset (one per file); read as UTC.
  * - `TRAJECTORY_OUTPUT_UNDERCOUNT`   claude-code: responses whose output stayed at the streaming-start value (one per run).
  * - `TRAJECTORY_PARENT_ABSENT`       a fork/branch/sub-agent whose parent file is not among the files
  *                                    (codex: replayed prefix not counted; pi, kimi-code: the copies are counted).
