@@ -198,3 +198,29 @@ describe("a huge unterminated rotated part (found by a new user)", () => {
     expect(warnings.map((w) => [w.code, w.file, w.line])).toEqual([["JANITOR_JUNK_LINE", "c1/janitor/ckpt-janitor.log.1", 1]]);
   });
 });
+
+describe("a cut-off last line (found by a new user)", () => {
+  it("skips the newest part's unterminated last line with JANITOR_CUT_LINE: a cut step_210 is no step 21", async () => {
+    const { obs, warnings } = await read(cellUtc, {
+      "ckpt-janitor.log.1":
+        lines("2026-10-01 02:00:00 archived /pvc/ptb/c1/a/weights/step_3 -> msr-spare/c1.a.step_3") +
+        "2026-10-01T03:00:00+00:00 level=info action=archive family=a st",
+      "ckpt-janitor.log":
+        lines("ep=4 src_mtime=1790000000 dest=msr-spare/c1.a.step_4") + "2026-10-01 04:00:00 archived /pvc/ptb/c1/a/weights/step_21",
+    });
+    expect(obs.map((o) => [o.step, o.origin.file, o.origin.line])).toEqual([
+      [3, "c1/janitor/ckpt-janitor.log.1", 1],
+      [4, "c1/janitor/ckpt-janitor.log.1", 2],
+    ]);
+    expect(warnings.map((w) => [w.code, w.file, w.line])).toEqual([["JANITOR_CUT_LINE", "c1/janitor/ckpt-janitor.log", 2]]);
+  });
+
+  it("an older part's unterminated last line with nothing after it (empty newest part) is cut too", async () => {
+    const { obs, warnings } = await read(cellUtc, {
+      "ckpt-janitor.log.1": lines("2026-10-01 02:00:00 archived /pvc/ptb/c1/a/weights/step_3 -> x") + "2026-10-01 03:00:00 archived /pvc/ptb/c1/a/weights/step_4",
+      "ckpt-janitor.log": "",
+    });
+    expect(obs.map((o) => o.step)).toEqual([3]);
+    expect(warnings.map((w) => [w.code, w.file, w.line])).toEqual([["JANITOR_CUT_LINE", "c1/janitor/ckpt-janitor.log.1", 2]]);
+  });
+});

@@ -218,6 +218,7 @@ describe("validate's text (found by a new user: 'residual - h', FAIL twice)", ()
       { cell: "c", family: "kd", step: 100, anchor_hour: 41.25, row_hour: null, hour_source: "unrecoverable", residual_h: null, miss: false, file: "c/anchors.tsv", line: 2 },
       { cell: "c", family: "f", step: 4, anchor_hour: 7.12, row_hour: null, hour_source: "unrecoverable", residual_h: -2.37, miss: true, file: "c/anchors.tsv", line: 3 },
     ],
+    unused_anchors: [],
     conflicts: [{ model_id: "o/c.h012.f.2", hour: 12, kind: "janitor_archive", evidence_hour: 10, diff_h: -2, file: "c/janitor/ckpt-janitor.log", line: null }],
     step_order: [],
   };

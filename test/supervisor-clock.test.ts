@@ -37,7 +37,7 @@ describe("supervisor history", () => {
     );
     expect(history.runStartMs).toBe(T("2026-10-02T08:00:00Z"));
     expect(history.runEndMs).toBe(T("2026-10-06T15:30:00Z"));
-    expect(history.pauses).toEqual([{ startMs: T("2026-10-04T10:00:00Z"), endMs: T("2026-10-04T13:30:00Z") }]);
+    expect(history.pauses).toEqual([{ startMs: T("2026-10-04T10:00:00Z"), endMs: T("2026-10-04T13:30:00Z"), line: 3 }]);
     expect(history.roleEvents.map((e) => [e.detail.role, e.family, e.step, e.familyDir])).toEqual([
       ["fallback", "sft2", 800, "sft2"],
       ["SUBMITTED", "sft3", 400, "sft 3"],
@@ -84,7 +84,7 @@ describe("budget clock", () => {
 });
 
 describe("found by a new user", () => {
-  it("a pause never resumed before run_end warns: the clock stands still (P3)", async () => {
+  it("a pause never resumed before run_end warns: the clock is unknown up to run_end (P3)", async () => {
     const { warnings } = await read(
       lines(
         '{"ts":"2026-10-02T08:00:00Z","event":"run_start"}',
@@ -93,7 +93,7 @@ describe("found by a new user", () => {
       ),
     );
     expect(warnings.map((w) => [w.code, w.line])).toEqual([["SUPERVISOR_UNPAIRED_PAUSE", 2]]);
-    expect(warnings[0]!.message).toContain("stands still for the 53.50 h of wall time up to run_end");
+    expect(warnings[0]!.message).toContain("how much of the 53.50 h of wall time up to run_end the budget clock ran is unknown");
   });
 
   it("a run_start whose ts is unreadable is named with its line (P21)", async () => {

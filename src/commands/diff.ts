@@ -14,6 +14,7 @@ import { earlierFamilyNames, familyOfName } from "../resolve/family-names.js";
 import { parsePublishedName, readHubSnapshot } from "../extractors/hub-files.js";
 import { fsErrorCode, fsReason, orOnFsError } from "../util/fs-errors.js";
 import { Diagnostics } from "../diagnostics.js";
+import { orderRenames } from "../resolve/rename-plan.js";
 
 /** One side of a diff: records keyed by checkpoint (`cell/family/step`, or the id for the baseline). */
 type Side = Map<string, Record<string, unknown>[]>;
@@ -26,6 +27,8 @@ export interface ManifestDiff {
   removed: string[];
   changed: { key: string; model_id: string; fields: Record<string, { old: unknown; new: unknown }> }[];
   renames: { from: string; to: string }[];
+  /** Renames the plan cannot make: the target is an id the old side already holds (a second repo of one checkpoint), or a cycle. */
+  conflicts: { from: string; to: string; reason: string }[];
 }
 
 const ID_RE = /^([^/]+)\/(.+?)\.h(\d{3,}|NA)\.(.+)\.(\d+)$/;
@@ -348,11 +351,13 @@ export function rekeySide(side: Side, names: Map<string, string>): Side {
 /**
  * Compares two manifests (issue: diff): rows added and removed (by
  * checkpoint), fields changed, and the rename plan a rebuild implies (every
- * old id whose checkpoint now has another id). Every list is sorted.
+ * old id whose checkpoint now has another id; one whose target is an id the
+ * old side already holds, e.g. a second published repo of the checkpoint, is
+ * a conflict instead, as in `publish`'s plan). Every list is sorted.
  */
 export function diffSides(oldSide: Side, newSide: Side, oldName: string, newName: string): ManifestDiff {
   const keys = [...new Set([...oldSide.keys(), ...newSide.keys()])].sort(cmpStr);
-  const out: ManifestDiff = { old: oldName, new: newName, added: [], removed: [], changed: [], renames: [] };
+  const out: ManifestDiff = { old: oldName, new: newName, added: [], removed: [], changed: [], renames: [], conflicts: [] };
   for (const key of keys) {
     const olds = oldSide.get(key) ?? [];
     const news = newSide.get(key) ?? [];
@@ -379,13 +384,17 @@ export function diffSides(oldSide: Side, newSide: Side, oldName: string, newName
   }
   out.added.sort(cmpStr);
   out.removed.sort(cmpStr);
-  out.renames.sort((a, b) => cmpStr(a.from, b.from));
+  // A rename never targets an id that exists on the old side (publish's rule): that is a conflict to settle by hand.
+  const existing = new Set([...oldSide.values()].flat().map((r) => String(r.model_id)));
+  const plan = orderRenames(out.renames, existing);
+  out.renames = plan.renames.sort((a, b) => cmpStr(a.from, b.from));
+  out.conflicts = plan.conflicts.sort((a, b) => cmpStr(a.from, b.from));
   return out;
 }
 
 /** True when the two sides differ: a row added, removed or changed, or a rename. */
 export function differs(d: ManifestDiff): boolean {
-  return d.added.length + d.removed.length + d.changed.length + d.renames.length > 0;
+  return d.added.length + d.removed.length + d.changed.length + d.renames.length + d.conflicts.length > 0;
 }
 
 /** Renders a diff as text. */
@@ -398,6 +407,7 @@ export function renderDiff(d: ManifestDiff): string {
     for (const [k, v] of Object.entries(c.fields)) out.push(`      ${k}: ${JSON.stringify(v.old)} → ${JSON.stringify(v.new)}`);
   }
   out.push(`renames (${d.renames.length}):`, ...d.renames.map((r) => `  ${r.from} → ${r.to}`));
+  if (d.conflicts.length > 0) out.push(`not renamed (${d.conflicts.length}, to settle by hand):`, ...d.conflicts.map((c) => `  ${c.from} → ${c.to}: ${c.reason}`));
   return `${out.join("\n")}\n`;
 }
 

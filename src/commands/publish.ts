@@ -9,6 +9,7 @@ import { RowSchema, type Row } from "../schema.js";
 import { parsePublishedName } from "../extractors/hub-files.js";
 import { cmpStr } from "../resolve/resolve-cell.js";
 import { earlierNamesBeside } from "./diff.js";
+import { orderRenames } from "../resolve/rename-plan.js";
 import { createHubFetch } from "../hub/fetch.js";
 import { apiErrorOf, hubError } from "../hub/errors.js";
 import { hubOptionsFrom } from "../hub/live-hub.js";
@@ -176,34 +177,7 @@ async function datasetHead(repo: string, hub: HubAccess): Promise<{ exists: bool
   throw await apiErrorOf(res, url);
 }
 
-/**
- * Orders renames so that none targets an id still in use: a rename waits
- * until the repo holding its target has been renamed away. Deterministic
- * (each round by `from`). Renames whose target stays taken, or that form a
- * cycle, are returned as conflicts.
- */
-export function orderRenames(renames: { from: string; to: string }[], existing: Set<string>): Pick<PublishPlan, "renames" | "conflicts"> {
-  const names = new Set(existing);
-  let pending = [...renames].sort((a, b) => cmpStr(a.from, b.from));
-  const ordered: { from: string; to: string }[] = [];
-  for (;;) {
-    const ready = pending.filter((r) => !names.has(r.to));
-    if (ready.length === 0) break;
-    for (const r of ready) {
-      if (names.has(r.to)) continue; // two renames to one target: the first wins this round
-      names.delete(r.from);
-      names.add(r.to);
-      ordered.push(r);
-    }
-    pending = pending.filter((r) => !ordered.includes(r));
-  }
-  const sources = new Set(pending.map((r) => r.from));
-  const conflicts = pending.map((r) => ({
-    ...r,
-    reason: sources.has(r.to) ? "the renames form a cycle: rename one of them by hand through a free name" : `${r.to} already exists: a second repo of the same checkpoint (compare and delete one by hand)`,
-  }));
-  return { renames: ordered, conflicts };
-}
+export { orderRenames } from "../resolve/rename-plan.js";
 
 /**
  * Computes the publish plan (issue: publish): the three files of the index

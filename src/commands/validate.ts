@@ -8,6 +8,7 @@ import { describedResult, type DescribedBuild } from "../util/last-build.js";
 import { ignoredOptions, optionNotes } from "./explain.js";
 import { cmpStr, type RowEvidence } from "../resolve/resolve-cell.js";
 import { round2 } from "../resolve/clock.js";
+import { stepOrderContradictions } from "../resolve/step-order.js";
 
 /** The validation report, as `--json` prints it. */
 export interface ValidationReport {
@@ -28,6 +29,8 @@ export interface ValidationReport {
     };
   }[];
   anchors: { cell: string; family: string; step: number; anchor_hour: number; row_hour: number | null; hour_source: string | null; residual_h: number | null; miss: boolean; file: string; line: number | null }[];
+  /** Every `anchors.tsv` line (or file) the build did not use, with the warning that says why. */
+  unused_anchors: { code: string; reason: string; file: string | null; line: number | null }[];
   conflicts: { model_id: string; hour: number; kind: string; evidence_hour: number; diff_h: number; file: string; line: number | null }[];
   step_order: { cell: string; family: string; lower_step: number; lower_hour: number; higher_step: number; higher_hour: number }[];
   /** The tolerance the fits were validated at, when it is not `tolerance_h` (a build in `--out` made with another). */
@@ -43,7 +46,9 @@ export interface ValidationReport {
  * hour by more than `toleranceH` (a janitor v1 action time only when it is
  * earlier than the hour, since the janitor acts after the write; rejected copy-backs, retries and directory
  * mtimes are not evidence), and every pair of exactly timed checkpoints of a
- * family whose hours contradict their step order.
+ * family whose hours contradict their step order. Anchors of lost checkpoints
+ * are checked against their family's fit; every anchor line the build did not
+ * use is listed in `unused_anchors` with the warning that says why.
  */
 export function validateBuild(result: BuildResult, toleranceH = DEFAULT_TOLERANCE_H): ValidationReport {
   const families: ValidationReport["families"] = [];
@@ -87,23 +92,39 @@ export function validateBuild(result: BuildResult, toleranceH = DEFAULT_TOLERANC
       }
     }
   });
+  // Anchors of lost checkpoints (no row) went into their family's fit: checked against it.
+  for (const [cell, fits] of Object.entries(result.fits)) {
+    for (const [family, fit] of Object.entries(fits).sort((a, b) => cmpStr(a[0], b[0]))) {
+      for (const a of fit?.anchors ?? []) {
+        if (result.rows.some((r) => r.cell === cell && r.family === family && r.step === a.step)) continue;
+        const residual = round2(a.residualH);
+        anchors.push({
+          cell, family, step: a.step, anchor_hour: round2(a.anchorHour), row_hour: null, hour_source: null,
+          residual_h: residual, miss: Math.abs(residual) > toleranceH, file: `${cell}/anchors.tsv`, line: null,
+        });
+      }
+    }
+  }
+  const unusedAnchors: ValidationReport["unused_anchors"] = result.warnings
+    .filter((w) => ANCHOR_UNUSED_CODES.has(w.code))
+    .map((w) => ({ code: w.code, reason: w.message, file: w.file, line: w.line }));
   const stepOrder: ValidationReport["step_order"] = [];
   const exact = result.rows.filter((r) => r.hour !== null && (r.hour_source === "mtime" || r.hour_source === "janitor"));
   const byFamily = new Map<string, typeof exact>();
   for (const r of exact) byFamily.set(`${r.cell}\u0000${r.family}`, [...(byFamily.get(`${r.cell}\u0000${r.family}`) ?? []), r]);
   for (const members of byFamily.values()) {
-    const sorted = [...members].sort((a, b) => a.step! - b.step!);
-    let latest = sorted[0]!;
-    for (const r of sorted.slice(1)) {
-      if (r.hour! < latest.hour!) {
-        stepOrder.push({ cell: r.cell, family: r.family!, lower_step: latest.step!, lower_hour: latest.hour!, higher_step: r.step!, higher_hour: r.hour! });
-      }
-      if (r.hour! > latest.hour!) latest = r;
+    for (const { lower, higher } of stepOrderContradictions(members.map((r) => ({ step: r.step!, hour: r.hour!, item: r })))) {
+      stepOrder.push({ cell: higher.item.cell, family: higher.item.family!, lower_step: lower.step, lower_hour: lower.hour, higher_step: higher.step, higher_hour: higher.hour });
     }
   }
   const ok = !anchors.some((a) => a.miss) && conflicts.length === 0 && stepOrder.length === 0;
-  return { tolerance_h: toleranceH, ok, families, anchors, conflicts, step_order: stepOrder };
+  return { tolerance_h: toleranceH, ok, families, anchors, unused_anchors: unusedAnchors, conflicts, step_order: stepOrder };
 }
+
+/** The warnings that leave an `anchors.tsv` line (or the whole file) unused (README: Warnings and errors). */
+const ANCHOR_UNUSED_CODES = new Set([
+  "ANCHOR_BAD_LINE", "ANCHOR_CUT_LINE", "ANCHOR_NOT_TAB_SEPARATED", "ANCHOR_UNKNOWN_FAMILY", "ANCHOR_UNKNOWN_STEP", "ANCHOR_UNREADABLE",
+]);
 
 /** An hour, a residual or an error for the text report: `n/a` for null. */
 const num = (x: number | null, unit = " h"): string => (x === null ? "n/a" : `${x}${unit}`);
@@ -135,6 +156,10 @@ export function renderValidation(v: ValidationReport): string {
           ? `residual ${a.residual_h} h against the family's fit`
           : `residual ${a.residual_h} h`;
     out.push(`  ${mark} ${a.cell}/${a.family}/${a.step}: anchor h ${a.anchor_hour}, row h ${a.row_hour ?? "null"} (${a.hour_source ?? "no hour_source"}), ${against}  ${where(a.file, a.line)}`);
+  }
+  if (v.unused_anchors.length > 0) {
+    out.push("", `Anchors not used (${v.unused_anchors.length}):`);
+    for (const u of v.unused_anchors) out.push(`  ${u.code}: ${u.reason}  ${where(u.file, u.line)}`);
   }
   out.push("", `Conflicts between sources (${v.conflicts.length}):`);
   for (const c of v.conflicts) out.push(`  ${c.model_id}: hour ${c.hour}, ${c.kind} says ${c.evidence_hour} (${c.diff_h > 0 ? "+" : ""}${c.diff_h} h)  ${where(c.file, c.line)}`);

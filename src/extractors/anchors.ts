@@ -16,7 +16,9 @@ import { parseIsoTime, parseStep } from "../util/values.js";
  * Warnings: `ANCHOR_BAD_LINE` (wrong field count, a step that is not a
  * number, a time without an offset), `ANCHOR_BAD_HEADER`, `ANCHOR_NOT_TAB_SEPARATED`
  * (no line has a tab but lines split on spaces: one warning for the file,
- * every line skipped), `ANCHOR_UNREADABLE`
+ * every line skipped), `ANCHOR_CUT_LINE` (a last line without a line end
+ * whose time is its last field: a cut offset `+05:30` → `+05` still parses,
+ * so it is skipped), `ANCHOR_UNREADABLE`
  * (a file system error: none of the file's anchors is used).
  */
 export async function readAnchors(sourcesDir: string, cell: Cell, diag: Diagnostics): Promise<Observation[]> {
@@ -53,6 +55,12 @@ export async function readAnchors(sourcesDir: string, cell: Cell, diag: Diagnost
       if (fields.length < 3 || parseStep(step) === null || family === "" || Number.isNaN(ms)) {
         const spaces = fields.length < 3 && line.text.trim().split(/\s+/).length >= 3 ? " (fields must be separated by tabs)" : "";
         pending.push(["ANCHOR_BAD_LINE", `expected family, integer step and ISO time with offset${spaces}: ${clip(line.text)}`, line.lineNo]);
+        continue;
+      }
+      if (line.unterminated && fields.length < 4) {
+        // The file's last line has no line end and ends in its time: a cut "+05:30" still
+        // parses as "+05", so the time cannot be trusted. With a tab after the time it is whole.
+        pending.push(["ANCHOR_CUT_LINE", `last line has no line end and may be cut off inside its time; skipped (end the line, or add the kind column): ${clip(line.text)}`, line.lineNo]);
         continue;
       }
       out.push({

@@ -83,7 +83,10 @@ interface JanitorState {
  *   time, read in `janitor_tz`; in a repeated hour the occurrence that keeps
  *   the log's clock monotonic is taken, with the rule recorded in `timeNote`.
  * - A line split around a rotation (the older part without a line end) is
- *   joined with the first line of the next part.
+ *   joined with the first line of the next part. The log's last line without
+ *   a line end (in the newest part, or an older part's with nothing after
+ *   it) was cut off while being written: skipped with `JANITOR_CUT_LINE`,
+ *   since a cut value still parses (`step_210` → `step_21`).
  * - Lines that open a part and repeat the last lines of the part before it
  *   (copytruncate's duplicate, see {@link rotationOverlap}) are read once,
  *   without a warning; any other line earlier than the one before it is
@@ -118,8 +121,9 @@ export async function readJanitorLog(
   // copytruncate writes a few lines into both parts around a rotation (SOURCES.md: janitor): the
   // lines that open a part and repeat the end of the part before it are read once, in silence.
   let previousTail: string[] = [];
-  for (const name of parts) {
+  for (const [partIndex, name] of parts.entries()) {
     const file = `${relDir}/${name}`;
+    const newest = partIndex === parts.length - 1;
     const tail: string[] = [];
     const take = (text: string, origin: Origin): void => {
       handleLine(text, origin, cell, state, diag, out);
@@ -153,6 +157,13 @@ export async function readJanitorLog(
             carry = { text, origin };
             continue;
           }
+          // The newest part's unterminated last line was cut off while being written: it is no
+          // evidence (a cut "step_210" reads as step 21), whatever its length.
+          if (line.unterminated && newest) {
+            flushHead();
+            cutLine(text, origin, state, diag);
+            continue;
+          }
           if (head !== null) {
             head.push({ text, origin });
             if (head.length >= Math.min(previousTail.length, ROTATION_OVERLAP_LINES)) flushHead();
@@ -167,7 +178,9 @@ export async function readJanitorLog(
     flushHead();
     previousTail = tail.slice(-ROTATION_OVERLAP_LINES);
   }
-  if (carry) handleLine(carry.text, carry.origin, cell, state, diag, out);
+  // A line still without its end after the newest part: the log was cut off mid-line (a copy taken
+  // while the janitor wrote, or a rotated part whose continuation is gone). Not evidence.
+  if (carry) cutLine(carry.text, carry.origin, state, diag);
   if (state.repeated.first.length > 0 && state.repeated.second === 0) {
     // The order of the lines tells the two occurrences apart only where the log shows the clock set back.
     const at = state.repeated.first[0]!;
@@ -187,6 +200,13 @@ export async function readJanitorLog(
     diag.warn("JANITOR_MISSING", `cell "${cell.cell}" has ${what}: no janitor evidence`, `${relDir}/${parts.length === 0 ? LOG : parts[parts.length - 1]}`, null);
   }
   return out;
+}
+
+/** Skips the log's cut-off last line with `JANITOR_CUT_LINE` (a blank one in silence). */
+function cutLine(text: string, origin: Origin, state: JanitorState, diag: Diagnostics): void {
+  if (text.trim() === "") return;
+  state.anyLine = true;
+  diag.warn("JANITOR_CUT_LINE", `last line has no line end (the log was cut off while being written); skipped: ${clip(text.trim())}`, origin.file, origin.line);
 }
 
 function handleLine(

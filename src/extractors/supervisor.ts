@@ -13,6 +13,8 @@ import { BudgetClock } from "../resolve/clock.js";
 export interface Pause {
   startMs: number;
   endMs: number | null;
+  /** The `pause` event's line in history.jsonl (absent for pauses made by code). */
+  line?: number;
 }
 
 /** What `supervisor/history.jsonl` says about a run (SOURCES.md: supervisor/). */
@@ -107,7 +109,7 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
           if (open && open.endMs === null) {
             diag.warn("SUPERVISOR_UNPAIRED_PAUSE", "pause while already paused; ignored", file, line.lineNo);
           } else {
-            pauses.push({ startMs: ms, endMs: null });
+            pauses.push({ startMs: ms, endMs: null, line: line.lineNo });
             pauseLines.push(line.lineNo);
           }
           break;
@@ -172,7 +174,7 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
   } else if (last && last.endMs === null && runEnd) {
     // A missing (or unreadable) resume freezes the clock until run_end: every later write gets one hour.
     const frozenH = (runEnd.ms - last.startMs) / 3_600_000;
-    diag.warn("SUPERVISOR_UNPAIRED_PAUSE", `pause at ${new Date(last.startMs).toISOString()} is never resumed: the budget clock stands still for the ${frozenH.toFixed(2)} h of wall time up to run_end, so every checkpoint written then gets the same hour`, file, pauseLines[pauses.length - 1]!);
+    diag.warn("SUPERVISOR_UNPAIRED_PAUSE", `pause at ${new Date(last.startMs).toISOString()} is never resumed: how much of the ${frozenH.toFixed(2)} h of wall time up to run_end the budget clock ran is unknown, so checkpoints written then get no hour (HOUR_IN_UNRESUMED_PAUSE)`, file, pauseLines[pauses.length - 1]!);
   }
   let runEndMs: number | null = runEnd?.ms ?? null;
   if (runEnd && runEnd.ms < runStart.ms) {

@@ -4,6 +4,7 @@ import type { Observation } from "../observations.js";
 import type { SupervisorHistory } from "../extractors/supervisor.js";
 import type { HubRepo } from "../extractors/hub-files.js";
 import type { TokenCall, TokenTotals } from "../extractors/trajectory/types.js";
+import { stepOrderContradictions } from "./step-order.js";
 import { BudgetClock, round2 } from "./clock.js";
 import { fitCadence, predictHour, DEFAULT_TOLERANCE_H, DEFAULT_OUTLIER_FLOOR_H, type CadenceFit } from "./cadence.js";
 import { familyNameProblem, hourPart, hubNameProblem, modelId } from "./ids.js";
@@ -31,7 +32,7 @@ export interface EvidenceItem {
   used: boolean;
   /** `write`: the time is the write time; `after_write`: an action after the write (janitor v1), so only an upper bound; null: no time. */
   timeIs: "write" | "after_write" | null;
-  /** Why a time was set aside: `copy_back`, `before_run_start`, `outside_run`, `retry`, `directory_mtime`, `lower_precedence`, or null. */
+  /** Why a time was set aside: `copy_back`, `before_run_start`, `outside_run`, `retry`, `directory_mtime`, `lower_precedence`, `clock_unknown` (inside a pause never resumed before run_end), or null. */
   rejected: string | null;
   why: string;
 }
@@ -112,6 +113,8 @@ interface Candidate {
   used: Set<Observation>;
   why: Map<Observation, string>;
   rejected: Map<Observation, string>;
+  /** Written inside a pause never resumed before run_end: the budget clock is unknown there (no hour, no extrapolation). */
+  clockUnknown: boolean;
 }
 
 const key = (family: string, step: number): string => `${family}\u0000${step}`;
@@ -145,6 +148,7 @@ const iso = (ms: number | null): string | null => (ms === null || !isTimeMs(ms) 
  *   `HUB_UNKNOWN_FAMILY` (rows of a family no PVC directory shows),
  *   `FAMILY_ALIAS_UNUSED` (a `family_aliases` key that names nothing of the cell),
  *   `FAMILY_DIRS_INTERLEAVED` (PVC directories of one family whose steps interleave),
+ *   `FAMILY_STEP_ORDER` (exactly timed checkpoints of one family whose hours contradict their steps, see step-order.ts),
  *   `FAMILY_NAME_AMBIGUOUS` (an alias key that is also another family's id).
  *
  * Family names (family-names.ts): observations carry family ids already;
@@ -157,6 +161,11 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   // Without run_end, the run ends at 100 budget hours, or where a pause that never ended stopped the clock.
   const runEndMs = supervisor.runEndMs ?? Math.min(clock.timeAt(100), clock.stoppedAtMs() ?? Number.POSITIVE_INFINITY);
   const runEndFrom = supervisor.runEndMs !== null ? "run_end" : runEndMs === clock.timeAt(100) ? "100 budget hours" : "a pause never resumed";
+  // A pause never resumed before run_end: how much budget time passed between the two is unknown
+  // (the resume is missing), so a write time inside it has no hour the tool can stand behind.
+  const stoppedMs = clock.stoppedAtMs();
+  const unknownFromMs = supervisor.runEndMs !== null && stoppedMs !== null && stoppedMs < supervisor.runEndMs ? stoppedMs : null;
+  const clockUnknownAt = (t: number): boolean => unknownFromMs !== null && t > unknownFromMs;
 
   // 1. Group every piece of evidence by checkpoint.
   const cands = new Map<string, Candidate>();
@@ -167,7 +176,7 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       c = {
         family, step, obs: [], pvcDirs: new Set(), published: [], spares: [], hour: null, hourExact: null, writeMs: null,
         source: "unrecoverable", rule: "", errorH: null, lower: null, lowerFrom: null, upper: null, upperFrom: null,
-        used: new Set(), why: new Map(), rejected: new Map(),
+        used: new Set(), why: new Map(), rejected: new Map(), clockUnknown: false,
       };
       cands.set(k, c);
     }
@@ -279,6 +288,23 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   // use, or an alias changed after publishing. Their rows are kept (the weights survive), never silently.
   warnUnknownFamilies(cell.cell, rowsCands, [...cands.values()], diag);
 
+  // 2c. An anchor validates the hour of a checkpoint some source shows (a row or a lost checkpoint): one
+  // naming a step no source knows (a typo) would validate a fit on nothing (SOURCES.md: anchors.tsv).
+  const shownKeys = new Set([...rowsCands.map((c) => key(c.family, c.step)), ...lost.map((l) => key(l.family, l.step))]);
+  const shownFamilies = new Set([...rowsCands.map((c) => c.family), ...lost.map((l) => l.family)]);
+  for (const [family, list] of [...anchorsByFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
+    if (!shownFamilies.has(family)) {
+      for (const a of list) diag.warn("ANCHOR_UNKNOWN_FAMILY", `anchor for family "${family}", which has no checkpoint in cell "${cell.cell}"; not used`, a.origin.file, a.origin.line);
+      anchorsByFamily.delete(family);
+      continue;
+    }
+    const known = list.filter((a) => shownKeys.has(key(family, a.step)));
+    for (const a of list.filter((x) => !shownKeys.has(key(family, x.step)))) {
+      diag.warn("ANCHOR_UNKNOWN_STEP", `anchor for ${family} step ${a.step}, a checkpoint no source of cell "${cell.cell}" shows (no row, not a lost checkpoint); not used`, a.origin.file, a.origin.line);
+    }
+    anchorsByFamily.set(family, known);
+  }
+
   // 3. Exact hours: STABLE mtime within the run, else the first janitor archive.
   for (const c of rowsCands) {
     const stables = c.obs.filter((o) => o.kind === "pvc_stable").sort((a, b) => a.seq - b.seq);
@@ -345,15 +371,49 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       c.source = "janitor";
       c.rule = `janitor: first archive line, ${firstArchive.timeNote}`;
     }
+    if (c.writeMs !== null && clockUnknownAt(c.writeMs)) {
+      const at = chosen ?? firstArchive!;
+      c.used.delete(at);
+      c.rejected.set(at, "clock_unknown");
+      c.why.set(at, `written at ${iso(c.writeMs)}, inside the pause begun ${iso(unknownFromMs)} that is never resumed before run_end: the budget clock is unknown there`);
+      c.clockUnknown = true;
+      c.writeMs = null;
+      c.source = "unrecoverable";
+      c.rule = `unrecoverable: written inside a pause (from ${iso(unknownFromMs)}) never resumed before run_end, so its budget hour is unknown`;
+    }
     if (c.writeMs !== null) {
       c.hourExact = clock.hourAt(c.writeMs);
       c.hour = round2(c.hourExact);
     }
   }
+  const unknownHours = rowsCands.filter((c) => c.clockUnknown);
+  if (unknownHours.length > 0) {
+    const pause = supervisor.pauses.filter((p) => p.endMs === null).pop();
+    diag.warn(
+      "HOUR_IN_UNRESUMED_PAUSE",
+      `cell "${cell.cell}": ${unknownHours.length} checkpoint(s) written after the pause at ${iso(unknownFromMs)}, which is never resumed before run_end (${iso(supervisor.runEndMs)}), get no hour (unrecoverable, with bounds): the budget clock there is unknown (${unknownHours.slice(0, 3).map((c) => `${c.family} step ${c.step}`).join(", ")}${unknownHours.length > 3 ? ", ..." : ""})`,
+      `${cell.cell}/supervisor/history.jsonl`,
+      pause?.line ?? null,
+    );
+  }
 
   // 4. Families: cadence fits for untimed checkpoints, then bounds.
   const byFamily = new Map<string, Candidate[]>();
   for (const c of rowsCands) byFamily.set(c.family, [...(byFamily.get(c.family) ?? []), c]);
+  // 4a. A family is one run, written in step order: a higher step written earlier is two runs merged
+  // (a wrong family_aliases entry) or a wrong time. The rule validate checks, on the same hours.
+  for (const [family, members] of [...byFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
+    const bad = stepOrderContradictions(members.filter((m) => m.hour !== null).map((m) => ({ step: m.step, hour: m.hour!, item: m })));
+    if (bad.length === 0) continue;
+    const shown = bad.slice(0, 3).map((b) => `step ${b.lower.step} at h ${b.lower.hour} but step ${b.higher.step} at h ${b.higher.hour}`).join("; ");
+    const at = [...bad[0]!.higher.item.used][0] ?? bad[0]!.higher.item.obs[0];
+    diag.warn(
+      "FAMILY_STEP_ORDER",
+      `cell "${cell.cell}" family "${family}": ${bad.length} exactly timed checkpoint(s) written before a lower step (${shown}${bad.length > 3 ? "; ..." : ""}): one training run writes in step order, so these look like two runs merged (check family_aliases) or a wrong time`,
+      at?.origin.file ?? "cells.json",
+      at?.origin.line ?? null,
+    );
+  }
   const fits: Record<string, CadenceFit | null> = Object.create(null); // keyed by family: "__proto__" is a valid one
   const fitByFamily = new Map<string, CadenceFit | null>();
   for (const [family, members] of [...byFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
@@ -367,11 +427,13 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       m.upperFrom = upper?.step ?? null;
     }
     const untimed = members.filter((m) => m.hourExact === null);
-    const anchors = (anchorsByFamily.get(family) ?? []).map((a) => ({ step: a.step, hour: clock.hourAt(a.utcMs!) }));
+    // An anchor inside the unresumed pause has no known budget hour either.
+    const anchors = (anchorsByFamily.get(family) ?? []).filter((a) => !clockUnknownAt(a.utcMs!)).map((a) => ({ step: a.step, hour: clock.hourAt(a.utcMs!) }));
     const fit = fitCadence(exact.map((e) => ({ step: e.step, hour: e.hourExact! })), anchors, toleranceH, input.outlierFloorH ?? DEFAULT_OUTLIER_FLOOR_H);
     fits[family] = fit;
     fitByFamily.set(family, fit);
     for (const m of untimed) {
+      if (m.clockUnknown) continue; // its rule says why; no prediction can map to a clock that is unknown
       if (fit && fit.validated) {
         let h = predictHour(fit, m.step);
         let clampNote = "";
@@ -409,11 +471,6 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     }
   }
 
-  for (const [family, list] of [...anchorsByFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
-    if (!byFamily.has(family)) {
-      diag.warn("ANCHOR_UNKNOWN_FAMILY", `anchor for family "${family}", which has no checkpoint in cell "${cell.cell}"`, list[0]!.origin.file, list[0]!.origin.line);
-    }
-  }
 
   // 5. Roles: the last submit wins; every fallback.
   const roleOf = new Map<string, { role: Role; event: Observation }>();
@@ -468,10 +525,12 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     const pub =
       c.published.find((p) => p.repo.id === id) ??
       [...c.published].sort((a, b) => cmpStr(b.repo.lastModified ?? "", a.repo.lastModified ?? "") || cmpStr(a.repo.id, b.repo.id))[0];
-    if (c.published.length > 1 && new Set(c.published.map((p) => JSON.stringify(p.repo.eos.ids))).size > 1) {
+    if (c.published.length > 1) {
+      // One checkpoint, one published repo: a second one is a copy (a rename that left the old repo), whatever its stop ids.
+      const differ = new Set(c.published.map((p) => JSON.stringify(p.repo.eos.ids))).size > 1;
       diag.warn(
         "HUB_DUPLICATE_REPO",
-        `${c.published.length} published repos hold ${cell.cell} ${c.family} step ${c.step} with different stop ids (${c.published.map((p) => `${p.repo.id}: ${JSON.stringify(p.repo.eos.ids)}`).join("; ")}); eos is read from ${pub!.repo.id}`,
+        `${c.published.length} published repos hold ${cell.cell} ${c.family} step ${c.step}${differ ? " with different stop ids" : " (same stop ids)"} (${[...c.published].sort((a, b) => cmpStr(a.repo.id, b.repo.id)).map((p) => `${p.repo.id}: ${JSON.stringify(p.repo.eos.ids)}`).join("; ")}); eos is read from ${pub!.repo.id}`,
         pub!.repo.dir,
         null,
       );

@@ -14,6 +14,7 @@ import {
   readUsage,
   isObject,
   isoMs,
+  NoOffsetTimes,
   jsonLines,
   needles,
   obj,
@@ -94,6 +95,7 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
     const sink = new WarningSink();
     const data: ClaudeUsageLine[] = [];
     const shape = new UsageShapeTally();
+    const times = new NoOffsetTimes();
     for await (const { value, lineNo } of jsonLines(file, sink, { needles: CLAUDE_NEEDLES, classify: CLAUDE_CLASSIFY, onBytes: io.onBytes })) {
       if (!isObject(value) || value["type"] !== "assistant") continue;
       const message = obj(value, "message");
@@ -123,9 +125,10 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
         cacheWrite: c.cache_creation_input_tokens,
         output: c.output_tokens,
       };
-      data.push({ key, parts, timeMs: isoMs(value["timestamp"]), line: lineNo });
+      data.push({ key, parts, timeMs: times.ms(value["timestamp"], lineNo), line: lineNo });
     }
     shape.flush(sink, file.display, "message.usage");
+    times.flush(sink, file.display);
     return { data, warnings: sink.warnings };
   },
   merge(files: TrajectoryFile[], scans: FileScan<ClaudeUsageLine[]>[]): FormatResult {

@@ -14,6 +14,7 @@ import {
   readUsage,
   isObject,
   isoMs,
+  NoOffsetTimes,
   jsonLines,
   needles,
   obj,
@@ -183,6 +184,8 @@ async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}
   let burstOpen = false;
   const wantAll = (): boolean => !sawMeta || scan.parentId !== null;
   const shape = new UsageShapeTally();
+  // Only the times of usage lines are counted: which other lines are read depends on the fast path.
+  const times = new NoOffsetTimes();
   // token_usage_record lines count only in a file with no running total: their problems are reported only then.
   const recordShape = new UsageShapeTally();
   const recordSink = new WarningSink();
@@ -231,6 +234,7 @@ async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}
         continue;
       }
       const last = readLast(info["last_token_usage"]);
+      times.ms(value["timestamp"], lineNo);
       scan.observations.push({
         timeMs,
         line: lineNo,
@@ -252,6 +256,7 @@ async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}
         continue;
       }
       const id = str(payload, "response_id") ?? `line:${lineNo}`;
+      times.ms(value["timestamp"], lineNo);
       scan.records.push({
         timeMs,
         line: lineNo,
@@ -266,6 +271,7 @@ async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}
     appendAll(sink.warnings, recordSink.warnings);
     recordShape.flush(sink, file.display, "token_usage_record");
   }
+  times.flush(sink, file.display);
   shape.flush(
     sink,
     file.display,

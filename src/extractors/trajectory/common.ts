@@ -453,6 +453,44 @@ export function isoMs(value: unknown): number | null {
   return Number.isFinite(ms) ? Math.floor(ms) : null;
 }
 
+/** True for an ISO time string that {@link isoMs} reads but that carries no offset (read as UTC). */
+export function isoWithoutOffset(value: unknown): boolean {
+  return typeof value === "string" && ISO_NO_ZONE.test(value.trim());
+}
+
+/**
+ * Counts, in one file, the usage lines whose ISO time has no offset: codex,
+ * claude-code and pi write UTC with `Z` (TRAJECTORIES.md), so such a time was
+ * not written by the driver as it is documented (a re-serialised file, another
+ * version). It is still read as UTC, and {@link flush} says so once per file
+ * with the count and the first line (`TRAJECTORY_TIME_NO_OFFSET`).
+ */
+export class NoOffsetTimes {
+  private count = 0;
+  private firstLine: number | null = null;
+
+  /** Epoch ms of `value` as {@link isoMs} reads it, counting it when it has no offset. */
+  ms(value: unknown, lineNo: number): number | null {
+    const ms = isoMs(value);
+    if (ms !== null && isoWithoutOffset(value)) {
+      this.count += 1;
+      this.firstLine ??= lineNo;
+    }
+    return ms;
+  }
+
+  /** Warns once for the file when any time had no offset. */
+  flush(sink: WarningSink, file: string): void {
+    if (this.count === 0) return;
+    sink.warn(
+      "TRAJECTORY_TIME_NO_OFFSET",
+      `${this.count} usage line(s) have a timestamp without Z or an offset (this format writes UTC with Z), first at line ${this.firstLine}: read as UTC; if the file was rewritten in local time, their times (and tokens at an hour) are off`,
+      file,
+      this.firstLine,
+    );
+  }
+}
+
 /** Epoch ms of an epoch-seconds float (microseconds rounded, then truncated to ms). */
 export function epochSecondsMs(value: unknown): number | null {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) return null;

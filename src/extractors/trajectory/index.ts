@@ -19,6 +19,7 @@
  * - `TRAJECTORY_UNPLACED_CALLS`      calls with no usable time (one per file, at its first such call): in totals, not in tokens(t).
  * - `TRAJECTORY_OUTPUT_UNDERCOUNT`   claude-code: responses whose output stayed at the streaming-start value (one per
  *                                    run, at the first such response).
+ * - `TRAJECTORY_TIME_NO_OFFSET`      codex, claude-code, pi: usage lines whose ISO time has no Z/offset (one per file); read as UTC.
  * - `TRAJECTORY_PARENT_ABSENT`       a fork/branch/sub-agent whose parent file is not among the files
  *                                    (codex: replayed prefix not counted; pi, kimi-code: the copies are counted).
  * - `TRAJECTORY_FOREIGN_THREAD`      codex: token_count lines of another thread in a rollout; skipped.

@@ -17,6 +17,7 @@ import {
   epochMs,
   isObject,
   isoMs,
+  NoOffsetTimes,
   jsonLines,
   needles,
   obj,
@@ -87,6 +88,7 @@ export const piCounter: FormatCounter<PiScan> = {
     const sink = new WarningSink();
     const data: PiScan = { headerId: null, parent: null, entries: [] };
     const shape = new UsageShapeTally();
+    const times = new NoOffsetTimes();
     let header = true;
     const wantAll = (): boolean => header;
     for await (const { value, lineNo } of jsonLines(file, sink, { needles: PI_NEEDLES, classify: PI_CLASSIFY, wantAll, onBytes: io.onBytes })) {
@@ -121,7 +123,7 @@ export const piCounter: FormatCounter<PiScan> = {
         cacheWrite: c.cacheWrite,
         output: c.output,
       };
-      const timeMs = isoMs(value["timestamp"]) ?? epochMs(message?.["timestamp"]);
+      const timeMs = times.ms(value["timestamp"], lineNo) ?? epochMs(message?.["timestamp"]);
       const id = str(value, "id");
       const key = id
         ? `id:${id}|${partsKey(parts)}`
@@ -129,6 +131,7 @@ export const piCounter: FormatCounter<PiScan> = {
       data.entries.push({ key, parts, timeMs, line: lineNo });
     }
     shape.flush(sink, file.display, "message.usage");
+    times.flush(sink, file.display);
     return { data, warnings: sink.warnings };
   },
   merge(files: TrajectoryFile[], scans: FileScan<PiScan>[]): FormatResult {
