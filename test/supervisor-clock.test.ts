@@ -56,7 +56,7 @@ describe("supervisor history", () => {
       lines('{"ts":"2026-10-02T08:00:00Z","event":"run_start"}', '{"ts":"2026-10-03T08:00:00Z","event":"run_start"}'),
     );
     expect(history.runStartMs).toBe(T("2026-10-02T08:00:00Z"));
-    expect(warnings.map((w) => [w.code, w.line])).toEqual([["SUPERVISOR_DUPLICATE_RUN_START", 2]]);
+    expect(warnings.map((w) => [w.code, w.line])).toEqual([["SUPERVISOR_DUPLICATE_RUN_START", 2], ["SUPERVISOR_NO_SUBMIT", null]]);
   });
 });
 
@@ -92,7 +92,7 @@ describe("found by a new user", () => {
         '{"ts":"2026-10-06T15:30:00Z","event":"run_end"}',
       ),
     );
-    expect(warnings.map((w) => [w.code, w.line])).toEqual([["SUPERVISOR_UNPAIRED_PAUSE", 2]]);
+    expect(warnings.map((w) => [w.code, w.line])).toEqual([["SUPERVISOR_UNPAIRED_PAUSE", 2], ["SUPERVISOR_NO_SUBMIT", null]]);
     expect(warnings[0]!.message).toContain("how much of the 53.50 h of wall time up to run_end the budget clock ran is unknown");
   });
 
@@ -107,7 +107,7 @@ describe("found by a new user", () => {
       lines('{"ts":"2026-02-01T08:00:00Z","event":"run_start"}', '{"ts":"2026-02-30T16:00:00Z","event":"pause"}'),
     );
     expect(history.pauses).toEqual([]);
-    expect(warnings.map((w) => [w.code, w.line])).toEqual([["SUPERVISOR_BAD_LINE", 2]]);
+    expect(warnings.map((w) => [w.code, w.line])).toEqual([["SUPERVISOR_BAD_LINE", 2], ["SUPERVISOR_NO_SUBMIT", null]]);
   });
 });
 
@@ -141,6 +141,8 @@ describe("a known event spelt differently (third new-user pass)", () => {
       ["SUPERVISOR_MISSPELLED_EVENT", 2],
       ["SUPERVISOR_MISSPELLED_EVENT", 3],
       ["SUPERVISOR_MISSPELLED_EVENT", 4],
+      ["SUPERVISOR_NO_SUBMIT", null],
     ]);
+    expect(warnings.at(-1)!.message).toContain('events the builder does not read: "Submit" (line 2)');
   });
 });
