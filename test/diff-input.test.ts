@@ -228,10 +228,10 @@ describe("diff: a side that is not a manifest is DIFF_INPUT naming the file and 
       code: 2,
       stderr: `ptb-manifest: error DIFF_INPUT at ${dupId}:${rows.length + 2}: row ${rows.length + 1}: model_id agentic-ptb/alpha.h005.sft2.100 is also the id of row 2: a manifest holds each id once\n`,
     });
-    const dupCheckpoint = await edit("dup-checkpoint.json", (rs) => [...rs, { ...rs[1]!, model_id: "agentic-ptb/alpha.h006.sft2.100" }]);
+    const dupCheckpoint = await edit("dup-checkpoint.json", (rs) => [...rs, { ...rs[1]!, model_id: "agentic-ptb/alpha.h012.sft2.200" }]);
     expect(await refused(out, dupCheckpoint)).toEqual({
       code: 2,
-      stderr: `ptb-manifest: error DIFF_INPUT at ${dupCheckpoint}:${rows.length + 2}: row ${rows.length + 1} (agentic-ptb/alpha.h006.sft2.100): checkpoint alpha/sft2/100 is also the checkpoint of row 2 (agentic-ptb/alpha.h005.sft2.100): a manifest holds each checkpoint once\n`,
+      stderr: `ptb-manifest: error DIFF_INPUT at ${dupCheckpoint}:${rows.length + 2}: row ${rows.length + 1} (agentic-ptb/alpha.h012.sft2.200): checkpoint alpha/sft2/100 is also the checkpoint of row 2 (agentic-ptb/alpha.h005.sft2.100): a manifest holds each checkpoint once\n`,
     });
     await writeFile(`${out}/object.json`, '{"rows": []}\n');
     expect((await refused(out, `${out}/object.json`)).stderr).toBe(`ptb-manifest: error DIFF_INPUT at ${out}/object.json:1: a manifest.json is a JSON array of rows, not object\n`);
@@ -304,4 +304,22 @@ describe("diff: a side that is not a manifest is DIFF_INPUT naming the file and 
       stderr: `ptb-manifest: error DIFF_INPUT at ${dup}:4: ${ids[1]} is also on line 2: a model-ids.txt holds each id once\n`,
     });
   });
+});
+
+describe("what diff cannot use is said on stderr (never a silent removal)", () => {
+  it("a Hub snapshot's bad .hub.json (HUB_BAD_JSON) and a build without its provenance.jsonl (PROVENANCE_UNREADABLE)", async () => {
+    const dir = await makeMiniSweep();
+    const out = `${dir}-out`;
+    roots.push(dir, out);
+    expect((await runCli("build", "--sources", dir, "--out", out, "--quiet")).code).toBe(0);
+    await writeFile(join(dir, "hub", "agentic-ptb", "alpha.h012.sft2.200", ".hub.json"), "{not json");
+    const sources = await runCli("diff", dir, out);
+    expect(sources.stderr).toContain(`ptb-manifest: warning HUB_BAD_JSON at ${join(dir, "hub/agentic-ptb/alpha.h012.sft2.200/.hub.json")}`);
+    await writeFile(join(out, "provenance.jsonl"), "{broken\n");
+    const noProvenance = await runCli("diff", out, join(out, "manifest.csv"));
+    expect(noProvenance.code).toBe(0);
+    expect(noProvenance.stderr).toContain(
+      `ptb-manifest: warning PROVENANCE_UNREADABLE at ${join(out, "provenance.jsonl")}:1: 1 line(s) are not JSON; ids published under a family's earlier name (family_aliases) cannot be paired with their rows where they are named\n`,
+    );
+  }, 60_000);
 });

@@ -239,7 +239,11 @@ export async function loadSide(path: string): Promise<Side> {
     if ((await stat(join(path, "cells.json")).catch(() => null))?.isFile()) {
       const registry = await loadCells(path);
       const cells = registry.cells.map((c) => c.cell);
-      for (const repo of await readHubSnapshot(path, new Diagnostics())) {
+      const diag = new Diagnostics();
+      const repos = await readHubSnapshot(path, diag);
+      // What the build would warn about in this Hub snapshot, the diff says too (a bad .hub.json is a repo left out).
+      for (const w of diag.warnings) printWarning(w.code, w.file === null ? path : join(path, w.file), w.line, w.message);
+      for (const repo of repos) {
         const p = repo.owner === registry.org ? parsePublishedName(repo.name, cells) : null;
         // A repo named with a directory's earlier name is that family's (family_aliases): a rename, not a removal.
         if (p) add(side, `${p.cell}/${familyOfName(registry.cells.find((c) => c.cell === p.cell)!, p.family)}/${p.step}`, { model_id: repo.id });
@@ -300,21 +304,43 @@ export async function readManifestRows(path: string): Promise<Row[]> {
   return addRows(new Map(), path, path.endsWith(".csv") ? csvRows(path, text) : jsonRows(path, text));
 }
 
-/** The records of the build's `provenance.jsonl` (none when it is missing or unreadable; a bad line is skipped). */
+/** One warning on stderr, in the CLI's form (`ptb-manifest: warning CODE at FILE[:LINE]: message`). */
+function printWarning(code: string, file: string | null, line: number | null, message: string): void {
+  const at = file === null ? "" : ` at ${file}${line !== null ? `:${line}` : ""}`;
+  process.stderr.write(`ptb-manifest: warning ${code}${at}: ${message}\n`);
+}
+
+/**
+ * The records of the build's `provenance.jsonl`. When `outDir` holds a build
+ * (a `build-report.json`) whose provenance is missing, unreadable or has bad
+ * lines, a `PROVENANCE_UNREADABLE` warning says so on stderr: the ids under a
+ * family's earlier name (family_aliases) can then not be paired with their
+ * rows, which would read as removals and additions.
+ */
 export async function provenanceRecords(outDir: string): Promise<unknown[]> {
+  const isBuild = (await stat(join(outDir, "build-report.json")).catch(() => null))?.isFile() ?? false;
+  const file = join(outDir, "provenance.jsonl");
+  const cannot = "ids published under a family's earlier name (family_aliases) cannot be paired with their rows";
   let text: string;
   try {
-    text = await readFile(join(outDir, "provenance.jsonl"), "utf8");
-  } catch {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    if (isBuild) printWarning("PROVENANCE_UNREADABLE", file, null, `${fsErrorCode(err) === "ENOENT" ? "missing" : `cannot be read: ${fsReason(err)}`}; ${cannot}`);
     return [];
   }
-  return text.split("\n").flatMap((line) => {
+  let bad = 0;
+  let first: number | null = null;
+  const records = text.split("\n").flatMap((line, i) => {
     try {
       return line.trim() === "" ? [] : [JSON.parse(line) as unknown];
     } catch {
+      bad += 1;
+      first ??= i + 1;
       return [];
     }
   });
+  if (bad > 0 && isBuild) printWarning("PROVENANCE_UNREADABLE", file, first, `${bad} line(s) are not JSON; ${cannot} where they are named`);
+  return records;
 }
 
 /**
