@@ -228,10 +228,10 @@ describe("diff: a side that is not a manifest is DIFF_INPUT naming the file and 
       code: 2,
       stderr: `ptb-manifest: error DIFF_INPUT at ${dupId}:${rows.length + 2}: row ${rows.length + 1}: model_id agentic-ptb/alpha.h005.sft2.100 is also the id of row 2: a manifest holds each id once\n`,
     });
-    const dupCheckpoint = await edit("dup-checkpoint.json", (rs) => [...rs, { ...rs[1]!, model_id: "agentic-ptb/alpha.h012.sft2.200" }]);
+    const dupCheckpoint = await edit("dup-checkpoint.json", (rs) => [...rs, { ...rs[1]!, model_id: "agentic-ptb/alpha.h006.sft2.100" }]);
     expect(await refused(out, dupCheckpoint)).toEqual({
       code: 2,
-      stderr: `ptb-manifest: error DIFF_INPUT at ${dupCheckpoint}:${rows.length + 2}: row ${rows.length + 1} (agentic-ptb/alpha.h012.sft2.200): checkpoint alpha/sft2/100 is also the checkpoint of row 2 (agentic-ptb/alpha.h005.sft2.100): a manifest holds each checkpoint once\n`,
+      stderr: `ptb-manifest: error DIFF_INPUT at ${dupCheckpoint}:${rows.length + 2}: row ${rows.length + 1} (agentic-ptb/alpha.h006.sft2.100): checkpoint alpha/sft2/100 is also the checkpoint of row 2 (agentic-ptb/alpha.h005.sft2.100): a manifest holds each checkpoint once\n`,
     });
     await writeFile(`${out}/object.json`, '{"rows": []}\n');
     expect((await refused(out, `${out}/object.json`)).stderr).toBe(`ptb-manifest: error DIFF_INPUT at ${out}/object.json:1: a manifest.json is a JSON array of rows, not object\n`);
