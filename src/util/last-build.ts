@@ -55,19 +55,6 @@ export async function readBuildReport(out: string): Promise<BuildReportFile | nu
 }
 
 /**
- * The warnings of the previous build into `out`, for the build's "new since
- * the previous build" count; null when there is none, or when its report
- * cannot be read (the build then says there is nothing to compare with).
- */
-export async function previousWarnings(out: string): Promise<Warning[] | null> {
-  try {
-    return (await readBuildReport(out))?.warnings ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/**
  * The build in `out` as a {@link BuildResult}, from its `manifest.json`,
  * `provenance.jsonl` and `build-report.json` (rows, provenance, fits, runs,
  * excluded and lost checkpoints, warnings), without reading any source: what
