@@ -48,3 +48,13 @@ export function where(file: string | null, line: number | null): string {
   if (file === null) return "";
   return line === null ? file : `${file}:${line}`;
 }
+
+/**
+ * A warning as every command prints it on stderr (the fatal form is
+ * `ptb-manifest: error CODE at FILE[:LINE]: message`):
+ * `ptb-manifest: warning CODE at FILE[:LINE]: message`, with a line end.
+ */
+export function warningLine(w: { code: string; file: string | null; line: number | null; message: string }): string {
+  const at = where(w.file, w.line);
+  return `ptb-manifest: warning ${w.code}${at ? ` at ${at}` : ""}: ${w.message}\n`;
+}

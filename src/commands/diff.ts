@@ -13,7 +13,7 @@ import { loadCells } from "../sources/cells.js";
 import { earlierFamilyNames, familyOfName } from "../resolve/family-names.js";
 import { parsePublishedName, readHubSnapshot } from "../extractors/hub-files.js";
 import { fsErrorCode, fsReason, orOnFsError } from "../util/fs-errors.js";
-import { Diagnostics } from "../diagnostics.js";
+import { Diagnostics, warningLine } from "../diagnostics.js";
 import { orderRenames } from "../resolve/rename-plan.js";
 
 /** One side of a diff: records keyed by checkpoint (`cell/family/step`, or the id for the baseline). */
@@ -306,8 +306,7 @@ export async function readManifestRows(path: string): Promise<Row[]> {
 
 /** One warning on stderr, in the CLI's form (`ptb-manifest: warning CODE at FILE[:LINE]: message`). */
 function printWarning(code: string, file: string | null, line: number | null, message: string): void {
-  const at = file === null ? "" : ` at ${file}${line !== null ? `:${line}` : ""}`;
-  process.stderr.write(`ptb-manifest: warning ${code}${at}: ${message}\n`);
+  process.stderr.write(warningLine({ code, file, line, message }));
 }
 
 /**

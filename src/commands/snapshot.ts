@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { join, resolve } from "node:path";
-import { Diagnostics, where } from "../diagnostics.js";
+import { Diagnostics, warningLine } from "../diagnostics.js";
 import { EXIT, ExitCodeError } from "../cli.js";
 import { PVC_BAD_NAME, readPvcTree, unlistableName } from "../extractors/pvc-live.js";
 import { loadCells } from "../sources/cells.js";
@@ -91,10 +91,7 @@ async function withStdout(body: (write: (chunk: string) => void | Promise<void>)
 }
 
 function printWarnings(diag: Diagnostics): void {
-  for (const w of diag.warnings) {
-    const at = where(w.file, w.line);
-    process.stderr.write(`ptb-manifest: warning ${w.code}${at ? ` at ${at}` : ""}: ${w.message}\n`);
-  }
+  for (const w of diag.warnings) process.stderr.write(warningLine(w));
 }
 
 /** Options of {@link runSnapshotHub}. */

@@ -4,7 +4,7 @@
  */
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
-import { Diagnostics, InputError, where, type Warning } from "../diagnostics.js";
+import { Diagnostics, InputError, warningLine, type Warning } from "../diagnostics.js";
 import { loadCells } from "../sources/cells.js";
 import { readSupervisor } from "../extractors/supervisor.js";
 import { BudgetClock } from "../resolve/clock.js";
@@ -258,9 +258,6 @@ export function registerTokens(program: Command): void {
         return;
       }
       process.stdout.write(human(report, format, isoOrNull(atMs), isoOrNull(sinceMs)));
-      for (const w of warnings) {
-        const at = where(w.file, w.line);
-        process.stderr.write(`warning ${w.code}${at ? ` at ${at}` : ""}: ${w.message}\n`);
-      }
+      for (const w of warnings) process.stderr.write(warningLine(w));
     });
 }
