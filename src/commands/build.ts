@@ -254,8 +254,8 @@ export function registerBuild(program: Command): void {
     .option("--outlier-floor-h <hours>", "floor of the cadence fit's outlier cut: a point is fitted when its residual from the robust line is within max(floor, 3·MAD)", parseHours, DEFAULT_OUTLIER_FLOOR_H)
     .option("--verbose", "list every warning (grouped by code), not one example per code", false)
     .option("-q, --quiet", "no progress messages nor progress bar on stderr", false)
-    .option("--pvc <cell=dir>", "read CELL's checkpoint tree from the mounted directory DIR instead of its pvc/ listing (repeatable)", collectPvc)
-    .option("--trajectory <cell=dir>", "read CELL's driver session logs from DIR (e.g. on another disk) instead of its trajectory/ folder (repeatable)", collectTrajectory)
+    .option("--pvc <cell=dir>", "read CELL's checkpoint tree from the mounted directory DIR instead of its pvc/ listing (repeatable)", collectCellDirs("--pvc"))
+    .option("--trajectory <cell=dir>", "read CELL's driver session logs from DIR (e.g. on another disk) instead of its trajectory/ folder (repeatable)", collectCellDirs("--trajectory"))
     .option("--hub", "read the published repos, spare repos and baseline from the Hub instead of hub/ (token: HF_TOKEN, else HF_TOKEN_PATH, else $HF_HOME/token; HF_ENDPOINT)", false)
     .option("--hub-url <url>", "with --hub: the Hub's URL (default: HF_ENDPOINT, else https://huggingface.co)")
     .option("--cache-dir <dir>", "cache of per-file extractor results and input hashes (warm rebuilds), and with --hub of the Hub's small files (default: $XDG_CACHE_HOME/ptb-manifest)")
@@ -288,22 +288,19 @@ function liveInputs(inputs: Record<string, string>, pvc: Record<string, string> 
   return Object.fromEntries(out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/** Collects repeated `--pvc CELL=DIR` options. */
-function collectPvc(value: string, previous: Record<string, string> | undefined): Record<string, string> {
-  const i = value.indexOf("=");
-  if (i <= 0 || i === value.length - 1) throw new InvalidArgumentError(`expected CELL=DIR, got "${value}"`);
-  const cell = value.slice(0, i);
-  if (previous && cell in previous) throw new InvalidArgumentError(`--pvc ${cell}= given twice`);
-  return { ...previous, [cell]: value.slice(i + 1) };
-}
-
-/** Collects repeated `--trajectory CELL=DIR` options. */
-function collectTrajectory(value: string, previous: Record<string, string> | undefined): Record<string, string> {
-  const i = value.indexOf("=");
-  if (i <= 0 || i === value.length - 1) throw new InvalidArgumentError(`expected CELL=DIR, got "${value}"`);
-  const cell = value.slice(0, i);
-  if (previous && cell in previous) throw new InvalidArgumentError(`--trajectory ${cell}= given twice`);
-  return { ...previous, [cell]: value.slice(i + 1) };
+/**
+ * The commander parser of a repeatable `CELL=DIR` option (`--pvc`,
+ * `--trajectory`): collects them into cell → folder; a value without
+ * `CELL=` or `DIR`, or a cell given twice, is a usage error.
+ */
+function collectCellDirs(option: string): (value: string, previous: Record<string, string> | undefined) => Record<string, string> {
+  return (value, previous) => {
+    const i = value.indexOf("=");
+    if (i <= 0 || i === value.length - 1) throw new InvalidArgumentError(`expected CELL=DIR, got "${value}"`);
+    const cell = value.slice(0, i);
+    if (previous && cell in previous) throw new InvalidArgumentError(`${option} ${cell}= given twice`);
+    return { ...previous, [cell]: value.slice(i + 1) };
+  };
 }
 
 /**

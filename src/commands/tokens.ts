@@ -216,7 +216,7 @@ export function registerTokens(program: Command): void {
             atMs = clock.timeAt(hour);
             if (!Number.isFinite(atMs)) usage(`the budget clock of ${cell.cell} never reads ${opts.hour} h (a pause that never ended stopped it)`);
             // The run's end as the build takes it (resolve/resolve-cell.ts): run_end, else 100 budget hours or a pause never resumed.
-            const runEndMs = supervisor.runEndMs ?? Math.min(clock.timeAt(100), clock.stoppedAtMs() ?? Number.POSITIVE_INFINITY);
+            const runEndMs = clock.runEnd(supervisor.runEndMs).ms;
             if (atMs > runEndMs) {
               const endHour = clock.hourAt(runEndMs);
               usage(`--hour ${opts.hour} is after the end of ${cell.cell}'s run (${new Date(runEndMs).toISOString()}, budget hour ${Math.round(endHour * 100) / 100}${supervisor.runEndMs !== null ? ", its run_end" : ""}): no row can be at that hour`);

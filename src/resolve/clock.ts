@@ -49,6 +49,21 @@ export class BudgetClock {
   }
 
   /**
+   * When the run ends (SOURCES.md: a run lasts 100 budget hours; no
+   * checkpoint is written after `run_end`): the `run_end` event's time
+   * (`runEndEventMs`, UTC epoch ms) when there is one, else 100 budget hours,
+   * or earlier where a pause that never ended stopped the clock; with which
+   * of the three it is. The build, `explain` and `tokens --hour` all take the
+   * run's end from here.
+   */
+  runEnd(runEndEventMs: number | null): { ms: number; from: "run_end" | "100 budget hours" | "a pause never resumed" } {
+    if (runEndEventMs !== null) return { ms: runEndEventMs, from: "run_end" };
+    const at100 = this.timeAt(100);
+    const stopped = this.stoppedAtMs();
+    return stopped !== null && stopped < at100 ? { ms: stopped, from: "a pause never resumed" } : { ms: at100, from: "100 budget hours" };
+  }
+
+  /**
    * The UTC epoch ms at which the budget clock reads `hour` (the first such
    * moment); +Infinity when it never does (stopped for good by a pause that
    * never ended, see {@link stoppedAtMs}).

@@ -159,8 +159,7 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   const toleranceH = input.toleranceH ?? DEFAULT_TOLERANCE_H;
   const clock = new BudgetClock(supervisor.runStartMs, supervisor.pauses);
   // Without run_end, the run ends at 100 budget hours, or where a pause that never ended stopped the clock.
-  const runEndMs = supervisor.runEndMs ?? Math.min(clock.timeAt(100), clock.stoppedAtMs() ?? Number.POSITIVE_INFINITY);
-  const runEndFrom = supervisor.runEndMs !== null ? "run_end" : runEndMs === clock.timeAt(100) ? "100 budget hours" : "a pause never resumed";
+  const { ms: runEndMs, from: runEndFrom } = clock.runEnd(supervisor.runEndMs);
   // A pause never resumed before run_end: how much budget time passed between the two is unknown
   // (the resume is missing), so a write time inside it has no hour the tool can stand behind.
   const stoppedMs = clock.stoppedAtMs();
