@@ -40,7 +40,7 @@ const WORDS = (
   "const let def return import from class self this await async for while if else elif try except raise " +
   "print(loss) torch.cuda tokenizer model.train() optimizer.step() lr=3e-5 batch_size=8 grad_accum=4 " +
   "epoch step=1200 eval/accuracy 0.4213 checkpoint saved to /pvc/ptb/weights/step_1200 rollouts/ " +
-  "Traceback (most recent call last): File \"train.py\", line 214, in <module> RuntimeError: CUDA out of memory. " +
+  'Traceback (most recent call last): File "train.py", line 214, in <module> RuntimeError: CUDA out of memory. ' +
   "def main(): parser = argparse.ArgumentParser() args = parser.parse_args() { } [ ] ( ) => \"value\" 'quoted' " +
   "INFO WARNING DEBUG 2026-10-03 14:22:07 | GPU 0: 79.2 GiB used | throughput 1843 tok/s | ü é 中文 "
 ).split(" ");
@@ -97,7 +97,11 @@ export class LineWriter {
 }
 
 /** The four parts the counters report, summed over a generated run (a generated run always has calls: never null). */
-export type Totals = { [K in Exclude<keyof TokensReport, "last_call_time" | "warnings" | "cell" | "format" | "since" | "at">]: NonNullable<TokensReport[K]> };
+export type Totals = {
+  [K in Exclude<keyof TokensReport, "last_call_time" | "warnings" | "cell" | "format" | "since" | "at">]: NonNullable<
+    TokensReport[K]
+  >;
+};
 
 function zeroTotals(): Totals {
   return { uncached_input: 0, cache_read: 0, cache_write: 0, output: 0, total: 0, calls: 0 };
@@ -134,7 +138,13 @@ const iso = (ms: number): string => new Date(ms).toISOString();
  * for pi, `sessions/<hash>/<session>/wire.jsonl` for kimi-cli and
  * `sessions/<hash>/<session>/agents/main/wire.jsonl` for kimi-code).
  */
-export async function generateRun(format: Format, root: string, totalBytes: number, fileCount: number, seed = 7): Promise<GeneratedRun> {
+export async function generateRun(
+  format: Format,
+  root: string,
+  totalBytes: number,
+  fileCount: number,
+  seed = 7,
+): Promise<GeneratedRun> {
   const r = prng(seed * 1000 + FORMATS.indexOf(format));
   const big = blobPool(seed + 1, 400, 300, 24_000);
   const small = blobPool(seed + 2, 400, 40, 1_500);
@@ -146,7 +156,11 @@ export async function generateRun(format: Format, root: string, totalBytes: numb
   for (let f = 0; f < fileCount; f += 1) {
     const id = uuid(r);
     const day = new Date(clock);
-    const ymd = [day.getUTCFullYear(), String(day.getUTCMonth() + 1).padStart(2, "0"), String(day.getUTCDate()).padStart(2, "0")];
+    const ymd = [
+      day.getUTCFullYear(),
+      String(day.getUTCMonth() + 1).padStart(2, "0"),
+      String(day.getUTCDate()).padStart(2, "0"),
+    ];
     let rel: string;
     switch (format) {
       case "codex":
@@ -208,9 +222,15 @@ const SESSION: Record<Format, SessionWriter> = {
       }
       turn += 1;
       const callId = `call_${hex(r, 24)}`;
-      await w.line(`{"timestamp":"${iso(clock)}","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":${pick(r, small)}}],"content":null,"encrypted_content":"gAAAAB${hex(r, 200)}"}}`);
-      await w.line(`{"timestamp":"${iso(clock)}","type":"event_msg","payload":{"type":"agent_reasoning","text":${pick(r, small)}}}`);
-      await w.line(`{"timestamp":"${iso(clock)}","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":${pick(r, small)},"call_id":"${callId}"}}`);
+      await w.line(
+        `{"timestamp":"${iso(clock)}","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":${pick(r, small)}}],"content":null,"encrypted_content":"gAAAAB${hex(r, 200)}"}}`,
+      );
+      await w.line(
+        `{"timestamp":"${iso(clock)}","type":"event_msg","payload":{"type":"agent_reasoning","text":${pick(r, small)}}}`,
+      );
+      await w.line(
+        `{"timestamp":"${iso(clock)}","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":${pick(r, small)},"call_id":"${callId}"}}`,
+      );
       const input = int(r, 20_000, 200_000);
       const cached = Math.floor(input * (0.8 + r() * 0.15));
       const output = int(r, 40, 3_000);
@@ -226,11 +246,22 @@ const SESSION: Record<Format, SessionWriter> = {
         `"rate_limits":{"limit_id":"codex","limit_name":null,"primary":{"used_percent":${int(r, 1, 90)}.0,"window_minutes":300,"resets_at":${Math.floor(clock / 1000) + 9000}},"secondary":{"used_percent":${int(r, 1, 60)}.0,"window_minutes":10080,"resets_at":${Math.floor(clock / 1000) + 400000}},"credits":{"has_credits":false,"unlimited":false,"balance":null},"plan_type":null}}}`;
       await w.line(tc);
       if (r() < 0.3) await w.line(tc.replace(`"timestamp":"${iso(clock)}"`, `"timestamp":"${iso(clock + 3)}"`)); // the same totals again
-      if (r() < 0.1) await w.line(`{"timestamp":"${iso(clock + 5)}","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":{"limit_id":"codex","primary":{"used_percent":3.0,"window_minutes":300}}}}`);
+      if (r() < 0.1)
+        await w.line(
+          `{"timestamp":"${iso(clock + 5)}","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":{"limit_id":"codex","primary":{"used_percent":3.0,"window_minutes":300}}}}`,
+        );
       clock += int(r, 500, 20_000);
-      await w.line(`{"timestamp":"${iso(clock)}","type":"response_item","payload":{"type":"function_call_output","call_id":"${callId}","output":${pick(r, big)}}}`);
-      if (r() < 0.3) await w.line(`{"timestamp":"${iso(clock)}","type":"response_item","payload":{"type":"function_call_output","call_id":"${callId}","output":${pick(r, big)}}}`);
-      if (r() < 0.2) await w.line(`{"timestamp":"${iso(clock)}","type":"event_msg","payload":{"type":"agent_message","message":${pick(r, small)}}}`);
+      await w.line(
+        `{"timestamp":"${iso(clock)}","type":"response_item","payload":{"type":"function_call_output","call_id":"${callId}","output":${pick(r, big)}}}`,
+      );
+      if (r() < 0.3)
+        await w.line(
+          `{"timestamp":"${iso(clock)}","type":"response_item","payload":{"type":"function_call_output","call_id":"${callId}","output":${pick(r, big)}}}`,
+        );
+      if (r() < 0.2)
+        await w.line(
+          `{"timestamp":"${iso(clock)}","type":"event_msg","payload":{"type":"agent_message","message":${pick(r, small)}}}`,
+        );
     }
     return clock;
   },
@@ -273,7 +304,9 @@ const SESSION: Record<Format, SessionWriter> = {
       );
       parent = u;
       if (r() < 0.15) {
-        await w.line(`{"parentUuid":"${parent}",${head},"type":"progress","data":{"type":"hook_progress","hookEvent":"PostToolUse","hookName":"PostToolUse:Bash","command":"true"},"timestamp":"${iso(clock)}","uuid":"${uuid(r)}"}`);
+        await w.line(
+          `{"parentUuid":"${parent}",${head},"type":"progress","data":{"type":"hook_progress","hookEvent":"PostToolUse","hookName":"PostToolUse:Bash","command":"true"},"timestamp":"${iso(clock)}","uuid":"${uuid(r)}"}`,
+        );
       }
     }
     return clock;
@@ -315,9 +348,13 @@ const SESSION: Record<Format, SessionWriter> = {
       clock += int(r, 2_000, 40_000);
       n += 1;
       await w.line(`{"timestamp": ${ts()}, "message": {"type": "StepBegin", "payload": {"n": ${n}}}}`);
-      await w.line(`{"timestamp": ${ts()}, "message": {"type": "ContentPart", "payload": {"type": "think", "think": ${pick(r, small)}}}}`);
+      await w.line(
+        `{"timestamp": ${ts()}, "message": {"type": "ContentPart", "payload": {"type": "think", "think": ${pick(r, small)}}}}`,
+      );
       const callId = `tool_${hex(r, 24)}`;
-      await w.line(`{"timestamp": ${ts()}, "message": {"type": "ToolCall", "payload": {"type": "function", "id": "${callId}", "function": {"name": "Shell", "arguments": ${pick(r, small)}}}}}`);
+      await w.line(
+        `{"timestamp": ${ts()}, "message": {"type": "ToolCall", "payload": {"type": "function", "id": "${callId}", "function": {"name": "Shell", "arguments": ${pick(r, small)}}}}}`,
+      );
       const input = int(r, 100, 8_000);
       const cacheRead = int(r, 10_000, 180_000);
       const output = int(r, 20, 4_000);
@@ -326,29 +363,39 @@ const SESSION: Record<Format, SessionWriter> = {
         `{"timestamp": ${ts()}, "message": {"type": "StatusUpdate", "payload": {"context_usage": 0.${int(r, 10, 99)}, "context_tokens": ${input + cacheRead}, "max_context_tokens": 262144, "token_usage": {"input_other": ${input}, "output": ${output}, "input_cache_read": ${cacheRead}, "input_cache_creation": 0}, "message_id": "chatcmpl-${id.slice(0, 8)}-${n}", "plan_mode": false}}}`,
       );
       clock += int(r, 500, 20_000);
-      await w.line(`{"timestamp": ${ts()}, "message": {"type": "ToolResult", "payload": {"tool_call_id": "${callId}", "return_value": {"is_error": false, "output": ${pick(r, big)}, "message": "", "display": []}}}}`);
+      await w.line(
+        `{"timestamp": ${ts()}, "message": {"type": "ToolResult", "payload": {"tool_call_id": "${callId}", "return_value": {"is_error": false, "output": ${pick(r, big)}, "message": "", "display": []}}}}`,
+      );
     }
     return clock;
   },
 
   // kimi-code: usage.record per request, repeated in step.end (not counted), content in loop events.
-  async "kimi-code"(w, r, bytes, clock, id, big, small, totals) {
+  async "kimi-code"(w, r, bytes, clock, _id, big, small, totals) {
     await w.line(`{"type":"metadata","protocol_version":"1.4","created_at":${clock}}`);
     let step = 0;
     while (w.bytes < bytes) {
       clock += int(r, 2_000, 40_000);
       step += 1;
-      await w.line(`{"type":"llm.request","kind":"loop","provider":"moonshot","model":"kimi-k3","thinkingEffort":"high","maxTokens":262044,"messageCount":${step * 2},"turnStep":"0.${step}","time":${clock - 4000}}`);
-      await w.line(`{"type":"context.append_loop_event","event":{"type":"content.part","uuid":"${uuid(r)}","turnId":"0","step":${step},"part":{"type":"think","think":${pick(r, small)}}},"time":${clock - 1000}}`);
+      await w.line(
+        `{"type":"llm.request","kind":"loop","provider":"moonshot","model":"kimi-k3","thinkingEffort":"high","maxTokens":262044,"messageCount":${step * 2},"turnStep":"0.${step}","time":${clock - 4000}}`,
+      );
+      await w.line(
+        `{"type":"context.append_loop_event","event":{"type":"content.part","uuid":"${uuid(r)}","turnId":"0","step":${step},"part":{"type":"think","think":${pick(r, small)}}},"time":${clock - 1000}}`,
+      );
       const input = int(r, 100, 8_000);
       const cacheRead = int(r, 10_000, 180_000);
       const output = int(r, 20, 4_000);
       addCall(totals, input, cacheRead, 0, output);
       const usage = `{"inputOther":${input},"output":${output},"inputCacheRead":${cacheRead},"inputCacheCreation":0}`;
       await w.line(`{"type":"usage.record","model":"kimi-k3","usage":${usage},"usageScope":"turn","time":${clock}}`);
-      await w.line(`{"type":"context.append_loop_event","event":{"type":"step.end","uuid":"${uuid(r)}","turnId":"0","step":${step},"finishReason":"tool_use","usage":${usage},"messageId":"${uuid(r)}"},"time":${clock + 4}}`);
+      await w.line(
+        `{"type":"context.append_loop_event","event":{"type":"step.end","uuid":"${uuid(r)}","turnId":"0","step":${step},"finishReason":"tool_use","usage":${usage},"messageId":"${uuid(r)}"},"time":${clock + 4}}`,
+      );
       clock += int(r, 500, 20_000);
-      await w.line(`{"type":"context.append_loop_event","event":{"type":"tool.result","uuid":"${uuid(r)}","toolCallId":"tool_${hex(r, 24)}","output":${pick(r, big)}},"time":${clock}}`);
+      await w.line(
+        `{"type":"context.append_loop_event","event":{"type":"tool.result","uuid":"${uuid(r)}","toolCallId":"tool_${hex(r, 24)}","output":${pick(r, big)}},"time":${clock}}`,
+      );
     }
     return clock;
   },
@@ -359,7 +406,12 @@ const SESSION: Record<Format, SessionWriter> = {
  * for `pvcRoot`: families with `weights/step_N` (STABLE, config, shards),
  * `checkpoints/`, `rollouts/` and many log files. Returns its byte size.
  */
-export async function generateListing(path: string, lines: number, pvcRoot = "/pvc/ptb/bench", seed = 11): Promise<number> {
+export async function generateListing(
+  path: string,
+  lines: number,
+  pvcRoot = "/pvc/ptb/bench",
+  seed = 11,
+): Promise<number> {
   const r = prng(seed);
   const w = new LineWriter(path);
   let t = T0 / 1000;
@@ -386,10 +438,16 @@ export async function generateListing(path: string, lines: number, pvcRoot = "/p
           for (let s = 1; s <= 4; s += 1) await entry("f", 4_900_000_000, `${dir}/model-0000${s}-of-00004.safetensors`);
         } else {
           const files = sub === "rollouts" ? 40 : 6;
-          for (let k = 0; k < files; k += 1) await entry("f", int(r, 100, 9_000_000), `${dir}/part ${k}.${sub === "rollouts" ? "jsonl" : "pt"}`);
+          for (let k = 0; k < files; k += 1)
+            await entry("f", int(r, 100, 9_000_000), `${dir}/part ${k}.${sub === "rollouts" ? "jsonl" : "pt"}`);
         }
       }
-      for (let k = 0; k < 20; k += 1) await entry("f", int(r, 100, 900_000), `${family}/logs/attempt_${Math.floor(step / 2000)}/rank_${k}/step_${step}.log`);
+      for (let k = 0; k < 20; k += 1)
+        await entry(
+          "f",
+          int(r, 100, 900_000),
+          `${family}/logs/attempt_${Math.floor(step / 2000)}/rank_${k}/step_${step}.log`,
+        );
     }
   }
   await w.close();
@@ -402,10 +460,21 @@ export async function generateListing(path: string, lines: number, pvcRoot = "/p
  * oldest first, v1 and v2 lines mixed, tracebacks and verbose scan lines, a
  * line split across each rotation. Returns the part names and sizes.
  */
-export async function generateJanitor(dir: string, totalBytes: number, pvcRoot = "/pvc/ptb/bench", seed = 13): Promise<{ parts: string[]; bytes: number }> {
+export async function generateJanitor(
+  dir: string,
+  totalBytes: number,
+  pvcRoot = "/pvc/ptb/bench",
+  seed = 13,
+): Promise<{ parts: string[]; bytes: number }> {
   const r = prng(seed);
   mkdirSync(dir, { recursive: true });
-  const names = ["ckpt-janitor.log.4.gz", "ckpt-janitor.log.3.gz", "ckpt-janitor.log.2.gz", "ckpt-janitor.log.1", "ckpt-janitor.log"];
+  const names = [
+    "ckpt-janitor.log.4.gz",
+    "ckpt-janitor.log.3.gz",
+    "ckpt-janitor.log.2.gz",
+    "ckpt-janitor.log.1",
+    "ckpt-janitor.log",
+  ];
   const per = totalBytes / names.length;
   let t = T0;
   let step = 0;
@@ -426,14 +495,21 @@ export async function generateJanitor(dir: string, totalBytes: number, pvcRoot =
       // rare (a run archives a few thousand checkpoints, whatever its log's verbosity).
       const k = r();
       if (k < 0.9965) {
-        if (k < 0.99) push(`${v2} level=debug msg=scan dir=${pvcRoot}/sft-${int(r, 0, 9)}/weights entries=${int(r, 10, 90)} free_gib=${int(r, 100, 900)}.${int(r, 0, 9)} took_ms=${int(r, 3, 900)}`);
+        if (k < 0.99)
+          push(
+            `${v2} level=debug msg=scan dir=${pvcRoot}/sft-${int(r, 0, 9)}/weights entries=${int(r, 10, 90)} free_gib=${int(r, 100, 900)}.${int(r, 0, 9)} took_ms=${int(r, 3, 900)}`,
+          );
         else push(`janitor starting: pvc_root=${pvcRoot} interval=600s keep_last=3`);
       } else if (k < 0.9975) {
         step += 100;
-        push(`${v2} level=info action=archive family=sft-${step % 7} step=${step} src_mtime=${((t - 400_000) / 1000).toFixed(3)} dest=msr-spare/bench.sft-${step % 7}.step_${step}`);
+        push(
+          `${v2} level=info action=archive family=sft-${step % 7} step=${step} src_mtime=${((t - 400_000) / 1000).toFixed(3)} dest=msr-spare/bench.sft-${step % 7}.step_${step}`,
+        );
       } else if (k < 0.998) {
         const d = new Date(t).toISOString();
-        push(`${d.slice(0, 10)} ${d.slice(11, 19)} archived ${pvcRoot}/sft-${step % 7}/weights/step_${step} -> msr-spare/bench.sft-${step % 7}.step_${step}`);
+        push(
+          `${d.slice(0, 10)} ${d.slice(11, 19)} archived ${pvcRoot}/sft-${step % 7}/weights/step_${step} -> msr-spare/bench.sft-${step % 7}.step_${step}`,
+        );
       } else if (k < 0.9995) {
         push(`${v2} level=info action=skip family=sft-${step % 7} step=${step} reason=recent`);
       } else {
@@ -441,7 +517,9 @@ export async function generateJanitor(dir: string, totalBytes: number, pvcRoot =
         push("Traceback (most recent call last):");
         push('  File "/app/janitor.py", line 88, in archive');
         push("    api.upload_folder(folder_path=path, repo_id=dest)");
-        push("requests.exceptions.ConnectionError: ('Connection aborted.', RemoteDisconnected('Remote end closed connection'))");
+        push(
+          "requests.exceptions.ConnectionError: ('Connection aborted.', RemoteDisconnected('Remote end closed connection'))",
+        );
       }
     }
     // Split the last line across the rotation (copytruncate).
@@ -454,7 +532,8 @@ export async function generateJanitor(dir: string, totalBytes: number, pvcRoot =
       text = text.slice(0, cut);
     }
     const path = join(dir, names[i]!);
-    if (names[i]!.endsWith(".gz")) await pipeline(Readable.from([Buffer.from(text)]), createGzip({ level: 1 }), createWriteStream(path));
+    if (names[i]!.endsWith(".gz"))
+      await pipeline(Readable.from([Buffer.from(text)]), createGzip({ level: 1 }), createWriteStream(path));
     else writeFileSync(path, text);
     bytes += Buffer.byteLength(text);
   }
@@ -484,7 +563,10 @@ export async function generateTree(root: string, entries: number, seed = 17): Pr
         const dir = join(family, sub, `step_${step}`);
         await mkdir(dir, { recursive: true });
         n += 1;
-        const names = sub === "weights" ? ["STABLE", "config.json", "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"] : Array.from({ length: sub === "rollouts" ? 30 : 5 }, (_, k) => `part ${k}.bin`);
+        const names =
+          sub === "weights"
+            ? ["STABLE", "config.json", "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]
+            : Array.from({ length: sub === "rollouts" ? 30 : 5 }, (_, k) => `part ${k}.bin`);
         for (const name of names) {
           const p = join(dir, name);
           const t = (T0 + step * 60_000 + r() * 1000) / 1000;
@@ -504,7 +586,9 @@ export async function generateTree(root: string, entries: number, seed = 17): Pr
 const PAD: Record<Format, (prev: string, blob: string, k: number) => string | null> = {
   codex(prev, blob) {
     const m = /^\{"timestamp":"([^"]+)"/.exec(prev);
-    return m ? `{"timestamp":"${m[1]}","type":"response_item","payload":{"type":"function_call_output","call_id":"call_pad","output":${blob}}}` : null;
+    return m
+      ? `{"timestamp":"${m[1]}","type":"response_item","payload":{"type":"function_call_output","call_id":"call_pad","output":${blob}}}`
+      : null;
   },
   "claude-code"(prev, blob, k) {
     const m = /"timestamp":"([^"]+)"/.exec(prev);
@@ -529,7 +613,14 @@ const PAD: Record<Format, (prev: string, blob: string, k: number) => string | nu
  * times as large. The counted calls, their times and the totals do not
  * change. Returns the bytes written.
  */
-export async function padSession(format: Format, text: string, factor: number, blobs: string[], r: () => number, path: string): Promise<number> {
+export async function padSession(
+  format: Format,
+  text: string,
+  factor: number,
+  blobs: string[],
+  r: () => number,
+  path: string,
+): Promise<number> {
   const lines = text.split("\n");
   const out = createWriteStream(path);
   let pending: string[] = [];

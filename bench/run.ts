@@ -21,10 +21,31 @@
  * reference reads them first), so the ratios compare CPU cost, not the disk.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { cpus, freemem, tmpdir, totalmem } from "node:os";
 import { join, relative, resolve } from "node:path";
-import { FORMATS, generateJanitor, generateListing, generateRun, generateTree, padSession, blobPool, prng, type Format, type Totals } from "./gen.js";
+import {
+  FORMATS,
+  generateJanitor,
+  generateListing,
+  generateRun,
+  generateTree,
+  padSession,
+  blobPool,
+  prng,
+  type Format,
+} from "./gen.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
@@ -70,7 +91,11 @@ interface Run {
 }
 
 /** Runs `cmd args` under /usr/bin/time; stdout is kept (as text) unless `discard`. */
-async function once(cmd: string, argv: string[], opts: { env?: NodeJS.ProcessEnv; discard?: boolean; shell?: boolean } = {}): Promise<Run> {
+async function once(
+  cmd: string,
+  argv: string[],
+  opts: { env?: NodeJS.ProcessEnv; discard?: boolean; shell?: boolean } = {},
+): Promise<Run> {
   const timeFile = join(scratch, ".time");
   const full = HAS_TIME ? ["/usr/bin/time", "-f", "%M", "-o", timeFile, cmd, ...argv] : [cmd, ...argv];
   const t0 = performance.now();
@@ -94,7 +119,12 @@ async function once(cmd: string, argv: string[], opts: { env?: NodeJS.ProcessEnv
 }
 
 /** Best (lowest wall time) of `REPEAT` runs; RSS is the largest seen. */
-async function best(cmd: string, argv: string[], opts: { env?: NodeJS.ProcessEnv; discard?: boolean } = {}, repeat = REPEAT): Promise<Run> {
+async function best(
+  cmd: string,
+  argv: string[],
+  opts: { env?: NodeJS.ProcessEnv; discard?: boolean } = {},
+  repeat = REPEAT,
+): Promise<Run> {
   let b: Run | null = null;
   let rss = 0;
   for (let i = 0; i < repeat; i += 1) {
@@ -118,7 +148,7 @@ const mb = (bytes: number): string => (bytes / 1e6).toFixed(0);
 const s = (x: number): string => x.toFixed(2);
 const rss = (r: Run | null): string => (r?.rssMB == null ? "n/a" : r.rssMB.toFixed(0));
 const ratio = (a: Run | null, b: Run | null): string => (a && b ? `${(a.wallS / b.wallS).toFixed(2)}x` : "n/a");
-const rate = (bytes: number, r: Run | null): string => (r ? ((bytes / 1e6) / r.wallS).toFixed(0) : "n/a");
+const rate = (bytes: number, r: Run | null): string => (r ? (bytes / 1e6 / r.wallS).toFixed(0) : "n/a");
 
 const sections: string[] = [];
 /** Measured values the targets of issue 7 are checked against. */
@@ -126,7 +156,16 @@ const metrics = {
   tokens: [] as { format: string; vsWc: number; vsCc: number | null; exact: boolean }[],
   listingLinesPerS: null as number | null,
   treeVsFind: null as number | null,
-  build: [] as { k: number; bytes: number; coldS: number; warmS: number; coldRss: number | null; warmRss: number | null; ncRss: number | null; same: boolean }[],
+  build: [] as {
+    k: number;
+    bytes: number;
+    coldS: number;
+    warmS: number;
+    coldRss: number | null;
+    warmRss: number | null;
+    ncRss: number | null;
+    same: boolean;
+  }[],
 };
 const summary: string[][] = [];
 const notes: string[] = [];
@@ -135,7 +174,11 @@ const notes: string[] = [];
 function installCcusage(): string | null {
   const dir = join(scratch, "ccusage");
   say("installing ccusage@20.0.24 into the scratch folder");
-  const r = spawnSync("npm", ["install", "--prefix", dir, "--no-save", "--no-audit", "--no-fund", "--loglevel=error", "ccusage@20.0.24"], { encoding: "utf8" });
+  const r = spawnSync(
+    "npm",
+    ["install", "--prefix", dir, "--no-save", "--no-audit", "--no-fund", "--loglevel=error", "ccusage@20.0.24"],
+    { encoding: "utf8" },
+  );
   const bin = join(dir, "node_modules", "ccusage", "src", "cli.js");
   if (r.status !== 0 || !existsSync(bin)) {
     notes.push(`ccusage could not be installed (${(r.stderr || "").trim().slice(0, 200)}): its columns are n/a.`);
@@ -181,7 +224,10 @@ async function benchTokens(ccusage: string | null): Promise<void> {
     let ok = "?";
     try {
       const got = JSON.parse(ours.stdout) as { total: number; calls: number };
-      ok = got.total === gen.totals.total && got.calls === gen.totals.calls ? "yes" : `NO (${got.total} vs ${gen.totals.total})`;
+      ok =
+        got.total === gen.totals.total && got.calls === gen.totals.calls
+          ? "yes"
+          : `NO (${got.total} vs ${gen.totals.total})`;
     } catch {
       ok = "NO (no JSON)";
     }
@@ -192,16 +238,29 @@ async function benchTokens(ccusage: string | null): Promise<void> {
       say(`tokens/${format}: ccusage ${spec.sub} session`);
       const home = join(scratch, "home");
       mkdirSync(home, { recursive: true });
-      cc = await best("node", [ccusage, spec.sub, "session", "--json", "--offline"], { env: { HOME: home, [spec.envVar]: root, TZ: "UTC", NO_COLOR: "1" } });
+      cc = await best("node", [ccusage, spec.sub, "session", "--json", "--offline"], {
+        env: { HOME: home, [spec.envVar]: root, TZ: "UTC", NO_COLOR: "1" },
+      });
       const t = ccusageTotal(cc.stdout);
-      ccOk = t === null ? " (no total read)" : t === gen.totals.total ? "" : ` (ccusage total ${t} ≠ ${gen.totals.total})`;
+      ccOk =
+        t === null ? " (no total read)" : t === gen.totals.total ? "" : ` (ccusage total ${t} ≠ ${gen.totals.total})`;
       if (cc.code !== 0) cc = null;
     }
-    metrics.tokens.push({ format, vsWc: ours.wallS / wc.wallS, vsCc: cc ? ours.wallS / cc.wallS : null, exact: ok === "yes" });
+    metrics.tokens.push({
+      format,
+      vsWc: ours.wallS / wc.wallS,
+      vsCc: cc ? ours.wallS / cc.wallS : null,
+      exact: ok === "yes",
+    });
     rows.push(
       `| ${format} | ${mb(bytes)} | ${files.length} | ${gen.totals.calls} | ${s(wc.wallS)} | ${s(ours.wallS)} | ${rate(bytes, ours)} | **${ratio(ours, wc)}** | ${cc ? s(cc.wallS) : "n/a"} | ${cc ? `**${ratio(ours, cc)}**${ccOk}` : "n/a"} | ${rss(ours)} | ${rss(cc)} | ${ok} |`,
     );
-    summary.push([`tokens ${format} (${mb(bytes)} MB)`, `${s(ours.wallS)} s, ${rate(bytes, ours)} MB/s`, `${ratio(ours, wc)} of wc -l${cc ? `, ${ratio(ours, cc)} of ccusage` : ""}`, `${rss(ours)} MB`]);
+    summary.push([
+      `tokens ${format} (${mb(bytes)} MB)`,
+      `${s(ours.wallS)} s, ${rate(bytes, ours)} MB/s`,
+      `${ratio(ours, wc)} of wc -l${cc ? `, ${ratio(ours, cc)} of ccusage` : ""}`,
+      `${rss(ours)} MB`,
+    ]);
     rmSync(root, { recursive: true, force: true });
   }
   sections.push(
@@ -236,14 +295,19 @@ async function benchListing(): Promise<void> {
       `| ${got.entries} | ${mb(bytes)} | ${s(wc.wallS)} | ${s(ours.wallS)} | **${(lps / 1e6).toFixed(2)} M** | ${rate(bytes, ours)} | ${ratio(ours, wc)} | ${rss(ours)} | ${got.observations} |`,
     ].join("\n"),
   );
-  summary.push([`listing.tsv (${(LISTING_LINES / 1e6).toFixed(0)}M lines, ${mb(bytes)} MB)`, `${s(ours.wallS)} s, ${(lps / 1e6).toFixed(2)} M lines/s`, `${ratio(ours, wc)} of wc -l`, `${rss(ours)} MB`]);
+  summary.push([
+    `listing.tsv (${(LISTING_LINES / 1e6).toFixed(0)}M lines, ${mb(bytes)} MB)`,
+    `${s(ours.wallS)} s, ${(lps / 1e6).toFixed(2)} M lines/s`,
+    `${ratio(ours, wc)} of wc -l`,
+    `${rss(ours)} MB`,
+  ]);
   rmSync(join(scratch, "listing"), { recursive: true, force: true });
 }
 
 async function benchTree(): Promise<void> {
   const dir = join(scratch, "tree", "pvc");
   say(`tree: materialising ${TREE_ENTRIES} entries`);
-  const n = await generateTree(dir, TREE_ENTRIES);
+  const _n = await generateTree(dir, TREE_ENTRIES);
   await once("find", [dir, "-printf", "%T@ %p\\n"], { discard: true }); // warm the dentry and inode caches
   const find = await best("find", [dir, "-printf", "%T@ %p\\n"], { discard: true });
   const ours = await best("node", [join(TASKS, "pvc-live.mjs"), dir, "/pvc/ptb/bench"]);
@@ -261,7 +325,12 @@ async function benchTree(): Promise<void> {
       `| ${got.entries ?? "?"} (find: ${findCount}) | ${s(find.wallS)} | ${s(ours.wallS)} | ${((got.entries ?? 0) / ours.wallS / 1e3).toFixed(0)} k | **${ratio(ours, find)}** | ${rss(ours)} |`,
     ].join("\n"),
   );
-  summary.push([`live PVC scan (${got.entries} entries)`, `${s(ours.wallS)} s`, `${ratio(ours, find)} of find`, `${rss(ours)} MB`]);
+  summary.push([
+    `live PVC scan (${got.entries} entries)`,
+    `${s(ours.wallS)} s`,
+    `${ratio(ours, find)} of find`,
+    `${rss(ours)} MB`,
+  ]);
   rmSync(join(scratch, "tree"), { recursive: true, force: true });
 }
 
@@ -275,7 +344,11 @@ async function benchJanitor(): Promise<void> {
   await once("cat", parts, { discard: true });
   const plain = parts.filter((p) => !p.endsWith(".gz"));
   const gz = parts.filter((p) => p.endsWith(".gz"));
-  const ref = await best("sh", ["-c", `{ zcat ${gz.map((p) => `'${p}'`).join(" ")}; cat ${plain.map((p) => `'${p}'`).join(" ")}; } | wc -l`], { discard: true });
+  const ref = await best(
+    "sh",
+    ["-c", `{ zcat ${gz.map((p) => `'${p}'`).join(" ")}; cat ${plain.map((p) => `'${p}'`).join(" ")}; } | wc -l`],
+    { discard: true },
+  );
   const ours = await best("node", [join(TASKS, "janitor.mjs"), sources, "/pvc/ptb/bench"]);
   const got = JSON.parse(ours.stdout || "{}") as { observations?: number; archives?: number };
   sections.push(
@@ -289,14 +362,21 @@ async function benchJanitor(): Promise<void> {
       `| ${mb(gen.bytes)} | ${mb(disk)} | ${s(ref.wallS)} | ${s(ours.wallS)} | ${rate(gen.bytes, ours)} | **${ratio(ours, ref)}** | ${rss(ours)} | ${got.observations} (${got.archives} archives) |`,
     ].join("\n"),
   );
-  summary.push([`janitor log (${mb(gen.bytes)} MB, rotated)`, `${s(ours.wallS)} s, ${rate(gen.bytes, ours)} MB/s`, `${ratio(ours, ref)} of zcat+cat | wc -l`, `${rss(ours)} MB`]);
+  summary.push([
+    `janitor log (${mb(gen.bytes)} MB, rotated)`,
+    `${s(ours.wallS)} s, ${rate(gen.bytes, ours)} MB/s`,
+    `${ratio(ours, ref)} of zcat+cat | wc -l`,
+    `${rss(ours)} MB`,
+  ]);
   rmSync(sources, { recursive: true, force: true });
 }
 
 /** Copies the embedded sources/ with every read trajectory padded `factor` times (no call changes). */
 async function scaleSweep(dst: string, factor: number): Promise<number> {
   cpSync(join(REPO, "sources"), dst, { recursive: true });
-  const cells = JSON.parse(readFileSync(join(dst, "cells.json"), "utf8")) as { cells: { cell: string; trajectory_format: Format; excluded?: string }[] };
+  const cells = JSON.parse(readFileSync(join(dst, "cells.json"), "utf8")) as {
+    cells: { cell: string; trajectory_format: Format; excluded?: string }[];
+  };
   const blobs = blobPool(31, 300, 300, 24_000);
   const r = prng(37);
   let bytes = 0;
@@ -310,12 +390,17 @@ async function scaleSweep(dst: string, factor: number): Promise<number> {
 }
 
 async function benchBuild(): Promise<void> {
-  const cells = JSON.parse(readFileSync(join(REPO, "sources", "cells.json"), "utf8")) as { cells: { cell: string; excluded?: string }[] };
+  const cells = JSON.parse(readFileSync(join(REPO, "sources", "cells.json"), "utf8")) as {
+    cells: { cell: string; excluded?: string }[];
+  };
   let base = 0;
-  for (const c of cells.cells) if (!c.excluded) base += bytesOf(filesUnder(join(REPO, "sources", c.cell, "trajectory")));
+  for (const c of cells.cells)
+    if (!c.excluded) base += bytesOf(filesUnder(join(REPO, "sources", c.cell, "trajectory")));
   const rows: string[] = [];
   const ref0 = join(scratch, "out-ref");
-  await once("node", [BIN, "build", "--sources", join(REPO, "sources"), "--out", ref0, "--quiet", "--no-cache"], { discard: true });
+  await once("node", [BIN, "build", "--sources", join(REPO, "sources"), "--out", ref0, "--quiet", "--no-cache"], {
+    discard: true,
+  });
   const refManifest = readFileSync(join(ref0, "manifest.json"), "utf8");
   let first: { bytes: number; wall: number } | null = null;
   for (const k of [1, 2, 4]) {
@@ -331,21 +416,46 @@ async function benchBuild(): Promise<void> {
     const cache = join(scratch, `cache-${k}x`);
     const out = join(scratch, `out-${k}x`);
     say(`build ${k}x: cold build (${mb(inputBytes)} MB)`);
-    const cold = await once("node", [BIN, "build", "--sources", src, "--out", out, "--quiet", "--cache-dir", cache], { discard: true });
+    const cold = await once("node", [BIN, "build", "--sources", src, "--out", out, "--quiet", "--cache-dir", cache], {
+      discard: true,
+    });
     const manifestOk = readFileSync(join(out, "manifest.json"), "utf8") === refManifest;
     const coldFiles = new Map(readdirSync(out).map((f) => [f, readFileSync(join(out, f))]));
     say(`build ${k}x: warm build`);
-    const warm = await best("node", [BIN, "build", "--sources", src, "--out", out, "--quiet", "--cache-dir", cache], { discard: true });
+    const warm = await best("node", [BIN, "build", "--sources", src, "--out", out, "--quiet", "--cache-dir", cache], {
+      discard: true,
+    });
     const sameBytes = [...coldFiles].every(([f, b]) => b.equals(readFileSync(join(out, f))));
-    const nocache = k === 4 ? await once("node", [BIN, "build", "--sources", src, "--out", join(scratch, "out-nc"), "--quiet", "--no-cache"], { discard: true }) : null;
+    const nocache =
+      k === 4
+        ? await once(
+            "node",
+            [BIN, "build", "--sources", src, "--out", join(scratch, "out-nc"), "--quiet", "--no-cache"],
+            { discard: true },
+          )
+        : null;
     const perGB = cold.wallS / (inputBytes / GB);
-    metrics.build.push({ k, bytes: inputBytes, coldS: cold.wallS, warmS: warm.wallS, coldRss: cold.rssMB, warmRss: warm.rssMB, ncRss: nocache?.rssMB ?? null, same: manifestOk && sameBytes });
+    metrics.build.push({
+      k,
+      bytes: inputBytes,
+      coldS: cold.wallS,
+      warmS: warm.wallS,
+      coldRss: cold.rssMB,
+      warmRss: warm.rssMB,
+      ncRss: nocache?.rssMB ?? null,
+      same: manifestOk && sameBytes,
+    });
     if (first === null) first = { bytes: inputBytes, wall: cold.wallS };
     rows.push(
       `| ${k}x | ${mb(trajBytes)} | ${mb(inputBytes)} | ${s(wc.wallS)} | ${s(cold.wallS)} | ${s(perGB)} | ${rate(inputBytes, cold)} | ${rss(cold)} | ${s(warm.wallS)} | **${(warm.wallS / cold.wallS).toFixed(3)}** | ${rss(warm)} | ${nocache ? `${s(nocache.wallS)} s, ${rss(nocache)} MB` : "-"} | ${manifestOk ? "yes" : "NO"} / ${sameBytes ? "yes" : "NO"} |`,
     );
     if (k === 4) {
-      summary.push([`build, sweep at ${mb(inputBytes)} MB (4x)`, `cold ${s(cold.wallS)} s, ${rate(inputBytes, cold)} MB/s`, `warm ${(warm.wallS / cold.wallS).toFixed(3)} of cold`, `${rss(cold)} MB`]);
+      summary.push([
+        `build, sweep at ${mb(inputBytes)} MB (4x)`,
+        `cold ${s(cold.wallS)} s, ${rate(inputBytes, cold)} MB/s`,
+        `warm ${(warm.wallS / cold.wallS).toFixed(3)} of cold`,
+        `${rss(cold)} MB`,
+      ]);
     }
     rmSync(src, { recursive: true, force: true });
     rmSync(cache, { recursive: true, force: true });
@@ -357,7 +467,7 @@ async function benchBuild(): Promise<void> {
     [
       "## End to end: `build` of the embedded sweep, trajectories padded 1x / 2x / 4x",
       "",
-      "Every trajectory file of the nine built cells is padded with lines that carry no usage (tool outputs of its own format), so the manifest must not change: \"same\" checks `manifest.json` against the unpadded build, and that the warm build wrote byte-identical files. Cold = empty cache folder (the build fills it); warm = the same command again, nothing changed. `--no-cache` = no cache read or written. Reference: `wc -l` over every input file.",
+      'Every trajectory file of the nine built cells is padded with lines that carry no usage (tool outputs of its own format), so the manifest must not change: "same" checks `manifest.json` against the unpadded build, and that the warm build wrote byte-identical files. Cold = empty cache folder (the build fills it); warm = the same command again, nothing changed. `--no-cache` = no cache read or written. Reference: `wc -l` over every input file.',
       "",
       "| scale | trajectories MB | all inputs MB | wc -l s | cold s | cold s/GB | cold MB/s | cold RSS MB | warm s | warm / cold | warm RSS MB | --no-cache | same manifest / same bytes |",
       "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
@@ -372,22 +482,39 @@ function targets(): string[] {
   const yes = (b: boolean): string => (b ? "yes" : "**no**");
   for (const t of metrics.tokens) {
     rows.push(`| tokens ${t.format}: within 2x of \`wc -l\` | ${t.vsWc.toFixed(2)}x | ${yes(t.vsWc <= 2)} |`);
-    if (t.vsCc !== null) rows.push(`| tokens ${t.format}: faster than ccusage | ${t.vsCc.toFixed(2)}x of its time | ${yes(t.vsCc < 1)} |`);
-    rows.push(`| tokens ${t.format}: exact totals | ${t.exact ? "equal to the generator's" : "differ"} | ${yes(t.exact)} |`);
+    if (t.vsCc !== null)
+      rows.push(`| tokens ${t.format}: faster than ccusage | ${t.vsCc.toFixed(2)}x of its time | ${yes(t.vsCc < 1)} |`);
+    rows.push(
+      `| tokens ${t.format}: exact totals | ${t.exact ? "equal to the generator's" : "differ"} | ${yes(t.exact)} |`,
+    );
   }
-  if (metrics.listingLinesPerS !== null) rows.push(`| listing parse ≥ 1M lines/s | ${(metrics.listingLinesPerS / 1e6).toFixed(2)} M lines/s | ${yes(metrics.listingLinesPerS >= 1e6)} |`);
-  if (metrics.treeVsFind !== null) rows.push(`| live scan within 1.5x of \`find\` | ${metrics.treeVsFind.toFixed(2)}x | ${yes(metrics.treeVsFind <= 1.5)} |`);
+  if (metrics.listingLinesPerS !== null)
+    rows.push(
+      `| listing parse ≥ 1M lines/s | ${(metrics.listingLinesPerS / 1e6).toFixed(2)} M lines/s | ${yes(metrics.listingLinesPerS >= 1e6)} |`,
+    );
+  if (metrics.treeVsFind !== null)
+    rows.push(
+      `| live scan within 1.5x of \`find\` | ${metrics.treeVsFind.toFixed(2)}x | ${yes(metrics.treeVsFind <= 1.5)} |`,
+    );
   if (metrics.build.length > 0) {
     const rss = Math.max(...metrics.build.flatMap((b) => [b.coldRss ?? 0, b.warmRss ?? 0, b.ncRss ?? 0]));
-    rows.push(`| build peak RSS < 300 MB (1x, 2x, 4x; cold, warm, --no-cache) | max ${rss.toFixed(0)} MB | ${yes(rss < 300)} |`);
+    rows.push(
+      `| build peak RSS < 300 MB (1x, 2x, 4x; cold, warm, --no-cache) | max ${rss.toFixed(0)} MB | ${yes(rss < 300)} |`,
+    );
     const a = metrics.build[0]!;
     const z = metrics.build[metrics.build.length - 1]!;
     const growth = z.coldS / a.coldS;
     const bytesGrowth = z.bytes / a.bytes;
-    rows.push(`| build time linear in input bytes | ${bytesGrowth.toFixed(2)}x the bytes took ${growth.toFixed(2)}x the time (1x → 4x) | ${yes(growth <= bytesGrowth * 1.25)} |`);
+    rows.push(
+      `| build time linear in input bytes | ${bytesGrowth.toFixed(2)}x the bytes took ${growth.toFixed(2)}x the time (1x → 4x) | ${yes(growth <= bytesGrowth * 1.25)} |`,
+    );
     const w = z.warmS / z.coldS;
-    rows.push(`| warm rebuild < 1/10 of cold (4x) | ${w.toFixed(3)} (${z.warmS.toFixed(2)} s / ${z.coldS.toFixed(2)} s) | ${yes(w < 0.1)} |`);
-    rows.push(`| cache never changes an output byte | ${metrics.build.every((b) => b.same) ? "warm = cold, byte for byte, at every scale" : "DIFFERENT"} | ${yes(metrics.build.every((b) => b.same))} |`);
+    rows.push(
+      `| warm rebuild < 1/10 of cold (4x) | ${w.toFixed(3)} (${z.warmS.toFixed(2)} s / ${z.coldS.toFixed(2)} s) | ${yes(w < 0.1)} |`,
+    );
+    rows.push(
+      `| cache never changes an output byte | ${metrics.build.every((b) => b.same) ? "warm = cold, byte for byte, at every scale" : "DIFFERENT"} | ${yes(metrics.build.every((b) => b.same))} |`,
+    );
   }
   return rows;
 }

@@ -20,7 +20,7 @@ const cells = JSON.parse(readFileSync(join(src, "cells.json"), "utf8"));
 let failures = 0;
 const fail = (msg: string) => {
   failures++;
-  console.log("FAIL " + msg);
+  console.log(`FAIL ${msg}`);
 };
 
 // ---------------------------------------------------------------- tables
@@ -29,12 +29,24 @@ console.log("hour_source:", JSON.stringify(truth.counts.per_hour_source));
 console.log("eos_ok:", JSON.stringify(truth.counts.eos_ok));
 console.log("excluded:", JSON.stringify(truth.excluded));
 console.log("lost:", JSON.stringify(truth.lost));
-const expectCells: Record<string, number> = { "sol-high": 57, grok: 59, "dpsk-v4-flash": 40, kimi: 38, "opus-max": 13, "sol-max": 13, "opus-high-v1": 3, "sol-max-opusnode": 9, "sol-max-v2": 36 };
+const expectCells: Record<string, number> = {
+  "sol-high": 57,
+  grok: 59,
+  "dpsk-v4-flash": 40,
+  kimi: 38,
+  "opus-max": 13,
+  "sol-max": 13,
+  "opus-high-v1": 3,
+  "sol-max-opusnode": 9,
+  "sol-max-v2": 36,
+};
 for (const [c, n] of Object.entries(expectCells)) if (truth.counts.per_cell[c] !== n) fail(`count ${c}`);
 const hs = truth.counts.per_hour_source;
 if (hs.mtime !== 222 || hs.janitor !== 24 || hs.extrapolated !== 7 || hs.unrecoverable !== 15) fail("hour sources");
 if (truth.counts.eos_ok.grok !== "0/59" || truth.counts.eos_ok["sol-high"] !== "39/57") fail("eos");
-const submitted = truth.rows.filter((r: { role: string; cell: string }) => r.role === "SUBMITTED" && r.cell === "sol-max-v2")[0];
+const submitted = truth.rows.filter(
+  (r: { role: string; cell: string }) => r.role === "SUBMITTED" && r.cell === "sol-max-v2",
+)[0];
 if (!submitted || submitted.hour < 7 || submitted.hour >= 8) fail("sol-max-v2 submitted hour");
 console.log("sol-max-v2 SUBMITTED:", submitted?.model_id);
 
@@ -51,10 +63,13 @@ function hourOf(run: Run, t: number): number {
   }
   return (t - s - p) / 3_600_000;
 }
-const r2 = (x: number) => Math.sign(x) * Math.round(Math.abs(x) * 100) / 100;
+const r2 = (x: number) => (Math.sign(x) * Math.round(Math.abs(x) * 100)) / 100;
 
 // ---------------------------------------------------------------- PVC
-function stableTimes(cell: { cell: string; pvc_root: string }): Map<string, { t: number; path: string; shards: boolean }> {
+function stableTimes(cell: {
+  cell: string;
+  pvc_root: string;
+}): Map<string, { t: number; path: string; shards: boolean }> {
   const out = new Map<string, { t: number; path: string; shards: boolean }>();
   const dirFiles = new Map<string, string[]>();
   const add = (path: string, t: number, type: string) => {
@@ -75,7 +90,9 @@ function stableTimes(cell: { cell: string; pvc_root: string }): Map<string, { t:
     let cur = "";
     for (const line of readFileSync(join(src, cell.cell, "pvc/ls-lR.txt"), "utf8").split("\n")) {
       if (line.endsWith(":") && line.startsWith("/")) cur = line.slice(0, -1);
-      const m = /^(\S)\S+\s+\d+\s+\S+\s+\S+\s+\d+\s+(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)\.(\d{9}) \+0000 (.*)$/.exec(line);
+      const m = /^(\S)\S+\s+\d+\s+\S+\s+\S+\s+\d+\s+(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)\.(\d{9}) \+0000 (.*)$/.exec(
+        line,
+      );
       if (!m) continue;
       const t = Date.parse(`${m[2]}T${m[3]}Z`) + Number(m[4]) / 1e6;
       add(`${cur}/${m[5]}`, t, m[1] === "-" ? "f" : m[1] === "d" ? "d" : "l");
@@ -91,10 +108,14 @@ function janitorText(cell: string): string {
   const names = readdirSync(dir);
   const num = (n: string) => (n === "ckpt-janitor.log" ? 0 : Number(n.split(".")[2]));
   names.sort((a, b) => num(b) - num(a));
-  return names.map((n) => (n.endsWith(".gz") ? gunzipSync(readFileSync(join(dir, n))).toString("utf8") : readFileSync(join(dir, n), "utf8"))).join("");
+  return names
+    .map((n) =>
+      n.endsWith(".gz") ? gunzipSync(readFileSync(join(dir, n))).toString("utf8") : readFileSync(join(dir, n), "utf8"),
+    )
+    .join("");
 }
 function localCandidates(local: string, tz: string): number[] {
-  const naive = Date.parse(local.replace(" ", "T") + "Z");
+  const naive = Date.parse(`${local.replace(" ", "T")}Z`);
   const out = new Set<number>();
   for (const probe of [naive - 12 * 3_600_000, naive, naive + 12 * 3_600_000]) {
     const off = -new TZDate(probe, tz).getTimezoneOffset() * 60_000;
@@ -105,7 +126,12 @@ function localCandidates(local: string, tz: string): number[] {
   }
   return [...out].sort((a, b) => a - b);
 }
-function janitorTimes(cell: { cell: string; pvc_root: string; janitor_tz: string; family_aliases?: Record<string, string> }): Map<string, { t: number; path: string }> {
+function janitorTimes(cell: {
+  cell: string;
+  pvc_root: string;
+  janitor_tz: string;
+  family_aliases?: Record<string, string>;
+}): Map<string, { t: number; path: string }> {
   const out = new Map<string, { t: number; path: string }>();
   let last = -Infinity;
   const alias = (d: string) => cell.family_aliases?.[d] ?? d;
@@ -117,14 +143,18 @@ function janitorTimes(cell: { cell: string; pvc_root: string; janitor_tz: string
       if (v2[2] !== "archive") continue;
       const kv = Object.fromEntries([...v2[3]!.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1], m[2]]));
       const k = `${alias(kv.family!)}:${kv.step}`;
-      if (!out.has(k)) out.set(k, { t: Number(kv.src_mtime) * 1000, path: `${cell.pvc_root}/${kv.family}/weights/step_${kv.step}` });
+      if (!out.has(k))
+        out.set(k, { t: Number(kv.src_mtime) * 1000, path: `${cell.pvc_root}/${kv.family}/weights/step_${kv.step}` });
     } else if (v1) {
       const cands = localCandidates(v1[1]!, cell.janitor_tz);
       const t = cands.find((c) => c >= last - 1000) ?? cands[0]!;
       last = t;
       const a = /^archived (.*)\/weights\/step_(\d+) -> /.exec(v1[2]!);
       if (!a) continue;
-      const famDir = a[1]!.slice(cell.pvc_root.length + 1).split("/").pop()!;
+      const famDir = a[1]!
+        .slice(cell.pvc_root.length + 1)
+        .split("/")
+        .pop()!;
       const k = `${alias(famDir)}:${a[2]}`;
       if (!out.has(k)) out.set(k, { t, path: `${a[1]}/weights/step_${a[2]}` });
     }
@@ -185,8 +215,9 @@ function countClaude(files: string[]): C[] {
   const g = new Map<string, { t: number; u: A; o: number }>();
   for (const f of files)
     for (const o of jl(f) as A[]) {
-      if (o.type !== "assistant" || !o.message?.usage || o.message.model === "<synthetic>" || o.isApiErrorMessage) continue;
-      const k = o.message.id + "|" + (o.requestId ?? "");
+      if (o.type !== "assistant" || !o.message?.usage || o.message.model === "<synthetic>" || o.isApiErrorMessage)
+        continue;
+      const k = `${o.message.id}|${o.requestId ?? ""}`;
       const e = g.get(k);
       const t = Date.parse(o.timestamp);
       if (!e) g.set(k, { t, u: o.message.usage, o: o.message.usage.output_tokens });
@@ -195,7 +226,10 @@ function countClaude(files: string[]): C[] {
         e.o = Math.max(e.o, o.message.usage.output_tokens);
       }
     }
-  return [...g.values()].map((e) => ({ t: e.t, n: e.u.input_tokens + e.u.cache_creation_input_tokens + e.u.cache_read_input_tokens + e.o }));
+  return [...g.values()].map((e) => ({
+    t: e.t,
+    n: e.u.input_tokens + e.u.cache_creation_input_tokens + e.u.cache_read_input_tokens + e.o,
+  }));
 }
 function countPi(files: string[]): C[] {
   const seen = new Set<string>();
@@ -219,7 +253,10 @@ function countKimi(files: string[]): C[] {
     ls.forEach((o, i) => {
       if (o.type !== "usage.record" || i < fi) return;
       const u = o.usage;
-      calls.push({ t: typeof o.time === "number" ? o.time : null, n: u.inputOther + u.output + u.inputCacheRead + u.inputCacheCreation });
+      calls.push({
+        t: typeof o.time === "number" ? o.time : null,
+        n: u.inputOther + u.output + u.inputCacheRead + u.inputCacheCreation,
+      });
     });
   }
   return calls;
@@ -233,7 +270,14 @@ for (const cell of cells.cells) {
   const jt = janitorTimes(cell);
   const files = walk(join(src, cell.cell, "trajectory")).filter((f) => f.endsWith(".jsonl"));
   const fmt = cell.trajectory_format;
-  const calls = fmt === "codex" ? countCodex(files) : fmt === "claude-code" ? countClaude(files) : fmt === "pi" ? countPi(files) : countKimi(files);
+  const calls =
+    fmt === "codex"
+      ? countCodex(files)
+      : fmt === "claude-code"
+        ? countClaude(files)
+        : fmt === "pi"
+          ? countPi(files)
+          : countKimi(files);
   const start = Date.parse(run.run_start);
   const timed = calls.filter((c) => c.t !== null && c.t >= start).sort((a, b) => a.t! - b.t!);
   const tok = (t: number) => timed.filter((c) => c.t! <= t).reduce((s, c) => s + c.n, 0);
@@ -268,13 +312,19 @@ for (const cell of cells.cells) {
       continue;
     }
     if (src2 !== r.hour_source) fail(`${cell.cell} ${r.family}:${r.step}: source ${src2} vs ${r.hour_source}`);
-    if (r2(hourOf(run, t)) !== r.hour) fail(`${cell.cell} ${r.family}:${r.step}: hour ${r2(hourOf(run, t))} vs ${r.hour}`);
-    if (tok(t) !== r.driver_tokens_at_hour) fail(`${cell.cell} ${r.family}:${r.step}: tokens ${tok(t)} vs ${r.driver_tokens_at_hour}`);
+    if (r2(hourOf(run, t)) !== r.hour)
+      fail(`${cell.cell} ${r.family}:${r.step}: hour ${r2(hourOf(run, t))} vs ${r.hour}`);
+    if (tok(t) !== r.driver_tokens_at_hour)
+      fail(`${cell.cell} ${r.family}:${r.step}: tokens ${tok(t)} vs ${r.driver_tokens_at_hour}`);
     exactOk++;
   }
-  const untimed = rows.filter((r: A) => r.hour_source === "extrapolated" || r.hour_source === "unrecoverable").map((r: A) => `${r.family}:${r.step}(${r.hour_source[0]}, lo=${r.hour_lower_bound}, hi=${r.hour_upper_bound})`);
+  const untimed = rows
+    .filter((r: A) => r.hour_source === "extrapolated" || r.hour_source === "unrecoverable")
+    .map((r: A) => `${r.family}:${r.step}(${r.hour_source[0]}, lo=${r.hour_lower_bound}, hi=${r.hour_upper_bound})`);
   const timeless = calls.filter((c) => c.t === null).length;
-  console.log(`${cell.cell}: ${rows.length} rows, ${exactOk} exact rows re-derived; ${calls.length} calls (${timeless} without time), tokens ${mine}; untimed: ${untimed.join(" ") || "-"}`);
+  console.log(
+    `${cell.cell}: ${rows.length} rows, ${exactOk} exact rows re-derived; ${calls.length} calls (${timeless} without time), tokens ${mine}; untimed: ${untimed.join(" ") || "-"}`,
+  );
 }
 console.log(failures === 0 ? "ALL CHECKS PASSED" : `${failures} FAILURES`);
 process.exit(failures === 0 ? 0 : 1);

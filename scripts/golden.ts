@@ -74,7 +74,9 @@ async function capture(dest: string): Promise<number> {
   }
   save("build-again.txt", await run(["build", "--out", out], env));
 
-  const ids: string[] = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")).map((r: { model_id: string }) => r.model_id);
+  const ids: string[] = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")).map(
+    (r: { model_id: string }) => r.model_id,
+  );
   const jobs: Array<[string, string[]]> = [];
   for (const id of ids) {
     const name = id.replace(/^.*\//, "");
@@ -91,9 +93,22 @@ async function capture(dest: string): Promise<number> {
   jobs.push(["cost.txt", ["cost", ...scores, "--html", join(work, "cost.html")]]);
   jobs.push(["cost.json.txt", ["cost", ...scores, "--json", "--html", join(work, "cost2.html")]]);
   jobs.push(["cost.csv.txt", ["cost", ...scores, "--csv", "--include-eos-broken", "--html", join(work, "cost3.html")]]);
-  const cells: string[] = JSON.parse(readFileSync(join(repo, "sources", "cells.json"), "utf8")).cells.map((c: { cell: string }) => c.cell);
+  const cells: string[] = JSON.parse(readFileSync(join(repo, "sources", "cells.json"), "utf8")).cells.map(
+    (c: { cell: string }) => c.cell,
+  );
   for (const cell of cells) jobs.push([`tokens.${cell}.txt`, ["tokens", "--cell", cell, "--hour", "50", "--json"]]);
-  for (const cmd of ["", "build", "explain", "validate", "diff", "cost", "tokens", "publish", "snapshot-pvc", "snapshot-hub"]) {
+  for (const cmd of [
+    "",
+    "build",
+    "explain",
+    "validate",
+    "diff",
+    "cost",
+    "tokens",
+    "publish",
+    "snapshot-pvc",
+    "snapshot-hub",
+  ]) {
     jobs.push([`help.${cmd || "main"}.txt`, [...(cmd ? [cmd] : []), "--help"]]);
   }
   jobs.push(["usage.bad-flag.txt", ["build", "--nope"]]);
@@ -122,7 +137,8 @@ async function mainScript(): Promise<number> {
     const diffs: string[] = [];
     for (const f of before) {
       if (!after.has(f)) diffs.push(`missing now: ${f}`);
-      else if (!readFileSync(join(dir, f)).equals(readFileSync(join(now, f)))) diffs.push(`differs: ${f}  (diff ${join(dir, f)} ${join(now, f)})`);
+      else if (!readFileSync(join(dir, f)).equals(readFileSync(join(now, f))))
+        diffs.push(`differs: ${f}  (diff ${join(dir, f)} ${join(now, f)})`);
     }
     for (const f of after) if (!before.has(f)) diffs.push(`new: ${f}`);
     if (diffs.length === 0) {

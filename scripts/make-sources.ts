@@ -14,8 +14,19 @@ import { dirname, join, resolve } from "node:path";
 import { makeCalls } from "./make-sources/calls.js";
 import { iso } from "./make-sources/lib.js";
 import { buildCell, key } from "./make-sources/model.js";
-import { cellsJson, Files, pvcTree, renderAnchors, renderFind, renderHub, renderJanitor, renderLs, renderSupervisor, runlog } from "./make-sources/render.js";
-import { Resolved, TruthRow, baselineRow, fitCell, hourInfo, resolveCell } from "./make-sources/resolve.js";
+import {
+  cellsJson,
+  type Files,
+  pvcTree,
+  renderAnchors,
+  renderFind,
+  renderHub,
+  renderJanitor,
+  renderLs,
+  renderSupervisor,
+  runlog,
+} from "./make-sources/render.js";
+import { type Resolved, type TruthRow, baselineRow, fitCell, hourInfo, resolveCell } from "./make-sources/resolve.js";
 import { CELLS } from "./make-sources/spec.js";
 import { renderClaude, renderCodex, renderKimiCode, renderPi } from "./make-sources/traj.js";
 import { Rng } from "./make-sources/lib.js";
@@ -61,7 +72,7 @@ for (const spec of CELLS) {
   const r = resolveCell(m, sessions, pred);
   resolved.push(r);
   const tree = pvcTree(m);
-  if (spec.pvcFormat === "find") files.set(`${base}/pvc/listing.tsv`, renderFind(tree, new Rng("find:" + spec.cell)));
+  if (spec.pvcFormat === "find") files.set(`${base}/pvc/listing.tsv`, renderFind(tree, new Rng(`find:${spec.cell}`)));
   else files.set(`${base}/pvc/ls-lR.txt`, renderLs(tree));
   renderJanitor(m, files, `${base}/janitor`);
   files.set(`${base}/supervisor/history.jsonl`, renderSupervisor(m));
@@ -102,7 +113,9 @@ for (const r of resolved) {
 const extrapolation: Record<string, Record<string, unknown>> = {};
 for (const r of resolved) {
   for (const [fam, fit] of r.fits) {
-    const untimed = r.model.ckpts.filter((c) => c.dir === fam && hourInfo(r.model, c).source === "untimed" && !"LS".includes(c.fate));
+    const untimed = r.model.ckpts.filter(
+      (c) => c.dir === fam && hourInfo(r.model, c).source === "untimed" && !"LS".includes(c.fate),
+    );
     if (untimed.length === 0) continue;
     (extrapolation[r.model.spec.cell] ??= {})[fam] = {
       validated: fit.validated,
@@ -112,7 +125,11 @@ for (const r of resolved) {
       loo_max: fit.looMax,
       anchor_max: Number.isNaN(fit.anchorMax) ? null : fit.anchorMax,
       hour_error_h: fit.errH,
-      predicted: Object.fromEntries(untimed.filter((c) => r.predictedMs.has(key(c))).map((c) => [c.step, r.model.clock.hourOf(r.predictedMs.get(key(c))!)])),
+      predicted: Object.fromEntries(
+        untimed
+          .filter((c) => r.predictedMs.has(key(c)))
+          .map((c) => [c.step, r.model.clock.hourOf(r.predictedMs.get(key(c))!)]),
+      ),
     };
   }
 }
@@ -123,16 +140,22 @@ const truth = {
   excluded: CELLS.filter((s) => s.excluded).map((s) => ({ cell: s.cell, reason: s.excluded })),
   lost: resolved.flatMap((r) => r.lost.map((c) => ({ cell: c.cell, family: c.fam, step: c.step }))),
   rows,
-  token_curves: Object.fromEntries(resolved.filter((r) => !r.model.spec.excluded).map((r) => [r.model.spec.cell, r.curve])),
+  token_curves: Object.fromEntries(
+    resolved.filter((r) => !r.model.spec.excluded).map((r) => [r.model.spec.cell, r.curve]),
+  ),
   run: Object.fromEntries(
     resolved.map((r) => [
       r.model.spec.cell,
-      { run_start: iso(r.model.clock.startMs), run_end: r.model.runEndMs === null ? null : iso(r.model.runEndMs), pauses: r.model.clock.pauses.map(([a, b]) => [iso(a), iso(b)]) },
+      {
+        run_start: iso(r.model.clock.startMs),
+        run_end: r.model.runEndMs === null ? null : iso(r.model.runEndMs),
+        pauses: r.model.clock.pauses.map(([a, b]) => [iso(a), iso(b)]),
+      },
     ]),
   ),
   extrapolation_reference: extrapolation,
 };
 mkdirSync(dirname(truthPath), { recursive: true });
-writeFileSync(truthPath, JSON.stringify(truth, null, 1) + "\n");
+writeFileSync(truthPath, `${JSON.stringify(truth, null, 1)}\n`);
 console.log(`wrote ${paths.length} files to ${outDir}; ${rows.length - 1} rows (+ baseline) to ${truthPath}`);
 console.log(JSON.stringify(truth.counts));

@@ -4,7 +4,14 @@ import { RowSchema } from "./schema.js";
 import { Diagnostics, InputError, type Warning } from "./diagnostics.js";
 import { loadCells } from "./sources/cells.js";
 import type { Observation } from "./observations.js";
-import { observePvcEntry, readListingTsv, readListingTsvBatches, readLsLR, readLsLRBatches, type PvcEntry } from "./extractors/pvc-listing.js";
+import {
+  observePvcEntry,
+  readListingTsv,
+  readListingTsvBatches,
+  readLsLR,
+  readLsLRBatches,
+  type PvcEntry,
+} from "./extractors/pvc-listing.js";
 import { readPvcTree } from "./extractors/pvc-live.js";
 import { listTrajectoryFiles } from "./extractors/trajectory/index.js";
 import type { InputsRead } from "./sources/unread-inputs.js";
@@ -13,7 +20,13 @@ import { readSupervisor } from "./extractors/supervisor.js";
 import { readAnchors } from "./extractors/anchors.js";
 import { parsePublishedName, parseSpareName, readHubSnapshot, type HubRepo } from "./extractors/hub-files.js";
 import { cellCoverageWarning, checkTrajectoryCells, countCellTokens } from "./resolve/cell-tokens.js";
-import { resolveCell, cmpStr, type CellResolution, type LostCheckpoint, type RowEvidence } from "./resolve/resolve-cell.js";
+import {
+  resolveCell,
+  cmpStr,
+  type CellResolution,
+  type LostCheckpoint,
+  type RowEvidence,
+} from "./resolve/resolve-cell.js";
 import type { CadenceFit } from "./resolve/cadence.js";
 import { BudgetClock, round2 } from "./resolve/clock.js";
 import type { TokenCall } from "./extractors/trajectory/types.js";
@@ -122,7 +135,11 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
   for (const [cell, dir] of Object.entries(opts.pvcDirs ?? {})) {
     const c = registry.cells.find((x) => x.cell === cell);
     if (!c || c.excluded) {
-      throw new InputError("PVC_UNKNOWN_CELL", `--pvc ${cell}=${dir}: ${c ? "the cell is excluded, its PVC is never read" : "no such cell in cells.json"}`, "cells.json");
+      throw new InputError(
+        "PVC_UNKNOWN_CELL",
+        `--pvc ${cell}=${dir}: ${c ? "the cell is excluded, its PVC is never read" : "no such cell in cells.json"}`,
+        "cells.json",
+      );
     }
   }
   checkTrajectoryCells(registry, opts.trajectoryDirs ?? {});
@@ -135,21 +152,36 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
   if (opts.readHub) inputsRead.folders.push("hub");
   for (const repo of hub) {
     // The repos of the org and the spare owner are all accounted for (used, warned, or `-record`/`-data`); the baseline is read.
-    if (repo.id === registry.baseline || repo.owner === registry.org || repo.owner === registry.spare_owner) inputsRead.folders.push(repo.dir);
+    if (repo.id === registry.baseline || repo.owner === registry.org || repo.owner === registry.spare_owner)
+      inputsRead.folders.push(repo.dir);
     if (repo.id === registry.baseline) {
       baselineRepo = repo;
     } else if (repo.owner === registry.org) {
       const p = parsePublishedName(repo.name, cellNames);
       if (!p) {
-        if (!/-(record|data)$/.test(repo.name)) diag.warn("HUB_UNKNOWN_REPO", `published repo ${repo.id} is not {cell}.h{HHH}.{family}.{step} of a known cell`, `${repo.dir}/.hub.json`, null);
+        if (!/-(record|data)$/.test(repo.name))
+          diag.warn(
+            "HUB_UNKNOWN_REPO",
+            `published repo ${repo.id} is not {cell}.h{HHH}.{family}.{step} of a known cell`,
+            `${repo.dir}/.hub.json`,
+            null,
+          );
         continue;
       }
       if (excludedNames.has(p.cell)) continue;
-      published.set(p.cell, [...(published.get(p.cell) ?? []), { repo, family: p.family, step: p.step, hourPart: p.hourPart }]);
+      published.set(p.cell, [
+        ...(published.get(p.cell) ?? []),
+        { repo, family: p.family, step: p.step, hourPart: p.hourPart },
+      ]);
     } else if (repo.owner === registry.spare_owner) {
       const s = parseSpareName(repo.name, cellNames);
       if (!s) {
-        diag.warn("HUB_UNKNOWN_REPO", `spare repo ${repo.id} is not <cell>.<family>.step_<N> of a known cell`, `${repo.dir}/.hub.json`, null);
+        diag.warn(
+          "HUB_UNKNOWN_REPO",
+          `spare repo ${repo.id} is not <cell>.<family>.step_<N> of a known cell`,
+          `${repo.dir}/.hub.json`,
+          null,
+        );
         continue;
       }
       if (excludedNames.has(s.cell)) continue;
@@ -157,7 +189,11 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     }
   }
   if (!baselineRepo) {
-    throw new InputError("BASELINE_MISSING", `no hub/${registry.baseline}/ folder: the baseline row needs its eos files`, `hub/${registry.baseline}`);
+    throw new InputError(
+      "BASELINE_MISSING",
+      `no hub/${registry.baseline}/ folder: the baseline row needs its eos files`,
+      `hub/${registry.baseline}`,
+    );
   }
 
   const rows: Row[] = [];
@@ -180,7 +216,12 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     let seq = 0;
     const pvcDir = opts.pvcDirs?.[cell.cell];
     // Both listings when both are present: the second is PVC_TWO_LISTINGS' news, not an unread surprise.
-    inputsRead.files.push(`${cell.cell}/supervisor/history.jsonl`, `${cell.cell}/pvc/listing.tsv`, `${cell.cell}/pvc/ls-lR.txt`, `${cell.cell}/anchors.tsv`);
+    inputsRead.files.push(
+      `${cell.cell}/supervisor/history.jsonl`,
+      `${cell.cell}/pvc/listing.tsv`,
+      `${cell.cell}/pvc/ls-lR.txt`,
+      `${cell.cell}/anchors.tsv`,
+    );
     if (pvcDir !== undefined) inputsRead.folders.push(`${cell.cell}/pvc`);
     if (pvcDir !== undefined) log(`${cell.cell}: walking the PVC tree ${pvcDir}`);
     const entries =
@@ -208,7 +249,18 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
         );
         return out;
       };
-      appendAll(observations, await cachedObservations(opts.cache, "pvc", [path], JSON.stringify([cell, extractor]), diag, compute, opts.onBytes));
+      appendAll(
+        observations,
+        await cachedObservations(
+          opts.cache,
+          "pvc",
+          [path],
+          JSON.stringify([cell, extractor]),
+          diag,
+          compute,
+          opts.onBytes,
+        ),
+      );
     } else {
       for await (const entry of entries.stream) {
         const o = observePvcEntry(cell, entry, seq++, diag, entries.extractor);
@@ -220,56 +272,116 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     for (const p of janitorPaths) inputsRead.files.push(relOf(p));
     appendAll(
       observations,
-      await cachedObservations(opts.cache, "janitor", janitorPaths, JSON.stringify(cell), diag, (d) => readJanitorLog(sourcesDir, cell, d, { onBytes: opts.onBytes }), opts.onBytes),
+      await cachedObservations(
+        opts.cache,
+        "janitor",
+        janitorPaths,
+        JSON.stringify(cell),
+        diag,
+        (d) => readJanitorLog(sourcesDir, cell, d, { onBytes: opts.onBytes }),
+        opts.onBytes,
+      ),
     );
     observations.push(...(await readAnchors(sourcesDir, cell, diag)));
     const trajectoryDir = opts.trajectoryDirs?.[cell.cell];
-    log(`${cell.cell}: counting driver tokens (${cell.trajectory_format}${trajectoryDir !== undefined ? `, from ${trajectoryDir}` : ""})`);
+    log(
+      `${cell.cell}: counting driver tokens (${cell.trajectory_format}${trajectoryDir !== undefined ? `, from ${trajectoryDir}` : ""})`,
+    );
     // No call placed in time (no session file, none of the format): the tokens are unknown, null (MANIFEST.md).
     const { reading, ledger } = await countCellTokens(sourcesDir, cell, supervisor.runStartMs, {
-      dir: trajectoryDir, cache: opts.cache, onBytes: opts.onBytes, clock: new BudgetClock(supervisor.runStartMs, supervisor.pauses),
+      dir: trajectoryDir,
+      cache: opts.cache,
+      onBytes: opts.onBytes,
+      clock: new BudgetClock(supervisor.runStartMs, supervisor.pauses),
     });
     appendAll(diag.warnings, reading.warnings);
     if (trajectoryDir !== undefined) inputsRead.folders.push(`${cell.cell}/trajectory`);
     else inputsRead.files.push(...(await trajectoryFilesRead(sourcesDir, cell.cell, cell.trajectory_format)));
-    tokenCurves[cell.cell] = ledger === null ? [] : tokenCurve(reading.calls, new BudgetClock(supervisor.runStartMs, supervisor.pauses), supervisor.runStartMs);
+    tokenCurves[cell.cell] =
+      ledger === null
+        ? []
+        : tokenCurve(reading.calls, new BudgetClock(supervisor.runStartMs, supervisor.pauses), supervisor.runStartMs);
     const resolved: CellResolution = resolveCell(
       {
-        registry, cell, supervisor, observations,
-        published: published.get(cell.cell) ?? [], spares: spares.get(cell.cell) ?? [],
-        tokens: ledger, toleranceH: opts.toleranceH, outlierFloorH: opts.outlierFloorH,
+        registry,
+        cell,
+        supervisor,
+        observations,
+        published: published.get(cell.cell) ?? [],
+        spares: spares.get(cell.cell) ?? [],
+        tokens: ledger,
+        toleranceH: opts.toleranceH,
+        outlierFloorH: opts.outlierFloorH,
       },
       diag,
     );
     // Rows written after the logs end have null tokens (resolve/token-coverage.ts): one warning for the cell.
-    const coverage = cellCoverageWarning(ledger, resolved.evidence.map((e) => ("write_time" in e && e.write_time ? Date.parse(e.write_time) : null)));
+    const coverage = cellCoverageWarning(
+      ledger,
+      resolved.evidence.map((e) => ("write_time" in e && e.write_time ? Date.parse(e.write_time) : null)),
+    );
     if (coverage) diag.warnings.push(coverage);
-    const order = resolved.rows.map((r, i) => i).sort((a, b) => cmpRows(resolved.rows[a]!, resolved.rows[b]!));
+    const order = resolved.rows.map((_r, i) => i).sort((a, b) => cmpRows(resolved.rows[a]!, resolved.rows[b]!));
     for (const i of order) {
       rows.push(resolved.rows[i]!);
       provenance.push(resolved.evidence[i]!);
     }
     lost.push(...resolved.lost);
     fits[cell.cell] = resolved.fits;
-    runs[cell.cell] = { run_start: resolved.runStart, run_end: resolved.runEnd, run_end_from: resolved.runEndFrom, trajectory_calls: reading.calls.length };
+    runs[cell.cell] = {
+      run_start: resolved.runStart,
+      run_end: resolved.runEnd,
+      run_end_from: resolved.runEndFrom,
+      trajectory_calls: reading.calls.length,
+    };
   }
 
   const baselineRow: Row = {
-    model_id: registry.baseline, cell: "BASELINE", driver: null, effort: null, hour: 0, hour_source: "baseline",
-    hour_upper_bound: null, driver_tokens_at_hour: 0, role: "baseline",
-    eos_ok: (baselineRepo.eos.ids ?? []).includes(registry.required_eos_token_id), eos_token_id: baselineRepo.eos.ids,
-    source: registry.baseline, family: null, step: null, hour_lower_bound: null, hour_error_h: null,
+    model_id: registry.baseline,
+    cell: "BASELINE",
+    driver: null,
+    effort: null,
+    hour: 0,
+    hour_source: "baseline",
+    hour_upper_bound: null,
+    driver_tokens_at_hour: 0,
+    role: "baseline",
+    eos_ok: (baselineRepo.eos.ids ?? []).includes(registry.required_eos_token_id),
+    eos_token_id: baselineRepo.eos.ids,
+    source: registry.baseline,
+    family: null,
+    step: null,
+    hour_lower_bound: null,
+    hour_error_h: null,
   };
   const allRows = [baselineRow, ...rows].map((r) => RowSchema.parse(r));
   const allProvenance = [
     {
-      model_id: registry.baseline, cell: "BASELINE" as const, hour_source: "baseline" as const,
+      model_id: registry.baseline,
+      cell: "BASELINE" as const,
+      hour_source: "baseline" as const,
       rule: "baseline: the untrained model, hour 0 and 0 tokens by definition (index-card.md: The baseline row)",
-      eos: { repo: baselineRepo.id, from: baselineRepo.eos.from, chatTemplate: baselineRepo.eos.chatTemplate, ids: baselineRepo.eos.ids },
+      eos: {
+        repo: baselineRepo.id,
+        from: baselineRepo.eos.from,
+        chatTemplate: baselineRepo.eos.chatTemplate,
+        ids: baselineRepo.eos.ids,
+      },
     },
     ...provenance,
   ];
-  return { registry, rows: allRows, provenance: allProvenance, warnings: diag.warnings, excluded, lost, fits, runs, tokenCurves, inputsRead };
+  return {
+    registry,
+    rows: allRows,
+    provenance: allProvenance,
+    warnings: diag.warnings,
+    excluded,
+    lost,
+    fits,
+    runs,
+    tokenCurves,
+    inputsRead,
+  };
 }
 
 /**
@@ -278,7 +390,11 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
  * folder; none when the folder cannot be listed (that is already an error or
  * a warning of the reading).
  */
-async function trajectoryFilesRead(sourcesDir: string, cell: string, format: CellsFile["cells"][number]["trajectory_format"]): Promise<string[]> {
+async function trajectoryFilesRead(
+  sourcesDir: string,
+  cell: string,
+  format: CellsFile["cells"][number]["trajectory_format"],
+): Promise<string[]> {
   const dir = join(sourcesDir, cell, "trajectory");
   try {
     const { files } = await listTrajectoryFiles(format, [dir]);
@@ -299,17 +415,23 @@ export function cmpRows(a: Row, b: Row): number {
 }
 
 /** True when `path` is a folder; false when nothing is there; `code` (an error) when it cannot be looked at. */
-async function isDir(path: string, code: string, rel: string): Promise<boolean> {
-  return orOnFsError(async () => (await statIfPresent(path))?.isDirectory() ?? false, (err) => {
-    throw unreadableError(code, rel, err);
-  });
+async function _isDir(path: string, code: string, rel: string): Promise<boolean> {
+  return orOnFsError(
+    async () => (await statIfPresent(path))?.isDirectory() ?? false,
+    (err) => {
+      throw unreadableError(code, rel, err);
+    },
+  );
 }
 
 /** True when something is at `path` (a file, or a folder the reader will refuse); `code` (an error) when it cannot be looked at. */
 async function isPresent(path: string, code: string, rel: string): Promise<boolean> {
-  return orOnFsError(async () => (await statIfPresent(path)) !== null, (err) => {
-    throw unreadableError(code, rel, err);
-  });
+  return orOnFsError(
+    async () => (await statIfPresent(path)) !== null,
+    (err) => {
+      throw unreadableError(code, rel, err);
+    },
+  );
 }
 
 /** Picks the cell's PVC listing: `pvc/listing.tsv`, else `pvc/ls-lR.txt` (SOURCES.md: Layout). */
@@ -318,22 +440,44 @@ async function pvcEntries(
   cell: string,
   diag: Diagnostics,
   onBytes?: (bytes: number) => void,
-): Promise<{ stream: AsyncGenerator<PvcEntry>; extractor: string; path?: string; open: (d: Diagnostics) => AsyncGenerator<PvcEntry[]> }> {
+): Promise<{
+  stream: AsyncGenerator<PvcEntry>;
+  extractor: string;
+  path?: string;
+  open: (d: Diagnostics) => AsyncGenerator<PvcEntry[]>;
+}> {
   const tsv = join(sourcesDir, cell, "pvc", "listing.tsv");
   const ls = join(sourcesDir, cell, "pvc", "ls-lR.txt");
   const hasTsv = await isPresent(tsv, "PVC_LISTING_UNREADABLE", `${cell}/pvc/listing.tsv`);
   const hasLs = await isPresent(ls, "PVC_LISTING_UNREADABLE", `${cell}/pvc/ls-lR.txt`);
-  if (hasTsv && hasLs) diag.warn("PVC_TWO_LISTINGS", "both listing.tsv and ls-lR.txt are present; listing.tsv is used", `${cell}/pvc`, null);
+  if (hasTsv && hasLs)
+    diag.warn(
+      "PVC_TWO_LISTINGS",
+      "both listing.tsv and ls-lR.txt are present; listing.tsv is used",
+      `${cell}/pvc`,
+      null,
+    );
   // `open` reads the listing in batches with another Diagnostics (the build cache runs it with its own).
   if (hasTsv) {
-    const open = (d: Diagnostics): AsyncGenerator<PvcEntry[]> => readListingTsvBatches(tsv, `${cell}/pvc/listing.tsv`, d, { onBytes });
-    return { stream: readListingTsv(tsv, `${cell}/pvc/listing.tsv`, diag), extractor: "pvc-listing.tsv", path: tsv, open };
+    const open = (d: Diagnostics): AsyncGenerator<PvcEntry[]> =>
+      readListingTsvBatches(tsv, `${cell}/pvc/listing.tsv`, d, { onBytes });
+    return {
+      stream: readListingTsv(tsv, `${cell}/pvc/listing.tsv`, diag),
+      extractor: "pvc-listing.tsv",
+      path: tsv,
+      open,
+    };
   }
   if (hasLs) {
-    const open = (d: Diagnostics): AsyncGenerator<PvcEntry[]> => readLsLRBatches(ls, `${cell}/pvc/ls-lR.txt`, d, { onBytes });
+    const open = (d: Diagnostics): AsyncGenerator<PvcEntry[]> =>
+      readLsLRBatches(ls, `${cell}/pvc/ls-lR.txt`, d, { onBytes });
     return { stream: readLsLR(ls, `${cell}/pvc/ls-lR.txt`, diag), extractor: "pvc-ls-lR", path: ls, open };
   }
-  throw new InputError("PVC_LISTING_MISSING", `cell "${cell}" has neither pvc/listing.tsv nor pvc/ls-lR.txt`, `${cell}/pvc`);
+  throw new InputError(
+    "PVC_LISTING_MISSING",
+    `cell "${cell}" has neither pvc/listing.tsv nor pvc/ls-lR.txt`,
+    `${cell}/pvc`,
+  );
 }
 
 /**

@@ -24,7 +24,11 @@ export function inputErrorLine(err: InputError): string {
 /** Raised by a command that finished but must exit non-zero (e.g. `--strict` with warnings). */
 export class ExitCodeError extends Error {
   /** `raw`: `message` is printed as it is (it already has its prefix and line end). */
-  constructor(readonly exitCode: number, message: string, readonly raw = false) {
+  constructor(
+    readonly exitCode: number,
+    message: string,
+    readonly raw = false,
+  ) {
     super(message);
   }
 }
@@ -67,13 +71,17 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (isFsError(err) && err.path !== undefined) {
       // The net under every reader: a file system error that no more specific code covers is still an input fault.
-      process.stderr.write(`ptb-manifest: error FILE_ERROR at ${err.path}: cannot ${err.syscall ?? "use"} it: ${fsReason(err)}\n`);
+      process.stderr.write(
+        `ptb-manifest: error FILE_ERROR at ${err.path}: cannot ${err.syscall ?? "use"} it: ${fsReason(err)}\n`,
+      );
       return EXIT.inputError;
     }
     const e = err instanceof Error ? err : new Error(String(err));
     process.stderr.write(
       `ptb-manifest: internal error (${e.name}): ${e.message.split("\n")[0]}\n` +
-        (process.env.PTB_MANIFEST_DEBUG ? `${e.stack}\n` : "ptb-manifest: this is a bug; rerun with PTB_MANIFEST_DEBUG=1 for the stack and report it\n"),
+        (process.env.PTB_MANIFEST_DEBUG
+          ? `${e.stack}\n`
+          : "ptb-manifest: this is a bug; rerun with PTB_MANIFEST_DEBUG=1 for the stack and report it\n"),
     );
     return EXIT.internal;
   }
@@ -87,7 +95,8 @@ export async function main(argv: string[]): Promise<number> {
  * @throws InputError `SOURCES_NOT_GIVEN`.
  */
 async function checkDefaultSources(command: Command): Promise<void> {
-  if (!["build", "snapshot-hub"].includes(command.name()) || command.getOptionValueSource("sources") !== "default") return;
+  if (!["build", "snapshot-hub"].includes(command.name()) || command.getOptionValueSource("sources") !== "default")
+    return;
   const dir = resolve(String(command.opts().sources));
   if (await stat(dir).catch(() => null)) return;
   throw new InputError(

@@ -13,8 +13,13 @@ export const CellSchema = z
   .object({
     // The cell names a folder of the sources and starts every model id: a Hub name part, so never `..` or `/`.
     cell: z.string().superRefine((name, ctx) => {
-      const problem = hubNameProblem(name) ?? (/^[A-Za-z0-9]/.test(name) ? null : "does not start with a letter or digit");
-      if (problem) ctx.addIssue({ code: "custom", message: `cell name ${JSON.stringify(name)} ${problem}: it names a sources folder and starts every model id, so it must be a Hub repo name part` });
+      const problem =
+        hubNameProblem(name) ?? (/^[A-Za-z0-9]/.test(name) ? null : "does not start with a letter or digit");
+      if (problem)
+        ctx.addIssue({
+          code: "custom",
+          message: `cell name ${JSON.stringify(name)} ${problem}: it names a sources folder and starts every model id, so it must be a Hub repo name part`,
+        });
     }),
     driver: z.string().min(1),
     effort: z.string().min(1),
@@ -33,7 +38,9 @@ export const CellsFileSchema = z
   .object({
     // Hub owner names: they stand before the "/" of every model id.
     org: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "must be a Hub owner name (letters, digits, -, _, .; no /)"),
-    spare_owner: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "must be a Hub owner name (letters, digits, -, _, .; no /)"),
+    spare_owner: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "must be a Hub owner name (letters, digits, -, _, .; no /)"),
     baseline: z.string().min(1),
     required_eos_token_id: z.number().int().nonnegative(),
     cells: z.array(CellSchema).min(1),

@@ -44,11 +44,15 @@ describe("explain", () => {
   });
 
   it("explains an hNA row and the baseline; a lost checkpoint is a clear error", async () => {
-    expect((await runCli("explain", "--sources", dir, "agentic-ptb/alpha.hNA.sft3.20")).stdout).toContain("upper 28.00 (step 30, the earliest exactly timed higher step)");
-    expect((await runCli("explain", "--sources", dir, "Qwen/Qwen3.5-9B-Base")).stdout).toContain("eos read from Qwen/Qwen3.5-9B-Base: generation_config.json");
+    expect((await runCli("explain", "--sources", dir, "agentic-ptb/alpha.hNA.sft3.20")).stdout).toContain(
+      "upper 28.00 (step 30, the earliest exactly timed higher step)",
+    );
+    expect((await runCli("explain", "--sources", dir, "Qwen/Qwen3.5-9B-Base")).stdout).toContain(
+      "eos read from Qwen/Qwen3.5-9B-Base: generation_config.json",
+    );
     const lost = await runCli("explain", "--sources", dir, "alpha/sft2/400");
     expect(lost.code).toBe(1);
-    expect(lost.stderr).toContain("error EXPLAIN_NOT_FOUND: no row for \"alpha/sft2/400\" (lost: seen in janitor_other");
+    expect(lost.stderr).toContain('error EXPLAIN_NOT_FOUND: no row for "alpha/sft2/400" (lost: seen in janitor_other');
   });
 });
 
@@ -60,14 +64,33 @@ describe("validate", () => {
     expect(r.code).toBe(0);
     const v = JSON.parse(r.stdout);
     expect(v.ok).toBe(true);
-    expect(v.families.map((f: any) => [f.cell, f.family, f.points, f.fit?.slope_min_per_step ?? null, f.fit?.validated ?? null])).toEqual([
+    expect(
+      v.families.map((f: any) => [
+        f.cell,
+        f.family,
+        f.points,
+        f.fit?.slope_min_per_step ?? null,
+        f.fit?.validated ?? null,
+      ]),
+    ).toEqual([
       ["alpha", "grpo", 4, 120, true],
       ["alpha", "sft2", 3, expect.any(Number), false],
       ["alpha", "sft3", 2, null, null],
       ["beta", "a", 2, null, null],
     ]);
     expect(v.anchors).toEqual([
-      { cell: "alpha", family: "grpo", step: 5, anchor_hour: 38.5, row_hour: 38, hour_source: "extrapolated", residual_h: -0.5, miss: false, file: "alpha/anchors.tsv", line: 2 },
+      {
+        cell: "alpha",
+        family: "grpo",
+        step: 5,
+        anchor_hour: 38.5,
+        row_hour: 38,
+        hour_source: "extrapolated",
+        residual_h: -0.5,
+        miss: false,
+        file: "alpha/anchors.tsv",
+        line: 2,
+      },
     ]);
     expect(v.conflicts).toEqual([]);
     expect(v.step_order).toEqual([]);
@@ -75,7 +98,10 @@ describe("validate", () => {
 
   it("fails (exit 1) on an anchor miss, a source conflict and a step-order contradiction", async () => {
     const dir = await makeMiniSweep({
-      "alpha/anchors.tsv": lines("family\tstep\ttime\tkind\tnote", "sft2\t100\t2026-10-01T09:00:00+00:00\tlocal-copy\tx"),
+      "alpha/anchors.tsv": lines(
+        "family\tstep\ttime\tkind\tnote",
+        "sft2\t100\t2026-10-01T09:00:00+00:00\tlocal-copy\tx",
+      ),
     });
     roots.push(dir);
     // sft2 step 200 archived with a src_mtime inside the pause (budget h 10, 2 h before its STABLE mtime); grpo step 4 written before step 3.
@@ -85,14 +111,24 @@ describe("validate", () => {
     );
     await writeFile(`${dir}/alpha/janitor/ckpt-janitor.log`, log);
     const listing = (await import("node:fs/promises")).readFile(`${dir}/alpha/pvc/listing.tsv`, "utf8");
-    await writeFile(`${dir}/alpha/pvc/listing.tsv`, (await listing).replace(`${Date.parse("2026-10-02T14:00:00Z") / 1000}`, `${Date.parse("2026-10-02T11:00:00Z") / 1000}`));
+    await writeFile(
+      `${dir}/alpha/pvc/listing.tsv`,
+      (await listing).replace(
+        `${Date.parse("2026-10-02T14:00:00Z") / 1000}`,
+        `${Date.parse("2026-10-02T11:00:00Z") / 1000}`,
+      ),
+    );
     const r = await runCli("validate", "--sources", dir, "--json");
     expect(r.code).toBe(1);
     const v = JSON.parse(r.stdout);
     expect(v.ok).toBe(false);
     expect(v.anchors.map((a: any) => [a.family, a.step, a.residual_h, a.miss])).toEqual([["sft2", 100, -4, true]]);
-    expect(v.conflicts.map((c: any) => [c.model_id, c.kind, c.diff_h])).toEqual([["agentic-ptb/alpha.h012.sft2.200", "janitor_archive", -2]]);
-    expect(v.step_order).toEqual([{ cell: "alpha", family: "grpo", lower_step: 3, lower_hour: 34, higher_step: 4, higher_hour: 33 }]);
+    expect(v.conflicts.map((c: any) => [c.model_id, c.kind, c.diff_h])).toEqual([
+      ["agentic-ptb/alpha.h012.sft2.200", "janitor_archive", -2],
+    ]);
+    expect(v.step_order).toEqual([
+      { cell: "alpha", family: "grpo", lower_step: 3, lower_hour: 34, higher_step: 4, higher_hour: 33 },
+    ]);
   });
 });
 
@@ -107,8 +143,15 @@ describe("diff", () => {
     expect(d.renames).toEqual([{ from: "agentic-ptb/alpha.h010.sft2.300", to: "agentic-ptb/alpha.h017.sft2.300" }]);
     expect(d.removed).toEqual(["agentic-ptb/gamma.h001.x.1"]);
     expect(d.added).toEqual([
-      "agentic-ptb/alpha.h022.sft3.10", "agentic-ptb/alpha.h028.sft3.30", "agentic-ptb/alpha.h030.grpo.1", "agentic-ptb/alpha.h032.grpo.2",
-      "agentic-ptb/alpha.h034.grpo.3", "agentic-ptb/alpha.h036.grpo.4", "agentic-ptb/alpha.h038.grpo.5", "agentic-ptb/beta.h020.a.1", "agentic-ptb/beta.h021.a.2",
+      "agentic-ptb/alpha.h022.sft3.10",
+      "agentic-ptb/alpha.h028.sft3.30",
+      "agentic-ptb/alpha.h030.grpo.1",
+      "agentic-ptb/alpha.h032.grpo.2",
+      "agentic-ptb/alpha.h034.grpo.3",
+      "agentic-ptb/alpha.h036.grpo.4",
+      "agentic-ptb/alpha.h038.grpo.5",
+      "agentic-ptb/beta.h020.a.1",
+      "agentic-ptb/beta.h021.a.2",
     ]);
   });
 
@@ -132,7 +175,14 @@ describe("diff", () => {
     expect({ code: edited.code, stderr: edited.stderr }).toEqual({ code: 1, stderr: "" });
     const d = JSON.parse(edited.stdout);
     expect(d.changed).toEqual([
-      { key: "alpha/sft2/100", model_id: "agentic-ptb/alpha.h006.sft2.100", fields: { model_id: { old: "agentic-ptb/alpha.h005.sft2.100", new: "agentic-ptb/alpha.h006.sft2.100" }, hour: { old: 5, new: 6.5 } } },
+      {
+        key: "alpha/sft2/100",
+        model_id: "agentic-ptb/alpha.h006.sft2.100",
+        fields: {
+          model_id: { old: "agentic-ptb/alpha.h005.sft2.100", new: "agentic-ptb/alpha.h006.sft2.100" },
+          hour: { old: 5, new: 6.5 },
+        },
+      },
     ]);
     expect(d.renames).toEqual([{ from: "agentic-ptb/alpha.h005.sft2.100", to: "agentic-ptb/alpha.h006.sft2.100" }]);
     void miniCells;
@@ -143,12 +193,21 @@ describe("diff", () => {
     roots.push(dir, `${dir}-out`);
     await runCli("build", "--sources", dir, "--out", `${dir}-out`, "--quiet");
     const m = `${dir}-out/manifest.json`;
-    expect(await runCli("diff", m, m)).toEqual({ code: 0, stdout: `diff ${m} → ${m}\nadded (0):\nremoved (0):\nchanged (0):\nrenames (0):\n`, stderr: "" });
+    expect(await runCli("diff", m, m)).toEqual({
+      code: 0,
+      stdout: `diff ${m} → ${m}\nadded (0):\nremoved (0):\nchanged (0):\nrenames (0):\n`,
+      stderr: "",
+    });
     const ids = await readFile(`${dir}-out/model-ids.txt`, "utf8");
-    await writeFile(`${dir}-out/renamed.txt`, ids.replace("agentic-ptb/alpha.h005.sft2.100", "agentic-ptb/alpha.h009.sft2.100"));
+    await writeFile(
+      `${dir}-out/renamed.txt`,
+      ids.replace("agentic-ptb/alpha.h005.sft2.100", "agentic-ptb/alpha.h009.sft2.100"),
+    );
     const renamed = await runCli("diff", `${dir}-out/model-ids.txt`, `${dir}-out/renamed.txt`);
     expect({ code: renamed.code, stderr: renamed.stderr }).toEqual({ code: 1, stderr: "" });
-    expect(renamed.stdout).toContain("renames (1):\n  agentic-ptb/alpha.h005.sft2.100 → agentic-ptb/alpha.h009.sft2.100\n");
+    expect(renamed.stdout).toContain(
+      "renames (1):\n  agentic-ptb/alpha.h005.sft2.100 → agentic-ptb/alpha.h009.sft2.100\n",
+    );
     expect((await runCli("diff", m, `${dir}-out/renamed.txt`, "--json")).code).toBe(1);
     expect(await runCli("diff", m, `${dir}-out/missing.json`)).toEqual({
       code: 2,
@@ -161,12 +220,17 @@ describe("diff", () => {
 describe("validate and a bad anchor (found by a new user)", () => {
   it("misses even when the anchor made its own row unrecoverable", async () => {
     const dir = await makeMiniSweep({
-      "alpha/anchors.tsv": lines("family\tstep\ttime\tkind\tnote", "grpo\t5\t2026-10-03T06:00:00+00:00\teval-log\tfar off"),
+      "alpha/anchors.tsv": lines(
+        "family\tstep\ttime\tkind\tnote",
+        "grpo\t5\t2026-10-03T06:00:00+00:00\teval-log\tfar off",
+      ),
     });
     roots.push(dir);
     const r = await runCli("validate", "--sources", dir, "--json");
     expect(r.code).toBe(1);
     const v = JSON.parse(r.stdout);
-    expect(v.anchors.map((a: any) => [a.family, a.step, a.row_hour, a.hour_source, a.residual_h, a.miss])).toEqual([["grpo", 5, null, "unrecoverable", -14, true]]);
+    expect(v.anchors.map((a: any) => [a.family, a.step, a.row_hour, a.hour_source, a.residual_h, a.miss])).toEqual([
+      ["grpo", 5, null, "unrecoverable", -14, true],
+    ]);
   });
 });

@@ -31,7 +31,8 @@ const roots: string[] = [];
 afterAll(async () => Promise.all(roots.map(removeTree)));
 
 const key = (w: WarningKey): string => JSON.stringify([w[0], w[1], w[2]]);
-const byId = (rows: Row[]): Row[] => [...rows].sort((a, b) => (a.model_id < b.model_id ? -1 : a.model_id > b.model_id ? 1 : 0));
+const byId = (rows: Row[]): Row[] =>
+  [...rows].sort((a, b) => (a.model_id < b.model_id ? -1 : a.model_id > b.model_id ? 1 : 0));
 
 function expectedWarnings(spec: BadCase): string[] {
   const out = EXPECTED_WARNINGS.map((w) => key(w));
@@ -48,16 +49,22 @@ function expectedRows(spec: BadCase): Row[] {
   const removed = new Set(spec.rows?.removed ?? []);
   const changed = spec.rows?.changed ?? {};
   for (const id of [...removed, ...Object.keys(changed)]) {
-    if (!EXPECTED_ROWS.some((r) => r.model_id === id)) throw new Error(`case names a row the mini sweep does not have: ${id}`);
+    if (!EXPECTED_ROWS.some((r) => r.model_id === id))
+      throw new Error(`case names a row the mini sweep does not have: ${id}`);
   }
-  const rows = EXPECTED_ROWS.filter((r) => !removed.has(r.model_id)).map((r) => ({ ...r, ...(changed[r.model_id] ?? {}) }));
+  const rows = EXPECTED_ROWS.filter((r) => !removed.has(r.model_id)).map((r) => ({
+    ...r,
+    ...(changed[r.model_id] ?? {}),
+  }));
   return byId([...rows, ...(spec.rows?.added ?? [])]);
 }
 
 /** Every entry under `dir` (links not followed) with its type, and size and mtime for files: "nothing written" means this does not change. */
 async function treeState(dir: string, prefix = ""): Promise<string[]> {
   const out: string[] = [];
-  for (const e of (await readdir(join(dir, prefix), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+  for (const e of (await readdir(join(dir, prefix), { withFileTypes: true })).sort((a, b) =>
+    a.name < b.name ? -1 : 1,
+  )) {
     const rel = prefix ? `${prefix}/${e.name}` : e.name;
     if (e.isDirectory()) out.push(`${rel}/`, ...(await treeState(dir, rel)));
     else if (e.isFile()) {

@@ -3,7 +3,16 @@
  * one and as a build without cache; corrupt entries are ignored; a changed
  * input is read again; a cache that cannot be written does not stop a build.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, appendFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  appendFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -22,7 +31,11 @@ async function build(...extra: string[]): Promise<Map<string, Buffer>> {
   rmSync(out, { recursive: true, force: true });
   const r = await runCli("build", "--sources", sources, "--out", out, "-q", ...extra);
   expect(r.code, r.stderr).toBe(0);
-  return new Map(readdirSync(out).sort().map((f) => [f, readFileSync(join(out, f))]));
+  return new Map(
+    readdirSync(out)
+      .sort()
+      .map((f) => [f, readFileSync(join(out, f))]),
+  );
 }
 
 function cacheFiles(dir: string): string[] {
@@ -52,7 +65,11 @@ describe("build cache", () => {
     entries.forEach((p, i) => {
       const text = readFileSync(p, "utf8");
       if (i % 3 === 0) writeFileSync(p, text.slice(0, Math.floor(text.length / 2)));
-      else if (i % 3 === 1) writeFileSync(p, text.replace(/[0-9]/, (d) => String((Number(d) + 1) % 10)));
+      else if (i % 3 === 1)
+        writeFileSync(
+          p,
+          text.replace(/[0-9]/, (d) => String((Number(d) + 1) % 10)),
+        );
       else writeFileSync(p, "\u0000garbage");
     });
     const again = await build("--cache-dir", cache);
@@ -64,13 +81,21 @@ describe("build cache", () => {
   it("reads a changed trajectory again (not the stale entry)", async () => {
     const dir = join(sources, "sol-high", "trajectory");
     const file = cacheFiles(dir).find((p) => p.endsWith(".jsonl"))!;
-    const last = readFileSync(file, "utf8").trimEnd().split("\n").filter((l) => l.includes('"token_count"')).pop()!;
-    const bumped = last.replace(/"total_token_usage":\{"input_tokens":(\d+)/, (_m, n) => `"total_token_usage":{"input_tokens":${Number(n) + 1000}`);
+    const last = readFileSync(file, "utf8")
+      .trimEnd()
+      .split("\n")
+      .filter((l) => l.includes('"token_count"'))
+      .pop()!;
+    const bumped = last.replace(
+      /"total_token_usage":\{"input_tokens":(\d+)/,
+      (_m, n) => `"total_token_usage":{"input_tokens":${Number(n) + 1000}`,
+    );
     appendFileSync(file, `${bumped.replace(/"timestamp":"[^"]+"/, '"timestamp":"2026-10-02T09:00:00.000Z"')}\n`);
     const fresh = await build("--no-cache");
     const warm = await build("--cache-dir", cache);
     for (const [f, b] of fresh) expect(warm.get(f)!.equals(b), f).toBe(true);
-    const calls = (m: Map<string, Buffer>) => JSON.parse(m.get("build-report.json")!.toString()).runs["sol-high"].trajectory_calls as number;
+    const calls = (m: Map<string, Buffer>) =>
+      JSON.parse(m.get("build-report.json")!.toString()).runs["sol-high"].trajectory_calls as number;
     expect(calls(fresh)).toBe(calls(reference) + 1);
   }, 180_000);
 
@@ -88,7 +113,7 @@ describe("FileCache", () => {
     const p = join(tmp, "fp.txt");
     writeFileSync(p, "a".repeat(300_000));
     const a = (await fingerprint(p))!;
-    writeFileSync(p, "b" + "a".repeat(299_999));
+    writeFileSync(p, `b${"a".repeat(299_999)}`);
     const b = (await fingerprint(p))!;
     expect(b.size).toBe(a.size);
     expect(b.edges).not.toBe(a.edges);

@@ -4,7 +4,14 @@ import { fitCadence, predictHour, theilSen } from "../src/resolve/cadence.js";
 const pts = (xs: [number, number][]) => xs.map(([step, hour]) => ({ step, hour }));
 
 describe("cadence fit", () => {
-  const exact = pts([[100, 2.0], [200, 4.1], [300, 5.9], [400, 8.0], [500, 10.1], [600, 30.0]]); // 600 is an outlier
+  const exact = pts([
+    [100, 2.0],
+    [200, 4.1],
+    [300, 5.9],
+    [400, 8.0],
+    [500, 10.1],
+    [600, 30.0],
+  ]); // 600 is an outlier
 
   it("Theil-Sen ignores one outlier", () => {
     const { slope } = theilSen(exact);
@@ -12,7 +19,13 @@ describe("cadence fit", () => {
   });
 
   it("rejects the outlier, fits the rest, validates against anchors", () => {
-    const fit = fitCadence(exact, pts([[250, 5.2], [450, 9.0]]))!;
+    const fit = fitCadence(
+      exact,
+      pts([
+        [250, 5.2],
+        [450, 9.0],
+      ]),
+    )!;
     expect(fit.outliers).toEqual([600]);
     expect(fit.used).toEqual([100, 200, 300, 400, 500]);
     expect(fit.validated).toBe(true);
@@ -32,6 +45,14 @@ describe("cadence fit", () => {
   });
 
   it("needs three points", () => {
-    expect(fitCadence(pts([[1, 1], [2, 2]]), pts([[3, 3]]))).toBeNull();
+    expect(
+      fitCadence(
+        pts([
+          [1, 1],
+          [2, 2],
+        ]),
+        pts([[3, 3]]),
+      ),
+    ).toBeNull();
   });
 });

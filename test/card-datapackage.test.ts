@@ -16,7 +16,15 @@ function tableUnder(md: string, heading: string): string[][] {
   const after = (md.split(new RegExp(`^#{2,3} ${heading}\\s*$`, "m"))[1] ?? "").split("\n");
   const next = after.findIndex((l) => l.startsWith("#"));
   const section = next < 0 ? after : after.slice(0, next);
-  return section.filter((l) => l.startsWith("|")).slice(2).map((l) => l.split("|").slice(1, -1).map((c) => c.trim()));
+  return section
+    .filter((l) => l.startsWith("|"))
+    .slice(2)
+    .map((l) =>
+      l
+        .split("|")
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
 }
 
 describe("generated index card, datapackage.json and manifest.schema.json", () => {
@@ -35,18 +43,23 @@ describe("generated index card, datapackage.json and manifest.schema.json", () =
     expect(card).not.toMatch(/\{\{\w+\}\}/);
   });
 
-  it.skipIf(!existsSync(CARD))(existsSync(CARD) ? "states the same tables as the published index card" : "published card: skipped, ../shared/index-card.md not found", async () => {
-    const ours = await readFile(join(out, "README.md"), "utf8");
-    const published = readFileSync(CARD, "utf8");
-    expect(tableUnder(ours, "Cells")).toEqual(tableUnder(published, "Cells"));
-    const counts = (md: string) => tableUnder(md, "hour_source").map((r) => [r[0], r[1]]);
-    expect(counts(ours)).toEqual(counts(published));
-    expect(tableUnder(ours, "eos_ok per cell").filter((r) => r[0] === "`grok`" || r[0] === "`sol-high`")).toEqual([
-      ["`sol-high`", "39/57"],
-      ["`grok`", "0/59"],
-    ]);
-    expect(published).toContain("grok is 0/59 correct while\nsol-high is 39/57");
-  });
+  it.skipIf(!existsSync(CARD))(
+    existsSync(CARD)
+      ? "states the same tables as the published index card"
+      : "published card: skipped, ../shared/index-card.md not found",
+    async () => {
+      const ours = await readFile(join(out, "README.md"), "utf8");
+      const published = readFileSync(CARD, "utf8");
+      expect(tableUnder(ours, "Cells")).toEqual(tableUnder(published, "Cells"));
+      const counts = (md: string) => tableUnder(md, "hour_source").map((r) => [r[0], r[1]]);
+      expect(counts(ours)).toEqual(counts(published));
+      expect(tableUnder(ours, "eos_ok per cell").filter((r) => r[0] === "`grok`" || r[0] === "`sol-high`")).toEqual([
+        ["`sol-high`", "39/57"],
+        ["`grok`", "0/59"],
+      ]);
+      expect(published).toContain("grok is 0/59 correct while\nsol-high is 39/57");
+    },
+  );
 
   it("manifest.json validates against the JSON Schema generated from the zod row schema", async () => {
     const schema = JSON.parse(await readFile(join(out, "manifest.schema.json"), "utf8"));
@@ -78,19 +91,31 @@ describe("generated index card, datapackage.json and manifest.schema.json", () =
           continue;
         }
         const ok =
-          f.type === "string" ? true
-          : f.type === "number" ? /^-?\d+(\.\d+)?$/.test(v)
-          : f.type === "integer" ? /^-?\d+$/.test(v)
-          : f.type === "boolean" ? [...f.trueValues, ...f.falseValues].includes(v)
-          : f.type === "array" ? Array.isArray(JSON.parse(v))
-          : false;
+          f.type === "string"
+            ? true
+            : f.type === "number"
+              ? /^-?\d+(\.\d+)?$/.test(v)
+              : f.type === "integer"
+                ? /^-?\d+$/.test(v)
+                : f.type === "boolean"
+                  ? [...f.trueValues, ...f.falseValues].includes(v)
+                  : f.type === "array"
+                    ? Array.isArray(JSON.parse(v))
+                    : false;
         if (!ok) problems.push(`row ${i + 1} ${f.name}: ${v} is not ${f.type}`);
-        if (f.constraints?.enum && !f.constraints.enum.includes(v)) problems.push(`row ${i + 1} ${f.name}: ${v} not in enum`);
+        if (f.constraints?.enum && !f.constraints.enum.includes(v))
+          problems.push(`row ${i + 1} ${f.name}: ${v} not in enum`);
       }
       if (seen.has(rec.model_id!)) problems.push(`row ${i + 1}: duplicate primary key`);
       seen.add(rec.model_id!);
     });
     expect(problems).toEqual([]);
-    expect(res.schema.fields.find((f: any) => f.name === "hour_source").categories).toEqual(["mtime", "janitor", "extrapolated", "unrecoverable", "baseline"]);
+    expect(res.schema.fields.find((f: any) => f.name === "hour_source").categories).toEqual([
+      "mtime",
+      "janitor",
+      "extrapolated",
+      "unrecoverable",
+      "baseline",
+    ]);
   });
 });

@@ -28,6 +28,10 @@ describe("usage errors", () => {
   });
 
   it("a missing argument names the command's help too", async () => {
-    expect(await runCli("diff")).toEqual({ code: 64, stdout: "", stderr: "error: missing required argument 'old'\n(see 'ptb-manifest diff --help')\n" });
+    expect(await runCli("diff")).toEqual({
+      code: 64,
+      stdout: "",
+      stderr: "error: missing required argument 'old'\n(see 'ptb-manifest diff --help')\n",
+    });
   });
 });

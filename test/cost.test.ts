@@ -34,11 +34,31 @@ describe("cost per point of gain", () => {
   });
 
   it("computes every figure exactly, maps a stale Hub id, leaves eos-broken rows out with the reason", async () => {
-    const r = await runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), "--json");
+    const r = await runCli(
+      "cost",
+      "--scores",
+      join(out, "scores.csv"),
+      "--manifest",
+      join(out, "manifest.json"),
+      "--json",
+    );
     expect(r.code).toBe(0);
     const x = JSON.parse(r.stdout);
-    expect(x.suites).toEqual([{ suite: "gsm", baseline_score: 20 }, { suite: "mmlu", baseline_score: 40 }]);
-    expect(x.rows.map((c: any) => [c.suite, c.model_id, c.scored_as, c.gain, c.driver_tokens_at_hour, c.cost_per_point, c.note])).toEqual([
+    expect(x.suites).toEqual([
+      { suite: "gsm", baseline_score: 20 },
+      { suite: "mmlu", baseline_score: 40 },
+    ]);
+    expect(
+      x.rows.map((c: any) => [
+        c.suite,
+        c.model_id,
+        c.scored_as,
+        c.gain,
+        c.driver_tokens_at_hour,
+        c.cost_per_point,
+        c.note,
+      ]),
+    ).toEqual([
       ["gsm", "agentic-ptb/alpha.h005.sft2.100", null, -1, 1100, null, "no gain over the baseline: no cost"],
       ["mmlu", "agentic-ptb/alpha.h005.sft2.100", null, 2.5, 1100, 440, null],
       ["mmlu", "agentic-ptb/alpha.h017.sft2.300", "agentic-ptb/alpha.h010.sft2.300", 11, 3300, 300, null],
@@ -48,14 +68,26 @@ describe("cost per point of gain", () => {
       ["agentic-ptb/alpha.h012.sft2.200", false, "eos_ok false"],
       ["agentic-ptb/alpha.h022.sft3.10", null, "eos_ok null"],
     ]);
-    expect(x.unmatched).toEqual([{ model_id: "agentic-ptb/nobody.h001.x.1", suite: "mmlu", at: `${join(out, "scores.csv")}:8` }]);
+    expect(x.unmatched).toEqual([
+      { model_id: "agentic-ptb/nobody.h001.x.1", suite: "mmlu", at: `${join(out, "scores.csv")}:8` },
+    ]);
     const html = await readFile(join(out, "cost.html"), "utf8");
     expect(html.match(/<section data-suite=/g)).toHaveLength(2);
     expect(html.match(/<svg /g)).toHaveLength(4);
   });
 
   it("--include-eos-broken keeps them, marked; --suite restricts; --csv prints the figures", async () => {
-    const r = await runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), "--json", "--include-eos-broken", "--suite", "mmlu");
+    const r = await runCli(
+      "cost",
+      "--scores",
+      join(out, "scores.csv"),
+      "--manifest",
+      join(out, "manifest.json"),
+      "--json",
+      "--include-eos-broken",
+      "--suite",
+      "mmlu",
+    );
     const x = JSON.parse(r.stdout);
     expect(x.excluded).toEqual([]);
     expect(x.rows.map((c: any) => [c.model_id, c.cost_per_point])).toEqual([
@@ -66,7 +98,16 @@ describe("cost per point of gain", () => {
       ["agentic-ptb/alpha.hNA.sft3.20", null],
     ]);
     expect(x.rows[1].note).toMatch(/^eos_ok false/);
-    const csv = await runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), "--csv", "--suite", "mmlu");
+    const csv = await runCli(
+      "cost",
+      "--scores",
+      join(out, "scores.csv"),
+      "--manifest",
+      join(out, "manifest.json"),
+      "--csv",
+      "--suite",
+      "mmlu",
+    );
     expect(csv.stdout.split("\n").slice(0, 2)).toEqual([
       "model_id,scored_as,cell,role,hour,suite,score,baseline_score,gain,driver_tokens_at_hour,cost_per_point,eos_ok,note",
       "agentic-ptb/alpha.h005.sft2.100,,alpha,fallback,5,mmlu,42.5,40,2.5,1100,440,true,",
@@ -74,7 +115,8 @@ describe("cost per point of gain", () => {
   });
 
   it("an unknown --suite is COST_UNKNOWN_SUITE listing the suites, and cost.html is left as it was", async () => {
-    const cost = (...args: string[]) => runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), ...args);
+    const cost = (...args: string[]) =>
+      runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), ...args);
     expect((await cost()).code).toBe(0);
     const before = await readFile(join(out, "cost.html"));
     expect(await cost("--suite", "arc")).toEqual({
@@ -86,7 +128,14 @@ describe("cost per point of gain", () => {
   });
 
   it("says on stderr what it wrote and what the figures leave out (also under --csv)", async () => {
-    const r = await runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), "--csv");
+    const r = await runCli(
+      "cost",
+      "--scores",
+      join(out, "scores.csv"),
+      "--manifest",
+      join(out, "manifest.json"),
+      "--csv",
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
       `ptb-manifest: warning COST_UNMATCHED_SCORE at ${join(out, "scores.csv")}:8: 1 score(s) name a model id with no row of ${join(out, "manifest.json")} (the first: agentic-ptb/nobody.h001.x.1); they are not in the figures\n` +
@@ -96,7 +145,17 @@ describe("cost per point of gain", () => {
   });
 
   it("--manifest takes manifest.csv or the output folder, with the same figures as manifest.json", async () => {
-    const run = async (manifest: string) => runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", manifest, "--json", "--html", join(out, "c.html"));
+    const run = async (manifest: string) =>
+      runCli(
+        "cost",
+        "--scores",
+        join(out, "scores.csv"),
+        "--manifest",
+        manifest,
+        "--json",
+        "--html",
+        join(out, "c.html"),
+      );
     const json = await run(join(out, "manifest.json"));
     expect(json.code).toBe(0);
     for (const m of [join(out, "manifest.csv"), out]) {
@@ -107,14 +166,36 @@ describe("cost per point of gain", () => {
     await writeFile(join(out, "notmanifest.csv"), lines("a,b", "1,2"));
     const bad = await run(join(out, "notmanifest.csv"));
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(new RegExp(`^ptb-manifest: error COST_BAD_MANIFEST at ${join(out, "notmanifest.csv")}:1: cannot read a manifest from .*: the header row is not manifest.csv's`));
+    expect(bad.stderr).toMatch(
+      new RegExp(
+        `^ptb-manifest: error COST_BAD_MANIFEST at ${join(out, "notmanifest.csv")}:1: cannot read a manifest from .*: the header row is not manifest.csv's`,
+      ),
+    );
   });
 
   it("rounds the gain to the scores' decimals and the cost to 2 (9.2, not 9.200000000000003)", async () => {
-    await writeFile(join(out, "decimals.csv"), lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,ifeval,31", "agentic-ptb/alpha.h005.sft2.100,ifeval,40.2", "agentic-ptb/alpha.h017.sft2.300,ifeval,31.3"));
-    const r = await runCli("cost", "--scores", join(out, "decimals.csv"), "--manifest", join(out, "manifest.json"), "--json");
+    await writeFile(
+      join(out, "decimals.csv"),
+      lines(
+        "model_id,suite,score",
+        "Qwen/Qwen3.5-9B-Base,ifeval,31",
+        "agentic-ptb/alpha.h005.sft2.100,ifeval,40.2",
+        "agentic-ptb/alpha.h017.sft2.300,ifeval,31.3",
+      ),
+    );
+    const r = await runCli(
+      "cost",
+      "--scores",
+      join(out, "decimals.csv"),
+      "--manifest",
+      join(out, "manifest.json"),
+      "--json",
+    );
     const x = JSON.parse(r.stdout);
-    expect(x.rows.map((c: any) => [c.gain, c.cost_per_point])).toEqual([[9.2, 119.57], [0.3, 11000]]);
+    expect(x.rows.map((c: any) => [c.gain, c.cost_per_point])).toEqual([
+      [9.2, 119.57],
+      [0.3, 11000],
+    ]);
     const text = await runCli("cost", "--scores", join(out, "decimals.csv"), "--manifest", join(out, "manifest.json"));
     expect(text.stdout.split("\n").slice(0, 3)).toEqual([
       "suite ifeval (baseline 31)",
@@ -124,8 +205,21 @@ describe("cost per point of gain", () => {
   });
 
   it("a scores file none of whose ids is a row is COST_NO_MATCH, not an empty success", async () => {
-    await writeFile(join(out, "other.csv"), lines("model_id,suite,score", "someone/else,mmlu,40", "someone/other,mmlu,41"));
-    expect(await runCli("cost", "--scores", join(out, "other.csv"), "--manifest", join(out, "manifest.json"), "--html", join(out, "x.html"))).toEqual({
+    await writeFile(
+      join(out, "other.csv"),
+      lines("model_id,suite,score", "someone/else,mmlu,40", "someone/other,mmlu,41"),
+    );
+    expect(
+      await runCli(
+        "cost",
+        "--scores",
+        join(out, "other.csv"),
+        "--manifest",
+        join(out, "manifest.json"),
+        "--html",
+        join(out, "x.html"),
+      ),
+    ).toEqual({
       code: 1,
       stdout: "",
       stderr: `ptb-manifest: error COST_NO_MATCH at ${join(out, "other.csv")}:2: none of the 2 score(s) names a model id of the manifest (the first, someone/else at ${join(out, "other.csv")}:2, has no row): is it the manifest these models come from?\n`,
@@ -133,22 +227,53 @@ describe("cost per point of gain", () => {
   });
 
   it("errors: a suite without a baseline score, a bad score, a duplicate, a missing manifest (JSONL input)", async () => {
-    await writeFile(join(out, "nobase.jsonl"), lines('{"model_id":"agentic-ptb/alpha.h005.sft2.100","suite":"arc","score":3}'));
+    await writeFile(
+      join(out, "nobase.jsonl"),
+      lines('{"model_id":"agentic-ptb/alpha.h005.sft2.100","suite":"arc","score":3}'),
+    );
     const a = await runCli("cost", "--scores", join(out, "nobase.jsonl"), "--manifest", join(out, "manifest.json"));
-    expect([a.code, a.stderr]).toEqual([1, expect.stringContaining('error COST_NO_BASELINE: suite "arc" has no score for the baseline Qwen/Qwen3.5-9B-Base')]);
+    expect([a.code, a.stderr]).toEqual([
+      1,
+      expect.stringContaining('error COST_NO_BASELINE: suite "arc" has no score for the baseline Qwen/Qwen3.5-9B-Base'),
+    ]);
     await writeFile(join(out, "bad.csv"), lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,n/a"));
     const b = await runCli("cost", "--scores", join(out, "bad.csv"), "--manifest", join(out, "manifest.json"));
-    expect([b.code, b.stderr]).toEqual([1, expect.stringContaining(`error COST_BAD_SCORES at ${join(out, "bad.csv")}:2`)]);
-    await writeFile(join(out, "dup.jsonl"), lines('{"model_id":"Qwen/Qwen3.5-9B-Base","suite":"m","score":1}', '{"model_id":"Qwen/Qwen3.5-9B-Base","suite":"m","score":2}'));
+    expect([b.code, b.stderr]).toEqual([
+      1,
+      expect.stringContaining(`error COST_BAD_SCORES at ${join(out, "bad.csv")}:2`),
+    ]);
+    await writeFile(
+      join(out, "dup.jsonl"),
+      lines(
+        '{"model_id":"Qwen/Qwen3.5-9B-Base","suite":"m","score":1}',
+        '{"model_id":"Qwen/Qwen3.5-9B-Base","suite":"m","score":2}',
+      ),
+    );
     const c = await runCli("cost", "--scores", join(out, "dup.jsonl"), "--manifest", join(out, "manifest.json"));
     expect([c.code, c.stderr]).toEqual([1, expect.stringContaining("error COST_DUPLICATE_SCORE")]);
     const d = await runCli("cost", "--scores", join(out, "dup.jsonl"), "--manifest", join(out, "nope.json"));
     expect([d.code, d.stderr]).toEqual([1, expect.stringContaining("error COST_BAD_MANIFEST")]);
     // Found by a new user: a malformed CSV, a stale and a current id of one checkpoint, an empty file, hex scores.
-    await writeFile(join(out, "quote.csv"), lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,40", 'agentic-ptb/alpha.h005.sft2.100,mmlu,4"0'));
+    await writeFile(
+      join(out, "quote.csv"),
+      lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,40", 'agentic-ptb/alpha.h005.sft2.100,mmlu,4"0'),
+    );
     const e = await runCli("cost", "--scores", join(out, "quote.csv"), "--manifest", join(out, "manifest.json"));
-    expect([e.code, e.stderr]).toEqual([1, expect.stringContaining(`error COST_BAD_SCORES at ${join(out, "quote.csv")}:3: not a CSV of model_id,suite,score`)]);
-    await writeFile(join(out, "twice.csv"), lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,40", "agentic-ptb/alpha.h017.sft2.300,mmlu,50", "agentic-ptb/alpha.h010.sft2.300,mmlu,51"));
+    expect([e.code, e.stderr]).toEqual([
+      1,
+      expect.stringContaining(
+        `error COST_BAD_SCORES at ${join(out, "quote.csv")}:3: not a CSV of model_id,suite,score`,
+      ),
+    ]);
+    await writeFile(
+      join(out, "twice.csv"),
+      lines(
+        "model_id,suite,score",
+        "Qwen/Qwen3.5-9B-Base,mmlu,40",
+        "agentic-ptb/alpha.h017.sft2.300,mmlu,50",
+        "agentic-ptb/alpha.h010.sft2.300,mmlu,51",
+      ),
+    );
     const f = await runCli("cost", "--scores", join(out, "twice.csv"), "--manifest", join(out, "manifest.json"));
     expect([f.code, f.stderr]).toEqual([1, expect.stringContaining("error COST_DUPLICATE_SCORE")]);
     expect(f.stderr).toContain("agentic-ptb/alpha.h017.sft2.300 is scored twice on suite mmlu");
@@ -156,11 +281,37 @@ describe("cost per point of gain", () => {
     const g = await runCli("cost", "--scores", join(out, "empty.csv"), "--manifest", join(out, "manifest.json"));
     expect([g.code, g.stderr]).toEqual([1, expect.stringContaining("error COST_BAD_SCORES")]);
     await writeFile(join(out, "hex.csv"), lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,0x28"));
-    expect((await runCli("cost", "--scores", join(out, "hex.csv"), "--manifest", join(out, "manifest.json"))).code).toBe(1);
-    expect((await runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), "--json", "--csv")).code).toBe(64);
+    expect(
+      (await runCli("cost", "--scores", join(out, "hex.csv"), "--manifest", join(out, "manifest.json"))).code,
+    ).toBe(1);
+    expect(
+      (
+        await runCli(
+          "cost",
+          "--scores",
+          join(out, "scores.csv"),
+          "--manifest",
+          join(out, "manifest.json"),
+          "--json",
+          "--csv",
+        )
+      ).code,
+    ).toBe(64);
     // --csv escapes formula text as manifest.csv does.
-    await writeFile(join(out, "formula.csv"), lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,=cmd(),30", "agentic-ptb/alpha.h005.sft2.100,=cmd(),40"));
-    const h = await runCli("cost", "--scores", join(out, "formula.csv"), "--manifest", join(out, "manifest.json"), "--csv");
-    expect(h.stdout.split("\n")[1]).toBe("agentic-ptb/alpha.h005.sft2.100,,alpha,fallback,5,'=cmd(),40,30,10,1100,110,true,");
+    await writeFile(
+      join(out, "formula.csv"),
+      lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,=cmd(),30", "agentic-ptb/alpha.h005.sft2.100,=cmd(),40"),
+    );
+    const h = await runCli(
+      "cost",
+      "--scores",
+      join(out, "formula.csv"),
+      "--manifest",
+      join(out, "manifest.json"),
+      "--csv",
+    );
+    expect(h.stdout.split("\n")[1]).toBe(
+      "agentic-ptb/alpha.h005.sft2.100,,alpha,fallback,5,'=cmd(),40,30,10,1100,110,true,",
+    );
   });
 });

@@ -34,26 +34,45 @@ async function refused(...args: string[]): Promise<{ code: number; stderr: strin
   return { code: r.code, stderr: r.stderr };
 }
 
-const noChanges = (d: { added: unknown[]; removed: unknown[]; changed: unknown[]; renames: unknown[] }) => [d.added, d.removed, d.changed, d.renames];
+const noChanges = (d: { added: unknown[]; removed: unknown[]; changed: unknown[]; renames: unknown[] }) => [
+  d.added,
+  d.removed,
+  d.changed,
+  d.renames,
+];
 
 describe("diff: a build's JSON and CSV compare equal (P6)", () => {
   it("the embedded sources: diff out out/manifest.csv has 0 changes, either way round", async () => {
     const dir = await tempDir();
     const out = join(dir, "out");
-    expect((await runCli("build", "--sources", join(repo, "sources"), "--out", out, "--quiet", "--no-cache")).code).toBe(0);
-    for (const [a, b] of [[out, `${out}/manifest.csv`], [`${out}/manifest.csv`, out], [`${out}/manifest.csv`, `${out}/manifest.json`]] as const) {
+    expect(
+      (await runCli("build", "--sources", join(repo, "sources"), "--out", out, "--quiet", "--no-cache")).code,
+    ).toBe(0);
+    for (const [a, b] of [
+      [out, `${out}/manifest.csv`],
+      [`${out}/manifest.csv`, out],
+      [`${out}/manifest.csv`, `${out}/manifest.json`],
+    ] as const) {
       const r = await runCli("diff", a, b, "--json");
       expect(r.code).toBe(0);
       expect(noChanges(JSON.parse(r.stdout))).toEqual([[], [], [], []]);
     }
     const text = await runCli("diff", out, `${out}/manifest.csv`);
-    expect(text.stdout).toBe(`diff ${out} → ${out}/manifest.csv\nadded (0):\nremoved (0):\nchanged (0):\nrenames (0):\n`);
+    expect(text.stdout).toBe(
+      `diff ${out} → ${out}/manifest.csv\nadded (0):\nremoved (0):\nchanged (0):\nrenames (0):\n`,
+    );
     // The CSV side holds typed values: the baseline's hour is the number 0, its driver null, eos_ok true.
     const csv = await loadSide(`${out}/manifest.csv`);
     const json = await loadSide(`${out}/manifest.json`);
     expect(csv.size).toBe(json.size);
     expect(csv.get("Qwen/Qwen3.5-9B-Base")).toEqual(json.get("Qwen/Qwen3.5-9B-Base"));
-    expect(csv.get("Qwen/Qwen3.5-9B-Base")![0]).toMatchObject({ hour: 0, driver: null, eos_ok: true, eos_token_id: [248044, 248046], step: null });
+    expect(csv.get("Qwen/Qwen3.5-9B-Base")![0]).toMatchObject({
+      hour: 0,
+      driver: null,
+      eos_ok: true,
+      eos_token_id: [248044, 248046],
+      step: null,
+    });
   });
 
   it("values the CSV writer escapes as formulas come back unescaped (mini sweep with a formula driver and effort)", async () => {
@@ -70,7 +89,9 @@ describe("diff: a build's JSON and CSV compare equal (P6)", () => {
     const csvText = await readFile(`${dir}-out/manifest.csv`, "utf8");
     expect(csvText).toContain(`"'=HYPERLINK(""http://x"",""y"")",'-high,`);
     expect(csvText).toContain(`''quoted,'@max,`);
-    const d = JSON.parse((await runCli("diff", `${dir}-out/manifest.json`, `${dir}-out/manifest.csv`, "--json")).stdout);
+    const d = JSON.parse(
+      (await runCli("diff", `${dir}-out/manifest.json`, `${dir}-out/manifest.csv`, "--json")).stdout,
+    );
     expect(noChanges(d)).toEqual([[], [], [], []]);
     const csv = await loadSide(`${dir}-out/manifest.csv`);
     expect(csv.get("alpha/sft2/100")![0]).toMatchObject({ driver: '=HYPERLINK("http://x","y")', effort: "-high" });
@@ -80,7 +101,10 @@ describe("diff: a build's JSON and CSV compare equal (P6)", () => {
   it("property: any valid rows give the same side from manifestJson and manifestCsv", async () => {
     const dir = await tempDir();
     // Text made of the characters that matter: formula starts, the escape, quotes, separators, line ends.
-    const text = fc.string({ unit: fc.constantFrom("=", "+", "-", "@", "\t", "\r", "\n", "'", '"', ",", "|", "a", "é", " ", "0"), maxLength: 8 });
+    const text = fc.string({
+      unit: fc.constantFrom("=", "+", "-", "@", "\t", "\r", "\n", "'", '"', ",", "|", "a", "é", " ", "0"),
+      maxLength: 8,
+    });
     const number = fc.double({ noNaN: true, noDefaultInfinity: true });
     const row = (i: number): fc.Arbitrary<Row> =>
       fc.record({
@@ -121,9 +145,23 @@ describe("diff: a build's JSON and CSV compare equal (P6)", () => {
     expect(ROW_KEYS.map((k) => [k, parseCsvCell(k, "")])).toEqual(
       ROW_KEYS.map((k) => [k, ["model_id", "cell", "hour_source", "role", "source"].includes(k) ? "" : null]),
     );
-    expect([parseCsvCell("hour", "0"), parseCsvCell("hour", "-0.5"), parseCsvCell("hour", "1e-7"), parseCsvCell("step", "750")]).toEqual([0, -0.5, 1e-7, 750]);
-    expect([parseCsvCell("eos_ok", "true"), parseCsvCell("eos_ok", "false"), parseCsvCell("eos_token_id", "[248044,248046]")]).toEqual([true, false, [248044, 248046]]);
-    expect([parseCsvCell("driver", "'=x"), parseCsvCell("driver", "''x"), parseCsvCell("driver", "'-1"), parseCsvCell("driver", "a'b")]).toEqual(["=x", "'x", "-1", "a'b"]);
+    expect([
+      parseCsvCell("hour", "0"),
+      parseCsvCell("hour", "-0.5"),
+      parseCsvCell("hour", "1e-7"),
+      parseCsvCell("step", "750"),
+    ]).toEqual([0, -0.5, 1e-7, 750]);
+    expect([
+      parseCsvCell("eos_ok", "true"),
+      parseCsvCell("eos_ok", "false"),
+      parseCsvCell("eos_token_id", "[248044,248046]"),
+    ]).toEqual([true, false, [248044, 248046]]);
+    expect([
+      parseCsvCell("driver", "'=x"),
+      parseCsvCell("driver", "''x"),
+      parseCsvCell("driver", "'-1"),
+      parseCsvCell("driver", "a'b"),
+    ]).toEqual(["=x", "'x", "-1", "a'b"]);
     const err = (k: string, t: string) => {
       try {
         parseCsvCell(k, t);
@@ -137,8 +175,12 @@ describe("diff: a build's JSON and CSV compare equal (P6)", () => {
     expect(err("hour", "Infinity")).toBe('"Infinity" is not a number');
     expect(err("eos_ok", "TRUE")).toBe('"TRUE" is not true or false');
     expect(err("eos_token_id", "248044")).toBe('"248044" is not a list written as JSON text');
-    expect(err("driver", "=cmd()")).toBe('"=cmd()" starts with "=" without the \' escape: a spreadsheet would run it as a formula, and ptb-manifest never writes it so');
-    expect(err("driver", "'abc")).toBe(`"'abc" starts with a ' that escapes nothing (ptb-manifest escapes only a text starting with =, +, -, @, tab, carriage return or ')`);
+    expect(err("driver", "=cmd()")).toBe(
+      '"=cmd()" starts with "=" without the \' escape: a spreadsheet would run it as a formula, and ptb-manifest never writes it so',
+    );
+    expect(err("driver", "'abc")).toBe(
+      `"'abc" starts with a ' that escapes nothing (ptb-manifest escapes only a text starting with =, +, -, @, tab, carriage return or ')`,
+    );
     expect(err("nope", "x")).toBe("is not a manifest column");
   });
 });
@@ -155,7 +197,11 @@ describe("diff: a side that is not a manifest is DIFF_INPUT naming the file and 
     roots.push(dir, out);
     expect((await runCli("build", "--sources", dir, "--out", out, "--quiet", "--no-cache")).code).toBe(0);
     rows = JSON.parse(await readFile(`${out}/manifest.json`, "utf8"));
-    expect(rows.map((r) => r.model_id).slice(0, 3)).toEqual(["Qwen/Qwen3.5-9B-Base", "agentic-ptb/alpha.h005.sft2.100", "agentic-ptb/alpha.h012.sft2.200"]);
+    expect(rows.map((r) => r.model_id).slice(0, 3)).toEqual([
+      "Qwen/Qwen3.5-9B-Base",
+      "agentic-ptb/alpha.h005.sft2.100",
+      "agentic-ptb/alpha.h012.sft2.200",
+    ]);
   });
 
   it("keeps the valid sides: a sources folder, an output folder, manifest.json, manifest.csv, model-ids.txt", async () => {
@@ -185,12 +231,24 @@ describe("diff: a side that is not a manifest is DIFF_INPUT naming the file and 
     await writeFile(`${out}/blank.txt`, "\n  \n");
     await mkdir(`${out}/folder`);
     const cases: [string, string][] = [
-      ["/dev/null", "ptb-manifest: error DIFF_INPUT at /dev/null: not a regular file (a device, FIFO or socket): a diff side is a manifest file or folder\n"],
-      [fifo, `ptb-manifest: error DIFF_INPUT at ${fifo}: not a regular file (a device, FIFO or socket): a diff side is a manifest file or folder\n`],
+      [
+        "/dev/null",
+        "ptb-manifest: error DIFF_INPUT at /dev/null: not a regular file (a device, FIFO or socket): a diff side is a manifest file or folder\n",
+      ],
+      [
+        fifo,
+        `ptb-manifest: error DIFF_INPUT at ${fifo}: not a regular file (a device, FIFO or socket): a diff side is a manifest file or folder\n`,
+      ],
       [`${out}/empty.json`, `ptb-manifest: error DIFF_INPUT at ${out}/empty.json: an empty file is not a manifest\n`],
       [`${out}/blank.txt`, `ptb-manifest: error DIFF_INPUT at ${out}/blank.txt: a blank file is not a manifest\n`],
-      [`${out}/missing.json`, `ptb-manifest: error DIFF_INPUT at ${out}/missing.json: no such file or folder: ${out}/missing.json\n`],
-      [`${out}/folder`, `ptb-manifest: error DIFF_INPUT at ${out}/folder: a folder that is neither a sources folder (cells.json) nor a build's output folder (manifest.json)\n`],
+      [
+        `${out}/missing.json`,
+        `ptb-manifest: error DIFF_INPUT at ${out}/missing.json: no such file or folder: ${out}/missing.json\n`,
+      ],
+      [
+        `${out}/folder`,
+        `ptb-manifest: error DIFF_INPUT at ${out}/folder: a folder that is neither a sources folder (cells.json) nor a build's output folder (manifest.json)\n`,
+      ],
     ];
     for (const [side, stderr] of cases) {
       expect(await refused(out, side)).toEqual({ code: 2, stderr });
@@ -228,23 +286,35 @@ describe("diff: a side that is not a manifest is DIFF_INPUT naming the file and 
       code: 2,
       stderr: `ptb-manifest: error DIFF_INPUT at ${dupId}:${rows.length + 2}: row ${rows.length + 1}: model_id agentic-ptb/alpha.h005.sft2.100 is also the id of row 2: a manifest holds each id once\n`,
     });
-    const dupCheckpoint = await edit("dup-checkpoint.json", (rs) => [...rs, { ...rs[1]!, model_id: "agentic-ptb/alpha.h006.sft2.100" }]);
+    const dupCheckpoint = await edit("dup-checkpoint.json", (rs) => [
+      ...rs,
+      { ...rs[1]!, model_id: "agentic-ptb/alpha.h006.sft2.100" },
+    ]);
     expect(await refused(out, dupCheckpoint)).toEqual({
       code: 2,
       stderr: `ptb-manifest: error DIFF_INPUT at ${dupCheckpoint}:${rows.length + 2}: row ${rows.length + 1} (agentic-ptb/alpha.h006.sft2.100): checkpoint alpha/sft2/100 is also the checkpoint of row 2 (agentic-ptb/alpha.h005.sft2.100): a manifest holds each checkpoint once\n`,
     });
     await writeFile(`${out}/object.json`, '{"rows": []}\n');
-    expect((await refused(out, `${out}/object.json`)).stderr).toBe(`ptb-manifest: error DIFF_INPUT at ${out}/object.json:1: a manifest.json is a JSON array of rows, not object\n`);
+    expect((await refused(out, `${out}/object.json`)).stderr).toBe(
+      `ptb-manifest: error DIFF_INPUT at ${out}/object.json:1: a manifest.json is a JSON array of rows, not object\n`,
+    );
     await writeFile(`${out}/no-rows.json`, "[]\n");
-    expect((await refused(out, `${out}/no-rows.json`)).stderr).toBe(`ptb-manifest: error DIFF_INPUT at ${out}/no-rows.json:1: a manifest with no rows (every build has at least the baseline row)\n`);
-    await writeFile(`${out}/cut.json`, "[\n{\"model_id\": \n");
-    expect((await refused(out, `${out}/cut.json`)).stderr).toMatch(new RegExp(`^ptb-manifest: error DIFF_INPUT at ${out}/cut\\.json(:\\d+)?: not JSON: .+\\n$`));
+    expect((await refused(out, `${out}/no-rows.json`)).stderr).toBe(
+      `ptb-manifest: error DIFF_INPUT at ${out}/no-rows.json:1: a manifest with no rows (every build has at least the baseline row)\n`,
+    );
+    await writeFile(`${out}/cut.json`, '[\n{"model_id": \n');
+    expect((await refused(out, `${out}/cut.json`)).stderr).toMatch(
+      new RegExp(`^ptb-manifest: error DIFF_INPUT at ${out}/cut\\.json(:\\d+)?: not JSON: .+\\n$`),
+    );
     // The line is that of the row's "{" also in the indented file the build writes.
     const indented = `${out}/indented.json`;
     const edited = rows.map((r) => ({ ...r })) as Record<string, unknown>[];
     edited[2]!.model_id = null;
     await writeFile(indented, manifestJson(edited as unknown as Row[]));
-    const line = (await readFile(indented, "utf8")).split("\n").findIndex((l, i, all) => l === "  {" && all.slice(0, i).filter((x) => x === "  {").length === 2) + 1;
+    const line =
+      (await readFile(indented, "utf8"))
+        .split("\n")
+        .findIndex((l, i, all) => l === "  {" && all.slice(0, i).filter((x) => x === "  {").length === 2) + 1;
     expect((await refused(out, indented)).stderr).toContain(`at ${indented}:${line}: row 3 is not a manifest row`);
   });
 
@@ -281,7 +351,9 @@ describe("diff: a side that is not a manifest is DIFF_INPUT naming the file and 
       `ptb-manifest: error DIFF_INPUT at ${dup}:${csvLines.length}: row ${csvLines.length - 1}: model_id agentic-ptb/alpha.h005.sft2.100 is also the id of row 2: a manifest holds each id once\n`,
     );
     const short = await withLine("short.csv", 4, (l) => l.split(",").slice(0, 3).join(","));
-    expect((await refused(out, short)).stderr).toMatch(new RegExp(`^ptb-manifest: error DIFF_INPUT at ${out}/short\\.csv:4: not CSV: Invalid Record Length: .+\\n$`));
+    expect((await refused(out, short)).stderr).toMatch(
+      new RegExp(`^ptb-manifest: error DIFF_INPUT at ${out}/short\\.csv:4: not CSV: Invalid Record Length: .+\\n$`),
+    );
   });
 
   it("refuses model-ids.txt lines that are not owner/name Hub ids, and an id twice", async () => {
@@ -314,7 +386,9 @@ describe("what diff cannot use is said on stderr (never a silent removal)", () =
     expect((await runCli("build", "--sources", dir, "--out", out, "--quiet")).code).toBe(0);
     await writeFile(join(dir, "hub", "agentic-ptb", "alpha.h012.sft2.200", ".hub.json"), "{not json");
     const sources = await runCli("diff", dir, out);
-    expect(sources.stderr).toContain(`ptb-manifest: warning HUB_BAD_JSON at ${join(dir, "hub/agentic-ptb/alpha.h012.sft2.200/.hub.json")}`);
+    expect(sources.stderr).toContain(
+      `ptb-manifest: warning HUB_BAD_JSON at ${join(dir, "hub/agentic-ptb/alpha.h012.sft2.200/.hub.json")}`,
+    );
     await writeFile(join(out, "provenance.jsonl"), "{broken\n");
     const noProvenance = await runCli("diff", out, join(out, "manifest.csv"));
     expect(noProvenance.code).toBe(0);

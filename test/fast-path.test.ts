@@ -67,33 +67,39 @@ async function kept(text: string | Buffer, opts: ReadLinesOptions): Promise<numb
 
 describe("readLines filter", () => {
   const needles = [Buffer.from("token_count")];
-  const ok = (type: string) => JSON.stringify({ timestamp: "2026-10-02T08:00:00.000Z", type, payload: { type: "x", text: "a \"quoted\" {brace}" } });
+  const ok = (type: string) =>
+    JSON.stringify({ timestamp: "2026-10-02T08:00:00.000Z", type, payload: { type: "x", text: 'a "quoted" {brace}' } });
 
   it("skips well-shaped lines without a needle, keeps the others", async () => {
-    const text = [ok("a"), ok("token_count"), "not json", "", ok("b"), "  {\"x\":1}  ", "[1,2]"].join("\n") + "\n";
+    const text = `${[ok("a"), ok("token_count"), "not json", "", ok("b"), '  {"x":1}  ', "[1,2]"].join("\n")}\n`;
     expect(await kept(text, { needles })).toEqual([2, 3, 4, 7]);
   });
 
   it("keeps a glued line (a cut-off record continued by the next one)", async () => {
     const glued = ok("a").slice(0, 50) + ok("b");
-    const text = [ok("a"), glued, ok("c")].join("\n") + "\n";
+    const text = `${[ok("a"), glued, ok("c")].join("\n")}\n`;
     expect(await kept(text, { needles })).toEqual([2]);
   });
 
   it("does not take a nested object after ':' '[' ',' for a glued line", async () => {
-    const nested = JSON.stringify({ timestamp: "t", a: { timestamp: "u" }, b: [{ timestamp: "v" }, { timestamp: "w" }] });
-    expect(await kept([ok("a"), nested].join("\n") + "\n", { needles })).toEqual([]);
+    const nested = JSON.stringify({
+      timestamp: "t",
+      a: { timestamp: "u" },
+      b: [{ timestamp: "v" }, { timestamp: "w" }],
+    });
+    expect(await kept(`${[ok("a"), nested].join("\n")}\n`, { needles })).toEqual([]);
   });
 
   it("keeps a line with a NUL byte and the cut-off last line", async () => {
     const nul = Buffer.concat([Buffer.from('{"timestamp":"t","a":"'), Buffer.from([0, 0]), Buffer.from('"}\n')]);
-    const text = Buffer.concat([Buffer.from(ok("a") + "\n"), nul, Buffer.from(ok("b"))]);
+    const text = Buffer.concat([Buffer.from(`${ok("a")}\n`), nul, Buffer.from(ok("b"))]);
     expect(await kept(text, { needles })).toEqual([2, 3]);
   });
 
   it("follows the classifier: skip, take, or the needles", async () => {
-    const classify = (buf: Buffer, s: number) => (buf[s + 2] === 0x61 ? LINE_SKIP : buf[s + 2] === 0x62 ? LINE_TAKE : LINE_UNKNOWN);
-    const text = ['{"a":"token_count"}', '{"b":1}', '{"c":1}', '{"c":"token_count"}'].join("\n") + "\n";
+    const classify = (buf: Buffer, s: number) =>
+      buf[s + 2] === 0x61 ? LINE_SKIP : buf[s + 2] === 0x62 ? LINE_TAKE : LINE_UNKNOWN;
+    const text = `${['{"a":"token_count"}', '{"b":1}', '{"c":1}', '{"c":"token_count"}'].join("\n")}\n`;
     expect(await kept(text, { needles, classify })).toEqual([2, 4]);
   });
 
@@ -101,9 +107,10 @@ describe("readLines filter", () => {
     const long = JSON.stringify({ timestamp: "t", text: "y".repeat(300_000), type: "token_count" });
     const lines = [ok("a"), long, ok("b"), long, ok("c")];
     const p = join(tmp, "long.jsonl");
-    writeFileSync(p, lines.join("\r\n") + "\r\n");
+    writeFileSync(p, `${lines.join("\r\n")}\r\n`);
     const got: { lineNo: number; offset: number; len: number }[] = [];
-    for await (const l of readLines(p, { needles, chunkBytes: 4096 })) got.push({ lineNo: l.lineNo, offset: l.offset, len: l.text.length });
+    for await (const l of readLines(p, { needles, chunkBytes: 4096 }))
+      got.push({ lineNo: l.lineNo, offset: l.offset, len: l.text.length });
     const off = (i: number) => lines.slice(0, i).reduce((a, l) => a + l.length + 2, 0);
     expect(got).toEqual([
       { lineNo: 2, offset: off(1), len: long.length },
@@ -120,17 +127,23 @@ describe("LeadingScalarReader", () => {
   };
 
   it("reads top-level scalars up to the first object, then that object's", () => {
-    expect(read(["timestamp", "type", "payload.type"], '{"timestamp":"2026","type":"event_msg","payload":{"type":"token_count","info":{}}}')).toEqual([
-      "2026",
-      "event_msg",
-      "token_count",
-    ]);
-    expect(read(["message.type", "timestamp"], '{"timestamp": 1.5, "message": {"type": "StatusUpdate", "payload": {}}}')).toEqual(["StatusUpdate", "1.5"]);
+    expect(
+      read(
+        ["timestamp", "type", "payload.type"],
+        '{"timestamp":"2026","type":"event_msg","payload":{"type":"token_count","info":{}}}',
+      ),
+    ).toEqual(["2026", "event_msg", "token_count"]);
+    expect(
+      read(["message.type", "timestamp"], '{"timestamp": 1.5, "message": {"type": "StatusUpdate", "payload": {}}}'),
+    ).toEqual(["StatusUpdate", "1.5"]);
   });
 
   it("stops at an array and leaves later members unknown", () => {
     expect(read(["type"], '{"content":[{"type":"x"}],"type":"assistant"}')).toEqual([undefined]);
-    expect(read(["type", "message.role"], '{"type":"message","message":{"content":[],"role":"assistant"}}')).toEqual(["message", undefined]);
+    expect(read(["type", "message.role"], '{"type":"message","message":{"content":[],"role":"assistant"}}')).toEqual([
+      "message",
+      undefined,
+    ]);
   });
 
   it("gives up on escapes and non-objects", () => {
@@ -159,7 +172,16 @@ describe("readLineBatches and epochMsAt", () => {
     const { epochMsAt, epochToMs } = await import("../src/extractors/pvc-listing.js");
     let x = 7;
     const r = () => (x = (x * 1103515245 + 12345) & 0x7fffffff);
-    const cases = ["0", "1790003123.4567891230", "1790003123.5", "1790003123.", ".5", "12a", "1.2.3", "1790003123.1234567890123456789"];
+    const cases = [
+      "0",
+      "1790003123.4567891230",
+      "1790003123.5",
+      "1790003123.",
+      ".5",
+      "12a",
+      "1.2.3",
+      "1790003123.1234567890123456789",
+    ];
     for (let i = 0; i < 20_000; i += 1) {
       const d = r() % 17;
       let f = "";
@@ -180,7 +202,9 @@ describe("scale", () => {
     mkdirSync(dir, { recursive: true });
     const lines: string[] = ['{"type":"metadata","protocol_version":"1.4","created_at":1783999150312}'];
     for (let i = 0; i < 140_000; i += 1) {
-      lines.push(`{"type":"usage.record","model":"m","usage":{"inputOther":1,"output":2,"inputCacheRead":3,"inputCacheCreation":0},"usageScope":"turn","time":${1783999150312 + i}}`);
+      lines.push(
+        `{"type":"usage.record","model":"m","usage":{"inputOther":1,"output":2,"inputCacheRead":3,"inputCacheCreation":0},"usageScope":"turn","time":${1783999150312 + i}}`,
+      );
       lines.push("not json");
     }
     writeFileSync(join(dir, "wire.jsonl"), `${lines.join("\n")}\n`);

@@ -23,7 +23,11 @@ const bin = join(REPO, "bin", "ptb-manifest.js");
 const roots: string[] = [];
 
 beforeAll(() => {
-  execFileSync(process.execPath, [join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", join(REPO, "tsconfig.build.json")], { cwd: REPO, stdio: "pipe" });
+  execFileSync(
+    process.execPath,
+    [join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", join(REPO, "tsconfig.build.json")],
+    { cwd: REPO, stdio: "pipe" },
+  );
 }, 120_000);
 
 afterAll(async () => Promise.all(roots.map(removeTree)));
@@ -36,7 +40,10 @@ interface Run {
 }
 
 /** Runs the built CLI; with `kill`, sends that signal once stderr shows the test hold. */
-function runBin(args: string[], opts: { cwd?: string; env?: Record<string, string>; kill?: NodeJS.Signals; onHold?: () => Promise<void> } = {}): Promise<Run> {
+function runBin(
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string>; kill?: NodeJS.Signals; onHold?: () => Promise<void> } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {
       cwd: opts.cwd ?? REPO,
@@ -84,7 +91,10 @@ describe("atomic output: a build killed mid-write leaves the previous outputs in
     nFiles = before.size;
     expect(nFiles).toBeGreaterThanOrEqual(5);
     // The next build would write different bytes into every manifest file.
-    await writeFile(join(sources, "cells.json"), miniCells((c) => (c.cells[0].driver = "Codex / gpt-y")));
+    await writeFile(
+      join(sources, "cells.json"),
+      miniCells((c) => (c.cells[0].driver = "Codex / gpt-y")),
+    );
   });
 
   for (const [what, hold, signal] of [
@@ -142,7 +152,10 @@ describe("determinism and secrets", () => {
     // Each run with its own, cold cache (kept inside its folder, where the token is looked for too).
     const args = ["build", "--sources", "sources", "--out", "out", "--quiet", "--cache-dir", "cache"];
     const ra = await runBin(args, { cwd: a, env: { TZ: "UTC", LANG: "C", LC_ALL: "C", HF_TOKEN } });
-    const rb = await runBin(args, { cwd: b, env: { TZ: "Pacific/Chatham", LANG: "tr_TR.UTF-8", LC_ALL: "de_DE.UTF-8", HF_TOKEN } });
+    const rb = await runBin(args, {
+      cwd: b,
+      env: { TZ: "Pacific/Chatham", LANG: "tr_TR.UTF-8", LC_ALL: "de_DE.UTF-8", HF_TOKEN },
+    });
     expect([ra.code, rb.code]).toEqual([0, 0]);
     const sa = await snapshot(join(a, "out"));
     const sb = await snapshot(join(b, "out"));
@@ -157,8 +170,21 @@ describe("determinism and secrets", () => {
       const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
       return Promise.all(files.map((e) => readFile(join(e.parentPath, e.name))));
     };
-    const written = [...sa.values(), ...sb.values(), ...(await cached(join(a, "cache"))), ...(await cached(join(b, "cache")))];
-    for (const text of [ra.stdout, ra.stderr, rb.stdout, rb.stderr, rc.stdout, rc.stderr, ...written.map((x) => x.toString("latin1"))]) {
+    const written = [
+      ...sa.values(),
+      ...sb.values(),
+      ...(await cached(join(a, "cache"))),
+      ...(await cached(join(b, "cache"))),
+    ];
+    for (const text of [
+      ra.stdout,
+      ra.stderr,
+      rb.stdout,
+      rb.stderr,
+      rc.stdout,
+      rc.stderr,
+      ...written.map((x) => x.toString("latin1")),
+    ]) {
       expect(text.includes(HF_TOKEN)).toBe(false);
     }
   });

@@ -40,10 +40,24 @@ describe("hub snapshot", () => {
 
   it("parses published and spare names against the known cells, longest cell first", () => {
     const cells = ["sol-max", "sol-max-v2", "sol-max-opusnode"];
-    expect(parsePublishedName("sol-max-v2.h007.sft2.1200", cells)).toEqual({ cell: "sol-max-v2", hourPart: "007", family: "sft2", step: 1200 });
-    expect(parsePublishedName("sol-max.hNA.grpo.a.40", cells)).toEqual({ cell: "sol-max", hourPart: "NA", family: "grpo.a", step: 40 });
+    expect(parsePublishedName("sol-max-v2.h007.sft2.1200", cells)).toEqual({
+      cell: "sol-max-v2",
+      hourPart: "007",
+      family: "sft2",
+      step: 1200,
+    });
+    expect(parsePublishedName("sol-max.hNA.grpo.a.40", cells)).toEqual({
+      cell: "sol-max",
+      hourPart: "NA",
+      family: "grpo.a",
+      step: 40,
+    });
     expect(parsePublishedName("sol-max-record", cells)).toBeNull();
-    expect(parseSpareName("sol-max-opusnode.sft2.step_300", cells)).toEqual({ cell: "sol-max-opusnode", family: "sft2", step: 300 });
+    expect(parseSpareName("sol-max-opusnode.sft2.step_300", cells)).toEqual({
+      cell: "sol-max-opusnode",
+      family: "sft2",
+      step: 300,
+    });
   });
 });
 

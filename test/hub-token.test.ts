@@ -12,10 +12,10 @@ describe("the Hub token, read as the Hub's clients read it", () => {
   let dir: string;
   beforeAll(async () => {
     dir = await makeTree({
-      "token": "hf_fromFile\n",
-      "crlf": "  hf_crlf\r\n",
-      "blank": " \n",
-      "spaced": "hf_two words\n",
+      token: "hf_fromFile\n",
+      crlf: "  hf_crlf\r\n",
+      blank: " \n",
+      spaced: "hf_two words\n",
       "hfhome/token": "hf_fromHfHome",
       "xdg/huggingface/token": "hf_fromXdg",
       "home/.cache/huggingface/token": "hf_fromHome",
@@ -36,8 +36,14 @@ describe("the Hub token, read as the Hub's clients read it", () => {
 
   it("takes HF_TOKEN first, else the file; trims; blank is none; a missing file or folder is none", () => {
     const home = join(dir, "home");
-    expect(readHubToken({ HF_TOKEN: " hf_env\n", HF_TOKEN_PATH: join(dir, "token"), HOME: home })).toEqual({ value: "hf_env", source: "HF_TOKEN" });
-    expect(readHubToken({ HF_TOKEN: "  ", HF_TOKEN_PATH: join(dir, "token"), HOME: home })).toEqual({ value: "hf_fromFile", source: `the token file ${join(dir, "token")}` });
+    expect(readHubToken({ HF_TOKEN: " hf_env\n", HF_TOKEN_PATH: join(dir, "token"), HOME: home })).toEqual({
+      value: "hf_env",
+      source: "HF_TOKEN",
+    });
+    expect(readHubToken({ HF_TOKEN: "  ", HF_TOKEN_PATH: join(dir, "token"), HOME: home })).toEqual({
+      value: "hf_fromFile",
+      source: `the token file ${join(dir, "token")}`,
+    });
     expect(readHubToken({ HF_TOKEN_PATH: join(dir, "crlf"), HOME: home })?.value).toBe("hf_crlf");
     expect(readHubToken({ HF_HOME: join(dir, "hfhome"), HOME: home })?.value).toBe("hf_fromHfHome");
     expect(readHubToken({ XDG_CACHE_HOME: join(dir, "xdg"), HOME: home })?.value).toBe("hf_fromXdg");
@@ -45,12 +51,21 @@ describe("the Hub token, read as the Hub's clients read it", () => {
     expect(readHubToken({ HF_TOKEN_PATH: join(dir, "blank"), HOME: home })).toBeUndefined();
     expect(readHubToken({ HF_TOKEN_PATH: join(dir, "absent"), HOME: home })).toBeUndefined();
     expect(readHubToken({ HF_TOKEN_PATH: join(dir, "token", "below-a-file"), HOME: home })).toBeUndefined();
-    expect(hubOptionsFrom({}, { HF_TOKEN_PATH: join(dir, "token"), HOME: home })).toMatchObject({ accessToken: "hf_fromFile", tokenSource: `the token file ${join(dir, "token")}` });
+    expect(hubOptionsFrom({}, { HF_TOKEN_PATH: join(dir, "token"), HOME: home })).toMatchObject({
+      accessToken: "hf_fromFile",
+      tokenSource: `the token file ${join(dir, "token")}`,
+    });
   });
 
   it("a token file that cannot be read is HUB_TOKEN_UNREADABLE naming it; a malformed token is HUB_BAD_TOKEN naming its source, never its value", async () => {
     const folder = join(dir, "a-folder");
-    expect(() => readHubToken({ HF_TOKEN_PATH: folder })).toThrow(expect.objectContaining({ code: "HUB_TOKEN_UNREADABLE", file: folder, message: expect.stringContaining(`the Hub token file ${folder} cannot be read (EISDIR)`) }));
+    expect(() => readHubToken({ HF_TOKEN_PATH: folder })).toThrow(
+      expect.objectContaining({
+        code: "HUB_TOKEN_UNREADABLE",
+        file: folder,
+        message: expect.stringContaining(`the Hub token file ${folder} cannot be read (EISDIR)`),
+      }),
+    );
     const spaced = join(dir, "spaced");
     let err: unknown = null;
     try {
@@ -58,8 +73,16 @@ describe("the Hub token, read as the Hub's clients read it", () => {
     } catch (e) {
       err = e;
     }
-    expect(err).toMatchObject({ code: "HUB_BAD_TOKEN", message: `the Hub token from the token file ${spaced} holds spaces or characters a token cannot have (its value is not shown)` });
-    expect(() => readHubToken({ HF_TOKEN: "sk_leaky" })).toThrow(expect.objectContaining({ code: "HUB_BAD_TOKEN", message: "the Hub token from HF_TOKEN does not start with hf_ (its value is not shown)" }));
+    expect(err).toMatchObject({
+      code: "HUB_BAD_TOKEN",
+      message: `the Hub token from the token file ${spaced} holds spaces or characters a token cannot have (its value is not shown)`,
+    });
+    expect(() => readHubToken({ HF_TOKEN: "sk_leaky" })).toThrow(
+      expect.objectContaining({
+        code: "HUB_BAD_TOKEN",
+        message: "the Hub token from HF_TOKEN does not start with hf_ (its value is not shown)",
+      }),
+    );
     await writeFile(join(dir, "leak"), "ghp_secretValue");
     try {
       readHubToken({ HF_TOKEN_PATH: join(dir, "leak") });
@@ -95,15 +118,41 @@ describe("build --hub and snapshot-hub read the same token", () => {
       await mkdir(process.env.HF_HOME);
       await writeFile(join(process.env.HF_HOME, "token"), "hf_right\n");
       const cache = join(dir, "cache");
-      const b = await runCli("build", "--sources", dir, "--out", `${dir}-out`, "--hub", "--hub-url", hub.url, "--cache-dir", cache, "--quiet");
+      const b = await runCli(
+        "build",
+        "--sources",
+        dir,
+        "--out",
+        `${dir}-out`,
+        "--hub",
+        "--hub-url",
+        hub.url,
+        "--cache-dir",
+        cache,
+        "--quiet",
+      );
       expect(b.code).toBe(0);
-      const s = await runCli("snapshot-hub", "--out", `${dir}-snap`, "--sources", dir, "--hub-url", hub.url, "--cache-dir", cache, "-q");
+      const s = await runCli(
+        "snapshot-hub",
+        "--out",
+        `${dir}-snap`,
+        "--sources",
+        dir,
+        "--hub-url",
+        hub.url,
+        "--cache-dir",
+        cache,
+        "-q",
+      );
       expect(s.code).toBe(0);
       expect(hub.log.length).toBeGreaterThan(0);
       expect(hub.log.every((r) => r.authorized)).toBe(true);
 
       await writeFile(join(process.env.HF_HOME, "token"), "hf_wrong\n");
-      for (const args of [["build", "--sources", dir, "--out", `${dir}-out`, "--hub", "--no-cache"], ["snapshot-hub", "--out", `${dir}-snap`, "--sources", dir]]) {
+      for (const args of [
+        ["build", "--sources", dir, "--out", `${dir}-out`, "--hub", "--no-cache"],
+        ["snapshot-hub", "--out", `${dir}-snap`, "--sources", dir],
+      ]) {
         const r = await runCli(...args, "--hub-url", hub.url, "--cache-dir", join(dir, "cache2"), "--quiet");
         expect(r.code).toBe(1);
         expect(r.stderr).toContain("error HUB_ACCESS_DENIED: the Hub answered 401 to ");

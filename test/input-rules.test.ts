@@ -9,21 +9,58 @@ import { fsErrorCode, fsReason, isFsError } from "../src/util/fs-errors.js";
 
 describe("janitor_tz: IANA region names only (CELLS_BAD_TIME_ZONE)", () => {
   it("refuses abbreviations, POSIX-style rules, Etc/ offsets and offsets", () => {
-    for (const z of ["EST", "PST", "CET", "GMT", "EST5EDT", "PST8PDT", "Etc/GMT+5", "Etc/GMT-8", "+08:00", "-08:00", "utc", "Mars/Olympus", "America/", ""]) {
+    for (const z of [
+      "EST",
+      "PST",
+      "CET",
+      "GMT",
+      "EST5EDT",
+      "PST8PDT",
+      "Etc/GMT+5",
+      "Etc/GMT-8",
+      "+08:00",
+      "-08:00",
+      "utc",
+      "Mars/Olympus",
+      "America/",
+      "",
+    ]) {
       expect([z, isValidTimeZone(z)]).toEqual([z, false]);
     }
   });
 
   it("accepts Area/Location names, UTC and Etc/UTC, and every janitor_tz of the embedded sources", () => {
-    const embedded = (JSON.parse(readFileSync(join(import.meta.dirname, "..", "sources", "cells.json"), "utf8")) as { cells: { janitor_tz: string }[] }).cells.map((c) => c.janitor_tz);
-    for (const z of ["UTC", "Etc/UTC", "America/Los_Angeles", "America/Argentina/Buenos_Aires", "Asia/Shanghai", "Europe/Kyiv", ...embedded]) {
+    const embedded = (
+      JSON.parse(readFileSync(join(import.meta.dirname, "..", "sources", "cells.json"), "utf8")) as {
+        cells: { janitor_tz: string }[];
+      }
+    ).cells.map((c) => c.janitor_tz);
+    for (const z of [
+      "UTC",
+      "Etc/UTC",
+      "America/Los_Angeles",
+      "America/Argentina/Buenos_Aires",
+      "Asia/Shanghai",
+      "Europe/Kyiv",
+      ...embedded,
+    ]) {
       expect([z, isValidTimeZone(z)]).toEqual([z, true]);
     }
   });
 });
 
 describe("closestKey (CELLS_UNKNOWN_KEY's suggestion)", () => {
-  const cellKeys = ["cell", "driver", "effort", "trajectory_format", "pvc_root", "janitor_tz", "plotted", "excluded", "family_aliases"];
+  const cellKeys = [
+    "cell",
+    "driver",
+    "effort",
+    "trajectory_format",
+    "pvc_root",
+    "janitor_tz",
+    "plotted",
+    "excluded",
+    "family_aliases",
+  ];
   it("names the nearest known key", () => {
     expect(closestKey("janitor_zone", cellKeys)).toBe("janitor_tz");
     expect(closestKey("janitorTz", cellKeys)).toBe("janitor_tz");
@@ -50,7 +87,8 @@ describe("rotationOverlap (copytruncate's repeated lines)", () => {
 });
 
 describe("fs-errors", () => {
-  const err = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`${code}: boom, open '/abs/x'`), { code, syscall: "open", path: "/abs/x" });
+  const err = (code: string): NodeJS.ErrnoException =>
+    Object.assign(new Error(`${code}: boom, open '/abs/x'`), { code, syscall: "open", path: "/abs/x" });
   it("names the reason without the absolute path", () => {
     expect(fsReason(err("EACCES"))).toBe("permission denied (EACCES)");
     expect(fsReason(err("EISDIR"))).toBe("it is a folder, not a file (EISDIR)");

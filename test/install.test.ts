@@ -17,9 +17,16 @@ const run = promisify(execFile);
 const roots: string[] = [];
 afterAll(async () => Promise.all(roots.map(removeTree)));
 
-async function bin(prefix: string, cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function bin(
+  prefix: string,
+  cwd: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(join(prefix, "bin", "ptb-manifest"), args, { cwd, env: { ...process.env, HF_TOKEN: "" } });
+    const { stdout, stderr } = await run(join(prefix, "bin", "ptb-manifest"), args, {
+      cwd,
+      env: { ...process.env, HF_TOKEN: "" },
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -32,12 +39,26 @@ describe("installed for use anywhere (npm install -g from the clone)", () => {
     const prefix = await mkdtemp(join(tmpdir(), "ptb-install-"));
     const elsewhere = await mkdtemp(join(tmpdir(), "ptb-elsewhere-"));
     roots.push(prefix, elsewhere);
-    await run("npm", ["install", "-g", "--prefix", prefix, "--offline", "--ignore-scripts", "--no-audit", "--no-fund", REPO], {
-      cwd: elsewhere,
-      env: { ...process.env, npm_config_update_notifier: "false" },
-    });
+    await run(
+      "npm",
+      ["install", "-g", "--prefix", prefix, "--offline", "--ignore-scripts", "--no-audit", "--no-fund", REPO],
+      {
+        cwd: elsewhere,
+        env: { ...process.env, npm_config_update_notifier: "false" },
+      },
+    );
     expect(await bin(prefix, elsewhere, "--version")).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
-    const built = await bin(prefix, elsewhere, "build", "--sources", join(REPO, "sources"), "--out", "out", "--quiet", "--no-cache");
+    const built = await bin(
+      prefix,
+      elsewhere,
+      "build",
+      "--sources",
+      join(REPO, "sources"),
+      "--out",
+      "out",
+      "--quiet",
+      "--no-cache",
+    );
     expect({ code: built.code, stderr: built.stderr }).toEqual({ code: 0, stderr: "" });
     expect(built.stdout.split("\n")[1]).toBe("269 rows: 268 checkpoints + 1 baseline");
     expect((await stat(join(elsewhere, "out", "manifest.json"))).isFile()).toBe(true);

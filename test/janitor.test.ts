@@ -9,13 +9,20 @@ const roots: string[] = [];
 afterAll(async () => Promise.all(roots.map(removeTree)));
 
 const cellUtc: Cell = {
-  cell: "c1", driver: "d", effort: "e", trajectory_format: "codex", pvc_root: "/pvc/ptb/c1", janitor_tz: "UTC",
+  cell: "c1",
+  driver: "d",
+  effort: "e",
+  trajectory_format: "codex",
+  pvc_root: "/pvc/ptb/c1",
+  janitor_tz: "UTC",
   family_aliases: { "sft 3": "sft3", "grpo.v2!": "grpo-v2" },
 };
 const cellLa: Cell = { ...cellUtc, cell: "c2", pvc_root: "/pvc/ptb/c2", janitor_tz: "America/Los_Angeles" };
 
 async function read(cell: Cell, files: Record<string, string>) {
-  const root = await makeTree(Object.fromEntries(Object.entries(files).map(([k, v]) => [`${cell.cell}/janitor/${k}`, v])));
+  const root = await makeTree(
+    Object.fromEntries(Object.entries(files).map(([k, v]) => [`${cell.cell}/janitor/${k}`, v])),
+  );
   roots.push(root);
   const diag = new Diagnostics();
   const obs = await readJanitorLog(root, cell, diag);
@@ -47,15 +54,22 @@ describe("janitor log", () => {
 
   it("orders rotated parts oldest first (.3.gz, .2.gz, .1, current) and joins a line split around a rotation", async () => {
     const { obs, warnings } = await read(cellUtc, {
-      "ckpt-janitor.log.3.gz": lines("2026-10-01 00:00:00 archived /pvc/ptb/c1/a/weights/step_1 -> msr-spare/c1.a.step_1"),
-      "ckpt-janitor.log.2.gz": lines("2026-10-01 01:00:00 archived /pvc/ptb/c1/a/weights/step_2 -> msr-spare/c1.a.step_2"),
+      "ckpt-janitor.log.3.gz": lines(
+        "2026-10-01 00:00:00 archived /pvc/ptb/c1/a/weights/step_1 -> msr-spare/c1.a.step_1",
+      ),
+      "ckpt-janitor.log.2.gz": lines(
+        "2026-10-01 01:00:00 archived /pvc/ptb/c1/a/weights/step_2 -> msr-spare/c1.a.step_2",
+      ),
       "ckpt-janitor.log.1":
         lines("2026-10-01 02:00:00 archived /pvc/ptb/c1/a/weights/step_3 -> msr-spare/c1.a.step_3") +
         "2026-10-01T03:00:00+00:00 level=info action=archive family=a st",
       "ckpt-janitor.log": lines("ep=4 src_mtime=1790000000 dest=msr-spare/c1.a.step_4"),
     });
     expect(await janitorParts(`${roots[roots.length - 1]}/c1/janitor`)).toEqual([
-      "ckpt-janitor.log.3.gz", "ckpt-janitor.log.2.gz", "ckpt-janitor.log.1", "ckpt-janitor.log",
+      "ckpt-janitor.log.3.gz",
+      "ckpt-janitor.log.2.gz",
+      "ckpt-janitor.log.1",
+      "ckpt-janitor.log",
     ]);
     expect(warnings).toEqual([]);
     expect(obs.map((o) => [o.step, o.origin.file.split("/").pop(), o.origin.line])).toEqual([
@@ -140,7 +154,8 @@ describe("janitor log", () => {
 
   it("localToUtcCandidates gives two instants in a repeated hour, none in a skipped one", () => {
     expect(localToUtcCandidates(Date.UTC(2026, 10, 1, 1, 30), "America/Los_Angeles").utcMs.map((t) => iso(t))).toEqual([
-      "2026-11-01T08:30:00.000Z", "2026-11-01T09:30:00.000Z",
+      "2026-11-01T08:30:00.000Z",
+      "2026-11-01T09:30:00.000Z",
     ]);
     expect(localToUtcCandidates(Date.UTC(2026, 2, 8, 2, 30), "America/Los_Angeles").utcMs).toEqual([]);
     expect(localToUtcCandidates(Date.UTC(2026, 5, 1, 12), "UTC").utcMs).toEqual([Date.UTC(2026, 5, 1, 12)]);
@@ -149,13 +164,17 @@ describe("janitor log", () => {
   it("keeps the lines read before a corrupt .gz part, with a warning", async () => {
     const root = await makeTree({
       "c1/janitor/ckpt-janitor.log.2.gz": Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x01, 0x02]),
-      "c1/janitor/ckpt-janitor.log": lines("2026-10-01 00:00:00 archived /pvc/ptb/c1/a/weights/step_1 -> msr-spare/c1.a.step_1"),
+      "c1/janitor/ckpt-janitor.log": lines(
+        "2026-10-01 00:00:00 archived /pvc/ptb/c1/a/weights/step_1 -> msr-spare/c1.a.step_1",
+      ),
     });
     roots.push(root);
     const diag = new Diagnostics();
     const obs = await readJanitorLog(root, cellUtc, diag);
     expect(obs.map((o) => o.step)).toEqual([1]);
-    expect(diag.warnings.map((w) => [w.code, w.file])).toEqual([["JANITOR_UNREADABLE", "c1/janitor/ckpt-janitor.log.2.gz"]]);
+    expect(diag.warnings.map((w) => [w.code, w.file])).toEqual([
+      ["JANITOR_UNREADABLE", "c1/janitor/ckpt-janitor.log.2.gz"],
+    ]);
   });
 });
 
@@ -168,7 +187,11 @@ describe("janitor log order (found by a new user)", () => {
         "2026-11-01 02:10:00 archived /pvc/ptb/c2/a/weights/step_3 -> msr-spare/c2.a.step_3",
       ),
     });
-    expect(obs.map((o) => iso(o.utcMs))).toEqual(["2026-11-01T08:23:08.000Z", "2026-11-01T08:23:08.000Z", "2026-11-01T10:10:00.000Z"]);
+    expect(obs.map((o) => iso(o.utcMs))).toEqual([
+      "2026-11-01T08:23:08.000Z",
+      "2026-11-01T08:23:08.000Z",
+      "2026-11-01T10:10:00.000Z",
+    ]);
     expect(warnings.map((w) => [w.code, w.line])).toEqual([["JANITOR_AMBIGUOUS_LOCAL_TIME", 1]]);
     expect(warnings[0]!.message).toMatch(/^2 line\(s\) fall in the hour that America\/Los_Angeles repeats/);
   });
@@ -195,7 +218,9 @@ describe("a huge unterminated rotated part (found by a new user)", () => {
       "ckpt-janitor.log": lines("2026-10-01 00:00:00 archived /pvc/ptb/c1/a/weights/step_1 -> msr-spare/c1.a.step_1"),
     });
     expect(obs.map((o) => [o.step, o.origin.file, o.origin.line])).toEqual([[1, "c1/janitor/ckpt-janitor.log", 1]]);
-    expect(warnings.map((w) => [w.code, w.file, w.line])).toEqual([["JANITOR_JUNK_LINE", "c1/janitor/ckpt-janitor.log.1", 1]]);
+    expect(warnings.map((w) => [w.code, w.file, w.line])).toEqual([
+      ["JANITOR_JUNK_LINE", "c1/janitor/ckpt-janitor.log.1", 1],
+    ]);
   });
 });
 
@@ -206,21 +231,28 @@ describe("a cut-off last line (found by a new user)", () => {
         lines("2026-10-01 02:00:00 archived /pvc/ptb/c1/a/weights/step_3 -> msr-spare/c1.a.step_3") +
         "2026-10-01T03:00:00+00:00 level=info action=archive family=a st",
       "ckpt-janitor.log":
-        lines("ep=4 src_mtime=1790000000 dest=msr-spare/c1.a.step_4") + "2026-10-01 04:00:00 archived /pvc/ptb/c1/a/weights/step_21",
+        lines("ep=4 src_mtime=1790000000 dest=msr-spare/c1.a.step_4") +
+        "2026-10-01 04:00:00 archived /pvc/ptb/c1/a/weights/step_21",
     });
     expect(obs.map((o) => [o.step, o.origin.file, o.origin.line])).toEqual([
       [3, "c1/janitor/ckpt-janitor.log.1", 1],
       [4, "c1/janitor/ckpt-janitor.log.1", 2],
     ]);
-    expect(warnings.map((w) => [w.code, w.file, w.line])).toEqual([["JANITOR_CUT_LINE", "c1/janitor/ckpt-janitor.log", 2]]);
+    expect(warnings.map((w) => [w.code, w.file, w.line])).toEqual([
+      ["JANITOR_CUT_LINE", "c1/janitor/ckpt-janitor.log", 2],
+    ]);
   });
 
   it("an older part's unterminated last line with nothing after it (empty newest part) is cut too", async () => {
     const { obs, warnings } = await read(cellUtc, {
-      "ckpt-janitor.log.1": lines("2026-10-01 02:00:00 archived /pvc/ptb/c1/a/weights/step_3 -> x") + "2026-10-01 03:00:00 archived /pvc/ptb/c1/a/weights/step_4",
+      "ckpt-janitor.log.1":
+        lines("2026-10-01 02:00:00 archived /pvc/ptb/c1/a/weights/step_3 -> x") +
+        "2026-10-01 03:00:00 archived /pvc/ptb/c1/a/weights/step_4",
       "ckpt-janitor.log": "",
     });
     expect(obs.map((o) => o.step)).toEqual([3]);
-    expect(warnings.map((w) => [w.code, w.file, w.line])).toEqual([["JANITOR_CUT_LINE", "c1/janitor/ckpt-janitor.log.1", 2]]);
+    expect(warnings.map((w) => [w.code, w.file, w.line])).toEqual([
+      ["JANITOR_CUT_LINE", "c1/janitor/ckpt-janitor.log.1", 2],
+    ]);
   });
 });

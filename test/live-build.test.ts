@@ -69,7 +69,21 @@ describe("build --hub --pvc (live sources)", () => {
 
   it("gives the snapshot build's manifest.json byte for byte; the token is sent and never printed, logged or written", async () => {
     const out = join(tmp, "out-cold");
-    const r = await withToken(() => runCli("build", "--sources", SOURCES, "--out", out, "--hub", "--hub-url", server.url, "--cache-dir", cache(), ...pvcFlags));
+    const r = await withToken(() =>
+      runCli(
+        "build",
+        "--sources",
+        SOURCES,
+        "--out",
+        out,
+        "--hub",
+        "--hub-url",
+        server.url,
+        "--cache-dir",
+        cache(),
+        ...pvcFlags,
+      ),
+    );
     expect(r.stderr).not.toMatch(/error/i);
     expect(r.code).toBe(0);
     expect(await readFile(join(out, "manifest.json"), "utf8")).toBe(reference);
@@ -84,16 +98,36 @@ describe("build --hub --pvc (live sources)", () => {
     expect(await filesContaining(cache(), TOKEN)).toEqual([]);
     expect((await fg("**/*", { cwd: cache(), dot: true })).length).toBeGreaterThan(500);
 
-    const report = JSON.parse(await readFile(join(out, "build-report.json"), "utf8")) as { arguments: Record<string, unknown>; inputs: Record<string, string> };
+    const report = JSON.parse(await readFile(join(out, "build-report.json"), "utf8")) as {
+      arguments: Record<string, unknown>;
+      inputs: Record<string, string>;
+    };
     expect(report.arguments).toMatchObject({ hub: server.url, pvc });
     expect(Object.keys(report.inputs).some((k) => k.startsWith("kimi/pvc/"))).toBe(false);
-    expect(report.inputs["hub/agentic-ptb/kimi.h029.sft-mix.2400/"]).toBe("commit f6ff7bd2bbf7f1343029513fc210c5bcc14eeb40");
+    expect(report.inputs["hub/agentic-ptb/kimi.h029.sft-mix.2400/"]).toBe(
+      "commit f6ff7bd2bbf7f1343029513fc210c5bcc14eeb40",
+    );
   });
 
   it("warm: a second run with nothing changed makes only listing requests, and the same manifest", async () => {
     server.reset();
     const out = join(tmp, "out-warm");
-    const r = await withToken(() => runCli("build", "--sources", SOURCES, "--out", out, "-q", "--hub", "--hub-url", server.url, "--cache-dir", cache(), ...pvcFlags));
+    const r = await withToken(() =>
+      runCli(
+        "build",
+        "--sources",
+        SOURCES,
+        "--out",
+        out,
+        "-q",
+        "--hub",
+        "--hub-url",
+        server.url,
+        "--cache-dir",
+        cache(),
+        ...pvcFlags,
+      ),
+    );
     expect(r.code).toBe(0);
     expect(await readFile(join(out, "manifest.json"), "utf8")).toBe(reference);
     expect(server.count("resolve") + server.count("raw") + server.count("tree")).toBe(0);
@@ -106,8 +140,15 @@ describe("build --hub --pvc (live sources)", () => {
     server.faults = { rate: 0.1, kinds: ["429", "500"], slowMs: 0, retryAfterS: 0, maxConsecutivePerUrl: 2 };
     const out = join(tmp, "out-faults");
     const { result } = await runBuild({
-      sources: SOURCES, out, quiet: true, pvc, hub: true, hubUrl: server.url, cacheDir: join(tmp, "cache-faults"),
-      hubRetry: { baseDelayMs: 1, maxDelayMs: 4 }, env: { HF_TOKEN: TOKEN },
+      sources: SOURCES,
+      out,
+      quiet: true,
+      pvc,
+      hub: true,
+      hubUrl: server.url,
+      cacheDir: join(tmp, "cache-faults"),
+      hubRetry: { baseDelayMs: 1, maxDelayMs: 4 },
+      env: { HF_TOKEN: TOKEN },
     });
     expect(manifestJson(result.rows)).toBe(reference);
     expect(await readFile(join(out, "manifest.json"), "utf8")).toBe(reference);
@@ -120,9 +161,27 @@ describe("build --hub --pvc (live sources)", () => {
     const down = await startHubServer({ hubDir: join(SOURCES, "hub") });
     await down.close();
     const out = join(tmp, "out-down");
-    const r = await withToken(() => runCli("build", "--sources", SOURCES, "--out", out, "-q", "--hub", "--hub-url", down.url, "--cache-dir", join(tmp, "cache-down")));
+    const r = await withToken(() =>
+      runCli(
+        "build",
+        "--sources",
+        SOURCES,
+        "--out",
+        out,
+        "-q",
+        "--hub",
+        "--hub-url",
+        down.url,
+        "--cache-dir",
+        join(tmp, "cache-down"),
+      ),
+    );
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`^ptb-manifest: error HUB_UNREACHABLE: cannot reach the Hub: GET ${down.url}/api/models\\?limit=500&author=[a-z-]+ failed \\(ECONNREFUSED\\); is the Hub at ${down.url} up \\(--hub-url, HF_ENDPOINT\\)\\?\\n$`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^ptb-manifest: error HUB_UNREACHABLE: cannot reach the Hub: GET ${down.url}/api/models\\?limit=500&author=[a-z-]+ failed \\(ECONNREFUSED\\); is the Hub at ${down.url} up \\(--hub-url, HF_ENDPOINT\\)\\?\\n$`,
+      ),
+    );
     expect(r.stderr).not.toContain(TOKEN);
     await expect(stat(out)).rejects.toMatchObject({ code: "ENOENT" });
   });

@@ -34,10 +34,15 @@ beforeAll(async () => {
   const dir = join(tmp, "mini");
   for (const owner of ["agentic-ptb", "msr-spare", "Qwen"]) {
     for (const name of await readdir(join(SOURCES, "hub", owner))) {
-      if (owner === "Qwen" || /^(opus-max|opus-high-v1)\./.test(name)) await cp(join(SOURCES, "hub", owner, name), join(dir, "hub", owner, name), { recursive: true });
+      if (owner === "Qwen" || /^(opus-max|opus-high-v1)\./.test(name))
+        await cp(join(SOURCES, "hub", owner, name), join(dir, "hub", owner, name), { recursive: true });
     }
   }
-  mini = { dir, server: await startHubServer({ hubDir: join(dir, "hub"), pageSize: 10 }), snapshot: await readHubSnapshot(dir, new Diagnostics()) };
+  mini = {
+    dir,
+    server: await startHubServer({ hubDir: join(dir, "hub"), pageSize: 10 }),
+    snapshot: await readHubSnapshot(dir, new Diagnostics()),
+  };
 });
 afterAll(async () => {
   await server.close();
@@ -52,14 +57,19 @@ beforeEach(() => {
 describe("the local Hub speaks the routes the real client uses", () => {
   it("listModels follows the absolute Link pages; downloadFile probes with a Range and reads the body; a missing file is null", async () => {
     const names: string[] = [];
-    for await (const m of listModels({ search: { owner: "msr-spare" }, hubUrl: server.url, additionalFields: ["sha"] })) names.push(m.name);
+    for await (const m of listModels({ search: { owner: "msr-spare" }, hubUrl: server.url, additionalFields: ["sha"] }))
+      names.push(m.name);
     expect(names.length).toBe(snapshot.filter((r) => r.owner === "msr-spare").length);
     expect(server.count("list")).toBe(Math.ceil(names.length / 50));
     const repo = { type: "model" as const, name: "Qwen/Qwen3.5-9B-Base" };
     const blob = await downloadFile({ repo, path: "config.json", hubUrl: server.url });
     expect(await blob!.text()).toBe(await readFile(join(SOURCES, "hub/Qwen/Qwen3.5-9B-Base/config.json"), "utf8"));
     expect(await downloadFile({ repo, path: "chat_template.jinja", hubUrl: server.url })).toBeNull();
-    expect(server.log.filter((r) => r.kind === "resolve").map((r) => [r.status, r.errorCode])).toEqual([[206, null], [200, null], [404, "EntryNotFound"]]);
+    expect(server.log.filter((r) => r.kind === "resolve").map((r) => [r.status, r.errorCode])).toEqual([
+      [206, null],
+      [200, null],
+      [404, "EntryNotFound"],
+    ]);
   });
 
   it("fileExists answers a 5xx with a SyntaxError (DESIGN.md), which is why retries live in the fetch", async () => {
@@ -68,7 +78,9 @@ describe("the local Hub speaks the routes the real client uses", () => {
     await expect(fileExists({ repo, path: "config.json", hubUrl: server.url })).rejects.toThrow(SyntaxError);
     server.reset();
     server.faults = { rate: 1, kinds: ["503"], slowMs: 0, retryAfterS: null, maxConsecutivePerUrl: 1 };
-    expect(await fileExists({ repo, path: "config.json", hubUrl: server.url, fetch: createHubFetch({ retry: FAST }) })).toBe(true);
+    expect(
+      await fileExists({ repo, path: "config.json", hubUrl: server.url, fetch: createHubFetch({ retry: FAST }) }),
+    ).toBe(true);
     expect(server.log.map((r) => r.status)).toEqual([503, 200]);
   });
 });
@@ -113,13 +125,17 @@ describe("readLiveHub", () => {
     const repo = "agentic-ptb/opus-max.h010.sft.300";
     const src = (await readdir(join(SOURCES, "hub/agentic-ptb"))).find((r) => r.startsWith("opus-max."))!;
     await cp(join(SOURCES, "hub/agentic-ptb", src), join(dir, "hub", repo), { recursive: true });
-    await writeFile(join(dir, "hub", repo, ".hub.json"), `${JSON.stringify({ id: repo, lastModified: "2026-12-01T00:00:00.000Z" })}\n`);
+    await writeFile(
+      join(dir, "hub", repo, ".hub.json"),
+      `${JSON.stringify({ id: repo, lastModified: "2026-12-01T00:00:00.000Z" })}\n`,
+    );
     const hub = await startHubServer({ hubDir: join(dir, "hub") });
     try {
       const cacheDir = freshCache();
       const want = await readHubSnapshot(dir, new Diagnostics());
       expect(want.find((r) => r.id === repo)!.sha).toBeNull();
-      for (let i = 0; i < 2; i++) expect(await readLiveHub(registry, { hubUrl: hub.url, cacheDir }, new Diagnostics())).toEqual(want);
+      for (let i = 0; i < 2; i++)
+        expect(await readLiveHub(registry, { hubUrl: hub.url, cacheDir }, new Diagnostics())).toEqual(want);
       expect(hub.log.filter((r) => r.kind === "resolve" && r.url.includes("/resolve/main/")).length).toBeGreaterThan(0);
     } finally {
       await hub.close();
@@ -127,8 +143,18 @@ describe("readLiveHub", () => {
   });
 
   it("rides out 429s (Retry-After), 500s, 503s, dropped connections and slow answers", async () => {
-    mini.server.faults = { rate: 0.25, kinds: ["429", "500", "503", "drop", "slow"], slowMs: 400, retryAfterS: 0, maxConsecutivePerUrl: 3 };
-    const live = await readLiveHub(registry, { hubUrl: mini.server.url, cacheDir: freshCache(), retry: { ...FAST, timeoutMs: 200 } }, new Diagnostics());
+    mini.server.faults = {
+      rate: 0.25,
+      kinds: ["429", "500", "503", "drop", "slow"],
+      slowMs: 400,
+      retryAfterS: 0,
+      maxConsecutivePerUrl: 3,
+    };
+    const live = await readLiveHub(
+      registry,
+      { hubUrl: mini.server.url, cacheDir: freshCache(), retry: { ...FAST, timeoutMs: 200 } },
+      new Diagnostics(),
+    );
     expect(live).toEqual(mini.snapshot);
     const kinds = new Set(mini.server.log.map((r) => r.fault).filter(Boolean));
     expect([...kinds].sort()).toEqual(["429", "500", "503", "drop", "slow"]);
@@ -137,7 +163,11 @@ describe("readLiveHub", () => {
   it("keeps at most --concurrency requests in flight", async () => {
     const slow = await startHubServer({ hubDir: join(mini.dir, "hub"), latencyMs: 2 });
     try {
-      const live = await readLiveHub(registry, { hubUrl: slow.url, cacheDir: freshCache(), concurrency: 3 }, new Diagnostics());
+      const live = await readLiveHub(
+        registry,
+        { hubUrl: slow.url, cacheDir: freshCache(), concurrency: 3 },
+        new Diagnostics(),
+      );
       expect(live).toEqual(mini.snapshot);
       expect(slow.maxInFlight).toBeLessThanOrEqual(3);
     } finally {
@@ -148,13 +178,17 @@ describe("readLiveHub", () => {
   it("fails fast when the Hub is down, stays 5xx, or asks to wait too long", async () => {
     const closed = await startHubServer({ hubDir: join(SOURCES, "hub") });
     await closed.close();
-    await expect(readLiveHub(registry, { hubUrl: closed.url, cacheDir: freshCache() }, new Diagnostics())).rejects.toMatchObject({
+    await expect(
+      readLiveHub(registry, { hubUrl: closed.url, cacheDir: freshCache() }, new Diagnostics()),
+    ).rejects.toMatchObject({
       code: "HUB_UNREACHABLE",
       message: expect.stringContaining(`(ECONNREFUSED); is the Hub at ${closed.url} up`),
     });
 
     server.faults = { rate: 1, kinds: ["503"], slowMs: 0, retryAfterS: 0, maxConsecutivePerUrl: Infinity };
-    await expect(readLiveHub(registry, { hubUrl: server.url, cacheDir: freshCache(), retry: FAST }, new Diagnostics())).rejects.toMatchObject({
+    await expect(
+      readLiveHub(registry, { hubUrl: server.url, cacheDir: freshCache(), retry: FAST }, new Diagnostics()),
+    ).rejects.toMatchObject({
       code: "HUB_UNAVAILABLE",
       message: expect.stringMatching(/answered 503 .* on each of 5 attempts: giving up$/),
     });
@@ -162,7 +196,9 @@ describe("readLiveHub", () => {
 
     server.reset();
     server.faults = { rate: 1, kinds: ["429"], slowMs: 0, retryAfterS: 3600, maxConsecutivePerUrl: Infinity };
-    await expect(readLiveHub(registry, { hubUrl: server.url, cacheDir: freshCache() }, new Diagnostics())).rejects.toMatchObject({
+    await expect(
+      readLiveHub(registry, { hubUrl: server.url, cacheDir: freshCache() }, new Diagnostics()),
+    ).rejects.toMatchObject({
       code: "HUB_UNAVAILABLE",
       message: expect.stringContaining("asks to retry after 3600 s"),
     });
@@ -171,10 +207,20 @@ describe("readLiveHub", () => {
   it("sends HF_TOKEN as a bearer token; a refused token is HUB_ACCESS_DENIED", async () => {
     const guarded = await startHubServer({ hubDir: join(mini.dir, "hub"), token: "hf_right" });
     try {
-      const live = await readLiveHub(registry, { hubUrl: guarded.url, cacheDir: freshCache(), accessToken: "hf_right" }, new Diagnostics());
+      const live = await readLiveHub(
+        registry,
+        { hubUrl: guarded.url, cacheDir: freshCache(), accessToken: "hf_right" },
+        new Diagnostics(),
+      );
       expect(live).toEqual(mini.snapshot);
       expect(guarded.log.every((r) => r.authorized)).toBe(true);
-      await expect(readLiveHub(registry, { hubUrl: guarded.url, cacheDir: freshCache(), accessToken: "hf_wrong" }, new Diagnostics())).rejects.toMatchObject({
+      await expect(
+        readLiveHub(
+          registry,
+          { hubUrl: guarded.url, cacheDir: freshCache(), accessToken: "hf_wrong" },
+          new Diagnostics(),
+        ),
+      ).rejects.toMatchObject({
         code: "HUB_ACCESS_DENIED",
         message: expect.not.stringContaining("hf_wrong"),
       });
@@ -185,14 +231,18 @@ describe("readLiveHub", () => {
 
   it("a baseline missing from the Hub is BASELINE_MISSING", async () => {
     const other = { ...registry, baseline: "Qwen/Not-There" };
-    await expect(readLiveHub(other, { hubUrl: server.url, cacheDir: freshCache() }, new Diagnostics())).rejects.toMatchObject({ code: "BASELINE_MISSING" });
+    await expect(
+      readLiveHub(other, { hubUrl: server.url, cacheDir: freshCache() }, new Diagnostics()),
+    ).rejects.toMatchObject({ code: "BASELINE_MISSING" });
   });
 });
 
 describe("Hub options and retry rules", () => {
   it("takes --hub-url, else HF_ENDPOINT, else the public Hub; HF_TOKEN must start with hf_ and is never shown", () => {
     expect(hubOptionsFrom({}, { HF_ENDPOINT: "http://mirror.local/" }).hubUrl).toBe("http://mirror.local");
-    expect(hubOptionsFrom({ hubUrl: "http://x.local" }, { HF_ENDPOINT: "http://mirror.local" }).hubUrl).toBe("http://x.local");
+    expect(hubOptionsFrom({ hubUrl: "http://x.local" }, { HF_ENDPOINT: "http://mirror.local" }).hubUrl).toBe(
+      "http://x.local",
+    );
     expect(hubOptionsFrom({}, {}).hubUrl).toBe(DEFAULT_HUB_URL);
     expect(hubOptionsFrom({}, { HF_TOKEN: "hf_abc" }).accessToken).toBe("hf_abc");
     let message = "";
@@ -237,7 +287,18 @@ describe("snapshot-hub", () => {
   it("writes the hub/ layout of SOURCES.md byte for byte from the Hub, and the build reads it back the same", async () => {
     const out = join(tmp, "snap", "hub");
     const cacheDir = freshCache();
-    const r = await runCli("snapshot-hub", "--out", out, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", cacheDir, "-q");
+    const r = await runCli(
+      "snapshot-hub",
+      "--out",
+      out,
+      "--sources",
+      SOURCES,
+      "--hub-url",
+      server.url,
+      "--cache-dir",
+      cacheDir,
+      "-q",
+    );
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const want = (await fg("**/*", { cwd: join(SOURCES, "hub"), dot: true })).sort();
@@ -246,14 +307,26 @@ describe("snapshot-hub", () => {
     expect(got).toEqual([".ptb-manifest-outputs.json", ...want]);
     const marker = JSON.parse(await readFile(join(out, ".ptb-manifest-outputs.json"), "utf8"));
     expect(Object.keys(marker.files)).toEqual(want);
-    for (const f of want) expect((await readFile(join(out, f))).equals(await readFile(join(SOURCES, "hub", f))), f).toBe(true);
+    for (const f of want)
+      expect((await readFile(join(out, f))).equals(await readFile(join(SOURCES, "hub", f))), f).toBe(true);
     expect(r.stdout).toBe(`wrote ${out}: ${snapshot.length} repos, ${want.length} files\n`);
     expect(await readHubSnapshot(join(tmp, "snap"), new Diagnostics())).toEqual(snapshot);
 
     // Again, warm: only listings; the folder it wrote is replaced whole (an empty folder in it goes too).
     server.reset();
     await mkdir(join(out, "gone", "repo"), { recursive: true });
-    const again = await runCli("snapshot-hub", "--out", out, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", cacheDir, "-q");
+    const again = await runCli(
+      "snapshot-hub",
+      "--out",
+      out,
+      "--sources",
+      SOURCES,
+      "--hub-url",
+      server.url,
+      "--cache-dir",
+      cacheDir,
+      "-q",
+    );
     expect(again.code).toBe(0);
     expect(server.count("resolve")).toBe(0);
     expect((await fg("**/*", { cwd: out, dot: true })).sort()).toEqual([".ptb-manifest-outputs.json", ...want]);
@@ -263,8 +336,19 @@ describe("snapshot-hub", () => {
     const config = join(out, "agentic-ptb", "kimi.h029.sft-mix.2400", "config.json");
     const stale = join(out, "agentic-ptb", "kimi.h029.sft-mix.2400", "stale.json");
     await writeFile(stale, "{}");
-    await writeFile(config, "{\"eos_token_id\": 7}\n");
-    const refused = await runCli("snapshot-hub", "--out", out, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", cacheDir, "-q");
+    await writeFile(config, '{"eos_token_id": 7}\n');
+    const refused = await runCli(
+      "snapshot-hub",
+      "--out",
+      out,
+      "--sources",
+      SOURCES,
+      "--hub-url",
+      server.url,
+      "--cache-dir",
+      cacheDir,
+      "-q",
+    );
     expect({ code: refused.code, stdout: refused.stdout, stderr: refused.stderr }).toEqual({
       code: 1,
       stdout: "",
@@ -274,54 +358,154 @@ describe("snapshot-hub", () => {
     });
     expect(server.count()).toBe(0);
     expect(await readFile(stale, "utf8")).toBe("{}");
-    expect(await readFile(config, "utf8")).toBe("{\"eos_token_id\": 7}\n");
+    expect(await readFile(config, "utf8")).toBe('{"eos_token_id": 7}\n');
     // --force replaces them.
-    const forced = await runCli("snapshot-hub", "--out", out, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", cacheDir, "-q", "--force");
+    const forced = await runCli(
+      "snapshot-hub",
+      "--out",
+      out,
+      "--sources",
+      SOURCES,
+      "--hub-url",
+      server.url,
+      "--cache-dir",
+      cacheDir,
+      "-q",
+      "--force",
+    );
     expect(forced.code).toBe(0);
     expect((await fg("**/*", { cwd: out, dot: true })).sort()).toEqual([".ptb-manifest-outputs.json", ...want]);
-    expect((await readFile(config)).equals(await readFile(join(SOURCES, "hub", "agentic-ptb", "kimi.h029.sft-mix.2400", "config.json")))).toBe(true);
+    expect(
+      (await readFile(config)).equals(
+        await readFile(join(SOURCES, "hub", "agentic-ptb", "kimi.h029.sft-mix.2400", "config.json")),
+      ),
+    ).toBe(true);
   });
 
   it("a snapshot without a marker (an earlier version's) is foreign: the message says to rerun once with --force; nor does --force let --out hold the cells.json read", async () => {
     const out = join(tmp, "legacy", "hub");
     await cp(join(SOURCES, "hub"), out, { recursive: true });
     const files = (await fg("**/*", { cwd: out, dot: true })).length;
-    const refused = await runCli("snapshot-hub", "--out", out, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", freshCache(), "-q");
+    const refused = await runCli(
+      "snapshot-hub",
+      "--out",
+      out,
+      "--sources",
+      SOURCES,
+      "--hub-url",
+      server.url,
+      "--cache-dir",
+      freshCache(),
+      "-q",
+    );
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(new RegExp(`^ptb-manifest: error OUT_FOREIGN_FILE at ${out}/.*: --out ${out} holds ${files} files that an output would replace but ptb-manifest did not write there: .* and ${files - 5} more; nothing written; `));
-    expect(refused.stderr.endsWith(`; ${out} looks like the output folder of an earlier ptb-manifest version, which did not record which command wrote its files: if they are that version's outputs, rerun once with --force (then they are recorded), else use another folder or move them away\n`)).toBe(true);
-    expect((await runCli("snapshot-hub", "--out", out, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", freshCache(), "-q", "--force")).code).toBe(0);
-    const ok = await runCli("snapshot-hub", "--out", out, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", freshCache(), "-q");
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^ptb-manifest: error OUT_FOREIGN_FILE at ${out}/.*: --out ${out} holds ${files} files that an output would replace but ptb-manifest did not write there: .* and ${files - 5} more; nothing written; `,
+      ),
+    );
+    expect(
+      refused.stderr.endsWith(
+        `; ${out} looks like the output folder of an earlier ptb-manifest version, which did not record which command wrote its files: if they are that version's outputs, rerun once with --force (then they are recorded), else use another folder or move them away\n`,
+      ),
+    ).toBe(true);
+    expect(
+      (
+        await runCli(
+          "snapshot-hub",
+          "--out",
+          out,
+          "--sources",
+          SOURCES,
+          "--hub-url",
+          server.url,
+          "--cache-dir",
+          freshCache(),
+          "-q",
+          "--force",
+        )
+      ).code,
+    ).toBe(0);
+    const ok = await runCli(
+      "snapshot-hub",
+      "--out",
+      out,
+      "--sources",
+      SOURCES,
+      "--hub-url",
+      server.url,
+      "--cache-dir",
+      freshCache(),
+      "-q",
+    );
     expect({ code: ok.code, stderr: ok.stderr }).toEqual({ code: 0, stderr: "" });
     // A file that is no part of the layout: no such hint.
     const legacy = join(tmp, "legacy2", "hub");
     await cp(join(SOURCES, "hub"), legacy, { recursive: true });
     await writeFile(join(legacy, "NOTES.md"), "mine\n");
     server.reset();
-    const mine = await runCli("snapshot-hub", "--out", legacy, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", freshCache(), "-q");
+    const mine = await runCli(
+      "snapshot-hub",
+      "--out",
+      legacy,
+      "--sources",
+      SOURCES,
+      "--hub-url",
+      server.url,
+      "--cache-dir",
+      freshCache(),
+      "-q",
+    );
     expect(mine.code).toBe(1);
-    expect(mine.stderr).toMatch(/nothing written \(use another folder, move them away, or pass --force to replace them\)\n$/);
+    expect(mine.stderr).toMatch(
+      /nothing written \(use another folder, move them away, or pass --force to replace them\)\n$/,
+    );
     expect(server.count()).toBe(0);
     expect(await readFile(join(legacy, "NOTES.md"), "utf8")).toBe("mine\n");
     // --out the sources folder itself: it holds the cells.json this run reads (OUT_IS_INPUT, even with --force).
     const sources = join(tmp, "src-copy");
     await mkdir(sources);
     await cp(join(SOURCES, "cells.json"), join(sources, "cells.json"));
-    const own = await runCli("snapshot-hub", "--out", sources, "--sources", sources, "--hub-url", server.url, "--cache-dir", freshCache(), "-q", "--force");
+    const own = await runCli(
+      "snapshot-hub",
+      "--out",
+      sources,
+      "--sources",
+      sources,
+      "--hub-url",
+      server.url,
+      "--cache-dir",
+      freshCache(),
+      "-q",
+      "--force",
+    );
     expect(own).toEqual({
       code: 1,
       stdout: "",
       stderr: `ptb-manifest: error OUT_IS_INPUT at ${sources}: --out ${sources} holds ${sources}/cells.json (of --sources), which this run reads: an output never replaces an input, not even with --force; nothing written (write it elsewhere)\n`,
     });
     expect(server.count()).toBe(0);
-    expect(await readFile(join(sources, "cells.json"), "utf8")).toBe(await readFile(join(SOURCES, "cells.json"), "utf8"));
+    expect(await readFile(join(sources, "cells.json"), "utf8")).toBe(
+      await readFile(join(SOURCES, "cells.json"), "utf8"),
+    );
   });
 
   it("refuses to replace a folder that is not a hub snapshot", async () => {
     const notHub = join(tmp, "not-hub");
     await mkdir(notHub, { recursive: true });
     await writeFile(join(notHub, "cells.json"), "{}");
-    const r = await runCli("snapshot-hub", "--out", notHub, "--sources", SOURCES, "--hub-url", server.url, "--cache-dir", freshCache(), "-q");
+    const r = await runCli(
+      "snapshot-hub",
+      "--out",
+      notHub,
+      "--sources",
+      SOURCES,
+      "--hub-url",
+      server.url,
+      "--cache-dir",
+      freshCache(),
+      "-q",
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
       `ptb-manifest: error OUT_FOREIGN_FILE at ${notHub}/cells.json: --out ${notHub} holds a file that an output would replace but ptb-manifest did not write there: cells.json (not written by ptb-manifest); nothing written (use another folder, move it away, or pass --force to replace it)\n`,

@@ -47,12 +47,18 @@ describe("live PVC tree (fast-glob walk, lstat mtimes)", () => {
     const diag = new Diagnostics();
     const live = await collect(readPvcTree(kimiDir, { pvcRoot: kimi.pvc_root, diag }));
     expect(diag.warnings).toEqual([]);
-    const listed = await collect(readListingTsv(join(SOURCES, "kimi/pvc/listing.tsv"), "kimi/pvc/listing.tsv", new Diagnostics()));
+    const listed = await collect(
+      readListingTsv(join(SOURCES, "kimi/pvc/listing.tsv"), "kimi/pvc/listing.tsv", new Diagnostics()),
+    );
     const a = observe(kimi, listed);
     const b = observe(kimi, live);
     expect(b.length).toBeGreaterThan(100);
     // Directory sizes are the file system's own: compare everything else.
-    const strip = (o: (typeof a)[number]) => ({ ...o, utcMs: null, detail: { ...o.detail, size: o.kind === "pvc_dir" ? null : o.detail.size } });
+    const strip = (o: (typeof a)[number]) => ({
+      ...o,
+      utcMs: null,
+      detail: { ...o.detail, size: o.kind === "pvc_dir" ? null : o.detail.size },
+    });
     expect(b.map(strip)).toEqual(a.map(strip));
     for (let i = 0; i < a.length; i++) expect(Math.abs(b[i]!.utcMs! - a[i]!.utcMs!)).toBeLessThan(0.001);
     expect(b.map((o) => o.family)).toEqual(expect.arrayContaining(["sft-mix", "grpo-len"]));
@@ -64,7 +70,12 @@ describe("live PVC tree (fast-glob walk, lstat mtimes)", () => {
     expect(live[0]!.type).toBe("d");
     const stable = live.find((e) => e.path === "/pvc/ptb/kimi/sft mix/weights/step_1800/STABLE")!;
     expect(stable.type).toBe("f");
-    expect(stable.origin).toEqual({ file: stable.path, line: null, offset: null, raw: expect.stringMatching(/^\d+\.\d{10}\tf\t0\t\/pvc\/ptb\/kimi\/sft mix\/weights\/step_1800\/STABLE$/) });
+    expect(stable.origin).toEqual({
+      file: stable.path,
+      line: null,
+      offset: null,
+      raw: expect.stringMatching(/^\d+\.\d{10}\tf\t0\t\/pvc\/ptb\/kimi\/sft mix\/weights\/step_1800\/STABLE$/),
+    });
     const shard = live.find((e) => e.path.endsWith(".safetensors"))!;
     expect(shard.sizeBytes).toBeGreaterThan(1e9); // sparse, full listed size
   });
@@ -82,7 +93,8 @@ describe("live PVC tree (fast-glob walk, lstat mtimes)", () => {
     const byPath = (x: PvcEntry[]) => x.map(key).sort((p, q) => (String(p[0]) < String(q[0]) ? -1 : 1));
     expect(byPath(back)).toEqual(byPath(live));
     expect(observe(kimi, back)).toEqual(observe(kimi, live));
-    for (const line of text.split("\n").filter(Boolean)) expect(line).toMatch(/^\d+\.\d{10}\t[fdl]\t\d+\t\/pvc\/ptb\/kimi(\/.*)?$/);
+    for (const line of text.split("\n").filter(Boolean))
+      expect(line).toMatch(/^\d+\.\d{10}\t[fdl]\t\d+\t\/pvc\/ptb\/kimi(\/.*)?$/);
   });
 
   it("the CLI prints the find format on stdout; without --as the paths are DIR's own", async () => {
@@ -104,12 +116,20 @@ describe("live PVC tree (fast-glob walk, lstat mtimes)", () => {
     await writeFile(join(dir, "ok", "x\u2028y"), "");
     const r = await runCli("snapshot-pvc", dir, "--as", "/pvc/p");
     expect(r.code).toBe(2);
-    expect(r.stdout.split("\n").filter(Boolean).map((l) => l.split("\t").slice(1).join(" ")).sort()).toEqual(
-      ["/pvc/p", "/pvc/p/ok", "/pvc/p/ok/weights", "/pvc/p/ok/weights/step_10"].map((p) => expect.stringMatching(new RegExp(`^d \\d+ ${p}$`))).concat(["f 0 /pvc/p/ok/weights/step_10/STABLE"]),
+    expect(
+      r.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.split("\t").slice(1).join(" "))
+        .sort(),
+    ).toEqual(
+      ["/pvc/p", "/pvc/p/ok", "/pvc/p/ok/weights", "/pvc/p/ok/weights/step_10"]
+        .map((p) => expect.stringMatching(new RegExp(`^d \\d+ ${p}$`)))
+        .concat(["f 0 /pvc/p/ok/weights/step_10/STABLE"]),
     );
     expect(r.stderr.split("\n").sort()).toEqual([
       "",
-      'ptb-manifest: snapshot-pvc: the listing is incomplete (3 PVC_BAD_NAME): the entries named above are not in it',
+      "ptb-manifest: snapshot-pvc: the listing is incomplete (3 PVC_BAD_NAME): the entries named above are not in it",
       'ptb-manifest: warning PVC_BAD_NAME at /pvc/p/ok: the entry "a\\nb" in /pvc/p/ok has a line break in its name, which a listing line cannot hold: it is not listed',
       'ptb-manifest: warning PVC_BAD_NAME at /pvc/p/ok: the entry "x\\u2028y" in /pvc/p/ok has a line break in its name, which a listing line cannot hold: it is not listed',
       'ptb-manifest: warning PVC_BAD_NAME at /pvc/p: the directory "fa\\nm" in /pvc/p has a line break in its name, which a listing line cannot hold: it is not listed, nor anything below it',
@@ -117,7 +137,13 @@ describe("live PVC tree (fast-glob walk, lstat mtimes)", () => {
     // The live build sees the same warning (nothing below such a folder is read either).
     const diag = new Diagnostics();
     await collect(readPvcTree(dir, { pvcRoot: "/pvc/p", diag }));
-    expect(diag.warnings.map((w) => [w.code, w.file])).toEqual(expect.arrayContaining([["PVC_BAD_NAME", "/pvc/p"], ["PVC_BAD_NAME", "/pvc/p/ok"], ["PVC_BAD_NAME", "/pvc/p/ok"]]));
+    expect(diag.warnings.map((w) => [w.code, w.file])).toEqual(
+      expect.arrayContaining([
+        ["PVC_BAD_NAME", "/pvc/p"],
+        ["PVC_BAD_NAME", "/pvc/p/ok"],
+        ["PVC_BAD_NAME", "/pvc/p/ok"],
+      ]),
+    );
     expect(diag.warnings).toHaveLength(3);
   });
 
@@ -147,12 +173,24 @@ describe("live PVC tree (fast-glob walk, lstat mtimes)", () => {
     const live = new Diagnostics();
     const walked = await collect(readPvcTree(dir, { pvcRoot: "/pvc/p", diag: live }));
     expect(listed.map((e) => e.path).sort()).toEqual(walked.map((e) => e.path).sort());
-    expect(walked.map((e) => e.path).sort()).toEqual(["/pvc/p", "/pvc/p/ok", "/pvc/p/ok/weights", "/pvc/p/ok/weights/step_10", "/pvc/p/ok/weights/step_10/STABLE"]);
-    expect(live.warnings.map((w) => [w.code, w.file]).sort()).toEqual([["PVC_BAD_NAME", "/pvc/p"], ["PVC_BAD_NAME", "/pvc/p/ok"], ["PVC_BAD_NAME", "/pvc/p/ok"]]);
+    expect(walked.map((e) => e.path).sort()).toEqual([
+      "/pvc/p",
+      "/pvc/p/ok",
+      "/pvc/p/ok/weights",
+      "/pvc/p/ok/weights/step_10",
+      "/pvc/p/ok/weights/step_10/STABLE",
+    ]);
+    expect(live.warnings.map((w) => [w.code, w.file]).sort()).toEqual([
+      ["PVC_BAD_NAME", "/pvc/p"],
+      ["PVC_BAD_NAME", "/pvc/p/ok"],
+      ["PVC_BAD_NAME", "/pvc/p/ok"],
+    ]);
     // A root path the format cannot hold: nothing listed, exit 2.
     const root = await runCli("snapshot-pvc", dir, "--as", "/pvc/a\tb");
     expect({ code: root.code, stdout: root.stdout }).toEqual({ code: 2, stdout: "" });
-    expect(root.stderr).toContain('ptb-manifest: warning PVC_BAD_NAME at /pvc/a\tb: the root path "/pvc/a\\tb" has a tab, which a listing line cannot hold (it separates the fields): nothing is listed\n');
+    expect(root.stderr).toContain(
+      'ptb-manifest: warning PVC_BAD_NAME at /pvc/a\tb: the root path "/pvc/a\\tb" has a tab, which a listing line cannot hold (it separates the fields): nothing is listed\n',
+    );
   });
 
   it("formats nanoseconds as find %T@ does", () => {
@@ -169,8 +207,14 @@ describe("live PVC tree (fast-glob walk, lstat mtimes)", () => {
     await symlink(join(dir, "a"), join(dir, "a/weights/step_1/back"));
     const entries = await collect(readPvcTree(dir, { pvcRoot: "/pvc/x", diag: new Diagnostics() }));
     expect(entries.map((e) => `${e.type} ${e.path}`).sort()).toEqual([
-      "d /pvc/x", "d /pvc/x/a", "d /pvc/x/a/weights", "d /pvc/x/a/weights/step_1",
-      "f /pvc/x/a/weights/step_1/STABLE", `l /pvc/x/a/weights/step_1/back`, "l /pvc/x/a/weights/up", "l /pvc/x/self",
+      "d /pvc/x",
+      "d /pvc/x/a",
+      "d /pvc/x/a/weights",
+      "d /pvc/x/a/weights/step_1",
+      "f /pvc/x/a/weights/step_1/STABLE",
+      `l /pvc/x/a/weights/step_1/back`,
+      "l /pvc/x/a/weights/up",
+      "l /pvc/x/self",
     ]);
     expect(entries.find((e) => e.path === "/pvc/x/self")!.sizeBytes).toBe(1); // find %s of a link: its target's length
   });
@@ -196,7 +240,12 @@ describe("live PVC tree (fast-glob walk, lstat mtimes)", () => {
     expect(entries.map((e) => e.path)).toContain("/pvc/y/shut"); // the directory itself is listed
     expect(entries.some((e) => e.path.startsWith("/pvc/y/shut/"))).toBe(false);
     expect(diag.warnings).toEqual([
-      { code: "PVC_UNREADABLE_DIR", message: "cannot read directory /pvc/y/shut (EACCES): its entries are not listed", file: "/pvc/y/shut", line: null },
+      {
+        code: "PVC_UNREADABLE_DIR",
+        message: "cannot read directory /pvc/y/shut (EACCES): its entries are not listed",
+        file: "/pvc/y/shut",
+        line: null,
+      },
     ]);
   });
 
@@ -207,7 +256,8 @@ describe("live PVC tree (fast-glob walk, lstat mtimes)", () => {
     for (const f of ["STABLE", "model.safetensors"]) await writeFile(join(dir, "a/weights/step_1", f), "");
     await writeFile(join(dir, "b/keep"), "");
     const gone = ((path: string, opts: unknown, cb: (err: NodeJS.ErrnoException | null, st?: unknown) => void) => {
-      if (path.includes("/step_1/")) return cb(Object.assign(new Error(`ENOENT: no such file, lstat '${path}'`), { code: "ENOENT" }));
+      if (path.includes("/step_1/"))
+        return cb(Object.assign(new Error(`ENOENT: no such file, lstat '${path}'`), { code: "ENOENT" }));
       lstatCb(path, opts as { bigint: true }, cb);
     }) as never;
     const diag = new Diagnostics();
@@ -215,7 +265,9 @@ describe("live PVC tree (fast-glob walk, lstat mtimes)", () => {
     expect(entries.map((e) => e.path)).toContain("/pvc/v/b/keep");
     expect(entries.some((e) => e.path.startsWith("/pvc/v/a/weights/step_1/"))).toBe(false);
     expect(diag.warnings.map((w) => [w.code, w.file])).toEqual([["PVC_UNREADABLE_DIR", "/pvc/v/a/weights/step_1"]]);
-    expect(diag.warnings[0]!.message).toMatch(/^cannot lstat \/pvc\/v\/a\/weights\/step_1\/(STABLE|model\.safetensors) \(ENOENT\): the entries of \/pvc\/v\/a\/weights\/step_1 are not read$/);
+    expect(diag.warnings[0]!.message).toMatch(
+      /^cannot lstat \/pvc\/v\/a\/weights\/step_1\/(STABLE|model\.safetensors) \(ENOENT\): the entries of \/pvc\/v\/a\/weights\/step_1 are not read$/,
+    );
   });
 
   it.skipIf(process.getuid?.() === 0)("a real chmod 000 directory gives the same warning (not as root)", async () => {
@@ -255,7 +307,9 @@ describe("live PVC tree (fast-glob walk, lstat mtimes)", () => {
   });
 
   it("a missing directory is a fatal PVC_DIR_MISSING", async () => {
-    await expect(collect(readPvcTree(join(tmp, "nope"), { pvcRoot: "/p", diag: new Diagnostics() }))).rejects.toMatchObject({ code: "PVC_DIR_MISSING" });
+    await expect(
+      collect(readPvcTree(join(tmp, "nope"), { pvcRoot: "/p", diag: new Diagnostics() })),
+    ).rejects.toMatchObject({ code: "PVC_DIR_MISSING" });
   });
 
   it("keeps listed mtimes through utimes (the helper the build test relies on)", async () => {
@@ -270,7 +324,16 @@ describe("live PVC tree (fast-glob walk, lstat mtimes)", () => {
 
 describe("build --pvc (usage and errors)", () => {
   it("rejects a cell that is not in cells.json, and a malformed value", async () => {
-    const unknown = await runCli("build", "--sources", SOURCES, "--out", join(tmp, "o1"), "-q", "--pvc", `nosuch=${kimiDir}`);
+    const unknown = await runCli(
+      "build",
+      "--sources",
+      SOURCES,
+      "--out",
+      join(tmp, "o1"),
+      "-q",
+      "--pvc",
+      `nosuch=${kimiDir}`,
+    );
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("PVC_UNKNOWN_CELL");
     const bad = await runCli("build", "--sources", SOURCES, "--out", join(tmp, "o2"), "-q", "--pvc", "kimi");

@@ -60,7 +60,10 @@ describe("SOURCES.md messiness, by name", () => {
   });
 
   it("listing lines cut short: warned with file and line, every other row kept", () => {
-    expect(result.warnings.find((w) => w.code === "PVC_CUT_LINE")).toMatchObject({ file: "alpha/pvc/listing.tsv", line: 23 });
+    expect(result.warnings.find((w) => w.code === "PVC_CUT_LINE")).toMatchObject({
+      file: "alpha/pvc/listing.tsv",
+      line: 23,
+    });
   });
 
   it("the same checkpoint archived twice: the first successful archive counts", () => {
@@ -72,13 +75,17 @@ describe("SOURCES.md messiness, by name", () => {
   });
 
   it("a later submit replaces an earlier one; fallbacks keep their role", () => {
-    expect(result.rows.filter((r) => r.role === "SUBMITTED").map((r) => r.model_id)).toEqual(["agentic-ptb/alpha.hNA.sft3.20"]);
+    expect(result.rows.filter((r) => r.role === "SUBMITTED").map((r) => r.model_id)).toEqual([
+      "agentic-ptb/alpha.hNA.sft3.20",
+    ]);
     expect(row("agentic-ptb/alpha.h005.sft2.100").role).toBe("fallback");
   });
 
   it("anchors validate, never give an hour; Hub names and dates never give one either", () => {
     expect(row("agentic-ptb/alpha.h038.grpo.5").hour).toBe(38); // the anchor says 38.5
-    expect(prov("agentic-ptb/alpha.h017.sft2.300").evidence.find((e) => e.kind === "published_repo")!.why).toMatch(/published under h010: a rebuild renames it/);
+    expect(prov("agentic-ptb/alpha.h017.sft2.300").evidence.find((e) => e.kind === "published_repo")!.why).toMatch(
+      /published under h010: a rebuild renames it/,
+    );
   });
 
   it("a checkpoint known only from a spare repo, and one known only from a supervisor event and its published repo", () => {
@@ -91,7 +98,10 @@ describe("SOURCES.md messiness, by name", () => {
     expect(row("agentic-ptb/alpha.h012.sft2.200").eos_token_id).toEqual([248044]);
     expect(row("agentic-ptb/alpha.h017.sft2.300").eos_token_id).toEqual([248044, 248046]);
     expect(row("agentic-ptb/alpha.hNA.sft3.20").eos_token_id).toEqual([248046]);
-    expect(prov("agentic-ptb/alpha.h017.sft2.300").eos).toMatchObject({ from: "config.json text_config", chatTemplate: "chat_template.jinja" });
+    expect(prov("agentic-ptb/alpha.h017.sft2.300").eos).toMatchObject({
+      from: "config.json text_config",
+      chatTemplate: "chat_template.jinja",
+    });
   });
 
   it("RUNLOG.md is never parsed for times", () => {

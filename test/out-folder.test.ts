@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cp, lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { createHash } from "node:crypto";
@@ -51,7 +51,17 @@ describe("build --out", () => {
     const r = await runCli("build", "--sources", join(root, "sources"), "--out", root, "--quiet", "--no-cache");
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
     expect((await readdir(root)).sort()).toEqual([
-      ".ptb-manifest-outputs.json", "README.md", "build-report.json", "datapackage.json", "manifest.csv", "manifest.json", "manifest.schema.json", "model-ids.txt", "provenance.jsonl", "report.html", "sources",
+      ".ptb-manifest-outputs.json",
+      "README.md",
+      "build-report.json",
+      "datapackage.json",
+      "manifest.csv",
+      "manifest.json",
+      "manifest.schema.json",
+      "model-ids.txt",
+      "provenance.jsonl",
+      "report.html",
+      "sources",
     ]);
   });
 
@@ -60,7 +70,15 @@ describe("build --out", () => {
     await writeTree(join(root, "sources"), miniSweepFiles());
     await symlink(join(root, "sources", "beta"), join(root, "link"));
     const before = await listing(root);
-    const r = await runCli("build", "--sources", join(root, "sources"), "--out", join(root, "link"), "--quiet", "--no-cache");
+    const r = await runCli(
+      "build",
+      "--sources",
+      join(root, "sources"),
+      "--out",
+      join(root, "link"),
+      "--quiet",
+      "--no-cache",
+    );
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
       code: 1,
       stdout: "",
@@ -96,15 +114,20 @@ describe("cost --html", () => {
     out = `${dir}-out`;
     roots.push(dir, out);
     expect((await runCli("build", "--sources", dir, "--out", out, "--quiet", "--no-cache")).code).toBe(0);
-    await writeFile(join(out, "scores.csv"), lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,40", "agentic-ptb/alpha.h005.sft2.100,mmlu,42.5"));
+    await writeFile(
+      join(out, "scores.csv"),
+      lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,40", "agentic-ptb/alpha.h005.sft2.100,mmlu,42.5"),
+    );
   });
-  const cost = (...args: string[]) => runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), ...args);
+  const cost = (...args: string[]) =>
+    runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), ...args);
 
   it("refuses a device, a folder and a pseudo file system as the file to write, and an empty path", async () => {
     expect(await cost("--html", "/dev/null")).toEqual({
       code: 1,
       stdout: "",
-      stderr: "ptb-manifest: error OUT_NOT_A_FILE at /dev/null: cannot write /dev/null: the name is taken by a character device, which an output file would replace; nothing written\n",
+      stderr:
+        "ptb-manifest: error OUT_NOT_A_FILE at /dev/null: cannot write /dev/null: the name is taken by a character device, which an output file would replace; nothing written\n",
     });
     expect((await lstat("/dev/null")).isCharacterDevice()).toBe(true);
     expect(await cost("--html", out)).toEqual({
@@ -115,15 +138,20 @@ describe("cost --html", () => {
     const proc = await cost("--html", "/proc/self/cost.html");
     expect(proc.code).toBe(1);
     // EPERM for root, EACCES for anyone else.
-    expect(proc.stderr).toMatch(/^ptb-manifest: error OUT_UNWRITABLE at \/proc\/self: --html \/proc\/self is not writable \((EPERM|EACCES)\); nothing written\n$/);
+    expect(proc.stderr).toMatch(
+      /^ptb-manifest: error OUT_UNWRITABLE at \/proc\/self: --html \/proc\/self is not writable \((EPERM|EACCES)\); nothing written\n$/,
+    );
     expect(await cost("--html", "/dev/null/cost.html")).toEqual({
       code: 1,
       stdout: "",
-      stderr: "ptb-manifest: error OUT_NOT_A_FOLDER at /dev/null: --html /dev/null is a character device, not a folder; nothing written\n",
+      stderr:
+        "ptb-manifest: error OUT_NOT_A_FOLDER at /dev/null: --html /dev/null is a character device, not a folder; nothing written\n",
     });
     const empty = await cost("--html", "");
     expect(empty.code).toBe(64);
-    expect(empty.stderr).toContain("error: option '--html <file>' argument '' is invalid. an empty path is not an output folder or file");
+    expect(empty.stderr).toContain(
+      "error: option '--html <file>' argument '' is invalid. an empty path is not an output folder or file",
+    );
   });
 
   it("still writes cost.html into a new folder", async () => {
@@ -138,18 +166,34 @@ describe("snapshot-hub --out", () => {
     const sources = await makeMiniSweep();
     roots.push(sources);
     // A Hub nobody answers: reaching it would be a Hub error after retries, so these errors come first.
-    const snap = (out: string) => runCli("snapshot-hub", "--out", out, "--sources", sources, "--hub-url", "http://127.0.0.1:9", "--cache-dir", join(sources, ".cache"), "-q");
+    const snap = (out: string) =>
+      runCli(
+        "snapshot-hub",
+        "--out",
+        out,
+        "--sources",
+        sources,
+        "--hub-url",
+        "http://127.0.0.1:9",
+        "--cache-dir",
+        join(sources, ".cache"),
+        "-q",
+      );
     expect(await snap("/dev/null")).toEqual({
       code: 1,
       stdout: "",
-      stderr: "ptb-manifest: error OUT_NOT_A_FOLDER at /dev/null: --out /dev/null is a character device, not a folder; nothing written\n",
+      stderr:
+        "ptb-manifest: error OUT_NOT_A_FOLDER at /dev/null: --out /dev/null is a character device, not a folder; nothing written\n",
     });
     expect(await snap("/dev/null/hub")).toEqual({
       code: 1,
       stdout: "",
-      stderr: "ptb-manifest: error OUT_NOT_A_FOLDER at /dev/null/hub: --out /dev/null/hub cannot be created: /dev/null is a character device, not a folder; nothing written\n",
+      stderr:
+        "ptb-manifest: error OUT_NOT_A_FOLDER at /dev/null/hub: --out /dev/null/hub cannot be created: /dev/null is a character device, not a folder; nothing written\n",
     });
-    expect((await snap("/proc/self/hub")).stderr).toMatch(/^ptb-manifest: error OUT_UNWRITABLE at \/proc\/self\/hub: --out \/proc\/self\/hub cannot be created: \/proc\/self is not writable \(E[A-Z]+\); nothing written\n$/);
+    expect((await snap("/proc/self/hub")).stderr).toMatch(
+      /^ptb-manifest: error OUT_UNWRITABLE at \/proc\/self\/hub: --out \/proc\/self\/hub cannot be created: \/proc\/self is not writable \(E[A-Z]+\); nothing written\n$/,
+    );
     const empty = await snap("");
     expect(empty.code).toBe(64);
     expect(empty.stderr).toContain("error: option '--out <dir>' argument '' is invalid.");
@@ -166,7 +210,8 @@ describe("only files this tool wrote are replaced (OUT_FOREIGN_FILE, --force, th
     await writeTree(join(root, "sources"), miniSweepFiles());
     await writeFile(join(root, "README.md"), README);
     const before = await listing(root);
-    const build = (...extra: string[]) => runCli("build", "--sources", join(root, "sources"), "--out", root, "--quiet", "--no-cache", ...extra);
+    const build = (...extra: string[]) =>
+      runCli("build", "--sources", join(root, "sources"), "--out", root, "--quiet", "--no-cache", ...extra);
     const refused = await build();
     expect(refused).toEqual({ code: 1, stdout: "", stderr: foreign(root, "README.md (not written by ptb-manifest)") });
     expect(await readFile(join(root, "README.md"), "utf8")).toBe(README);
@@ -179,9 +224,20 @@ describe("only files this tool wrote are replaced (OUT_FOREIGN_FILE, --force, th
     const marker = JSON.parse(await readFile(join(root, ".ptb-manifest-outputs.json"), "utf8"));
     expect(marker.tool).toBe("ptb-manifest");
     expect(Object.keys(marker.files)).toEqual([
-      "README.md", "build-report.json", "datapackage.json", "manifest.csv", "manifest.json", "manifest.schema.json", "model-ids.txt", "provenance.jsonl", "report.html",
+      "README.md",
+      "build-report.json",
+      "datapackage.json",
+      "manifest.csv",
+      "manifest.json",
+      "manifest.schema.json",
+      "model-ids.txt",
+      "provenance.jsonl",
+      "report.html",
     ]);
-    expect(marker.files["README.md"]).toEqual({ sha256: createHash("sha256").update(card).digest("hex"), writer: "build" });
+    expect(marker.files["README.md"]).toEqual({
+      sha256: createHash("sha256").update(card).digest("hex"),
+      writer: "build",
+    });
 
     const again = await build();
     expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: "" });
@@ -191,18 +247,31 @@ describe("only files this tool wrote are replaced (OUT_FOREIGN_FILE, --force, th
     const sources = await makeMiniSweep();
     const out = `${sources}-out`;
     roots.push(sources, out);
-    const build = (...extra: string[]) => runCli("build", "--sources", sources, "--out", out, "--quiet", "--no-cache", ...extra);
+    const build = (...extra: string[]) =>
+      runCli("build", "--sources", sources, "--out", out, "--quiet", "--no-cache", ...extra);
     expect((await build()).code).toBe(0);
     await writeFile(join(out, "manifest.csv"), "my edits\n");
     await writeFile(join(out, "report.html"), "<p>mine</p>\n");
-    expect(await build()).toEqual({ code: 1, stdout: "", stderr: foreign(out, "manifest.csv (changed since ptb-manifest wrote it), report.html (changed since ptb-manifest wrote it)", 2) });
+    expect(await build()).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: foreign(
+        out,
+        "manifest.csv (changed since ptb-manifest wrote it), report.html (changed since ptb-manifest wrote it)",
+        2,
+      ),
+    });
     expect(await readFile(join(out, "manifest.csv"), "utf8")).toBe("my edits\n");
     // A marker this tool did not write is itself foreign.
     await writeFile(join(out, ".ptb-manifest-outputs.json"), "{}\n");
     const bad = await build();
     // Nothing is recorded then: every output there is foreign too.
     expect(bad.stderr).toBe(
-      foreign(out, ".ptb-manifest-outputs.json (not a marker ptb-manifest wrote), manifest.json (not written by ptb-manifest), manifest.csv (not written by ptb-manifest), model-ids.txt (not written by ptb-manifest), provenance.jsonl (not written by ptb-manifest) and 5 more", 10),
+      foreign(
+        out,
+        ".ptb-manifest-outputs.json (not a marker ptb-manifest wrote), manifest.json (not written by ptb-manifest), manifest.csv (not written by ptb-manifest), model-ids.txt (not written by ptb-manifest), provenance.jsonl (not written by ptb-manifest) and 5 more",
+        10,
+      ),
     );
     expect((await build("--force")).code).toBe(0);
     expect((await build()).code).toBe(0);
@@ -212,7 +281,8 @@ describe("only files this tool wrote are replaced (OUT_FOREIGN_FILE, --force, th
     const sources = await makeMiniSweep();
     const out = `${sources}-out`;
     roots.push(sources, out);
-    const build = (...extra: string[]) => runCli("build", "--sources", sources, "--out", out, "--quiet", "--no-cache", ...extra);
+    const build = (...extra: string[]) =>
+      runCli("build", "--sources", sources, "--out", out, "--quiet", "--no-cache", ...extra);
     expect((await build()).code).toBe(0);
     // An earlier version's folder holding exactly the outputs: nothing changes, so nothing is refused; the marker is written.
     await rm(join(out, ".ptb-manifest-outputs.json"));
@@ -244,7 +314,13 @@ describe("only files this tool wrote are replaced (OUT_FOREIGN_FILE, --force, th
     expect(await readFile(join(out, "README.md"), "utf8")).toBe(README);
     // A marker of an earlier version (bare sha256, no writer) records no writer: the same rule and message.
     await writeFile(join(out, "README.md"), "changed\n");
-    await writeFile(join(out, ".ptb-manifest-outputs.json"), JSON.stringify({ tool: "ptb-manifest", files: { "README.md": createHash("sha256").update("# old card\n").digest("hex") } }));
+    await writeFile(
+      join(out, ".ptb-manifest-outputs.json"),
+      JSON.stringify({
+        tool: "ptb-manifest",
+        files: { "README.md": createHash("sha256").update("# old card\n").digest("hex") },
+      }),
+    );
     const old = await build();
     expect(old.stderr).toBe(
       `ptb-manifest: error OUT_FOREIGN_FILE at ${out}/README.md: --out ${out} holds a file that an output would replace but ptb-manifest did not write there: README.md (recorded by an earlier ptb-manifest, which did not say which command wrote it); nothing written${hint(out, 1)}`,
@@ -259,15 +335,30 @@ describe("only files this tool wrote are replaced (OUT_FOREIGN_FILE, --force, th
     roots.push(sources, out);
     expect((await runCli("build", "--sources", sources, "--out", out, "--quiet", "--no-cache")).code).toBe(0);
     const scores = join(out, "scores.csv");
-    await writeFile(scores, lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,40", "agentic-ptb/alpha.h005.sft2.100,mmlu,42.5"));
+    await writeFile(
+      scores,
+      lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,40", "agentic-ptb/alpha.h005.sft2.100,mmlu,42.5"),
+    );
     const before = await listing(out);
     const cost = (...args: string[]) => runCli("cost", "--scores", scores, "--manifest", out, ...args);
     const isInput = (target: string, what: string) =>
       `ptb-manifest: error OUT_IS_INPUT at ${target}: --html ${target} is ${what}, which this run reads: an output never replaces an input, not even with --force; nothing written (write it elsewhere)\n`;
     for (const force of [[], ["--force"]]) {
-      expect(await cost("--html", join(out, "manifest.json"), ...force)).toEqual({ code: 1, stdout: "", stderr: isInput(join(out, "manifest.json"), `--manifest ${out}/manifest.json`) });
-      expect(await cost("--html", scores, ...force)).toEqual({ code: 1, stdout: "", stderr: isInput(scores, `--scores ${scores}`) });
-      expect(await cost("--html", join(out, "provenance.jsonl"), ...force)).toEqual({ code: 1, stdout: "", stderr: isInput(join(out, "provenance.jsonl"), `the provenance.jsonl beside --manifest ${out}`) });
+      expect(await cost("--html", join(out, "manifest.json"), ...force)).toEqual({
+        code: 1,
+        stdout: "",
+        stderr: isInput(join(out, "manifest.json"), `--manifest ${out}/manifest.json`),
+      });
+      expect(await cost("--html", scores, ...force)).toEqual({
+        code: 1,
+        stdout: "",
+        stderr: isInput(scores, `--scores ${scores}`),
+      });
+      expect(await cost("--html", join(out, "provenance.jsonl"), ...force)).toEqual({
+        code: 1,
+        stdout: "",
+        stderr: isInput(join(out, "provenance.jsonl"), `the provenance.jsonl beside --manifest ${out}`),
+      });
     }
     const marker = await cost("--html", join(out, ".ptb-manifest-outputs.json"), "--force");
     expect(marker).toEqual({
@@ -279,7 +370,10 @@ describe("only files this tool wrote are replaced (OUT_FOREIGN_FILE, --force, th
     expect(await cost("--html", join(out, "README.md"))).toEqual({
       code: 1,
       stdout: "",
-      stderr: foreign(out, "README.md (written by ptb-manifest build, not by cost)").replace(`--out ${out}`, `--html ${out}`),
+      stderr: foreign(out, "README.md (written by ptb-manifest build, not by cost)").replace(
+        `--out ${out}`,
+        `--html ${out}`,
+      ),
     });
     expect(await listing(out)).toEqual(before);
     // And a page cost wrote at a build output's name is not the build's to replace.
@@ -294,7 +388,18 @@ describe("only files this tool wrote are replaced (OUT_FOREIGN_FILE, --force, th
     // A build never writes into a folder it reads (--trajectory, --pvc), even with --force.
     const traj = join(other, "traj");
     await mkdir(traj);
-    const inTraj = await runCli("build", "--sources", sources, "--out", join(traj, "o"), "--trajectory", `alpha=${traj}`, "--quiet", "--no-cache", "--force");
+    const inTraj = await runCli(
+      "build",
+      "--sources",
+      sources,
+      "--out",
+      join(traj, "o"),
+      "--trajectory",
+      `alpha=${traj}`,
+      "--quiet",
+      "--no-cache",
+      "--force",
+    );
     expect(inTraj).toEqual({
       code: 1,
       stdout: "",
@@ -307,12 +412,20 @@ describe("only files this tool wrote are replaced (OUT_FOREIGN_FILE, --force, th
     const out = `${sources}-out`;
     roots.push(sources, out);
     expect((await runCli("build", "--sources", sources, "--out", out, "--quiet", "--no-cache")).code).toBe(0);
-    await writeFile(join(out, "scores.csv"), lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,40", "agentic-ptb/alpha.h005.sft2.100,mmlu,42.5"));
-    const cost = (...args: string[]) => runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), ...args);
+    await writeFile(
+      join(out, "scores.csv"),
+      lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,40", "agentic-ptb/alpha.h005.sft2.100,mmlu,42.5"),
+    );
+    const cost = (...args: string[]) =>
+      runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), ...args);
     const mine = join(out, "mine.html");
     await writeFile(mine, "<p>my page</p>\n");
     const refused = await cost("--html", mine);
-    expect(refused).toEqual({ code: 1, stdout: "", stderr: foreign(out, "mine.html (not written by ptb-manifest)").replace(`--out ${out}`, `--html ${out}`) });
+    expect(refused).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: foreign(out, "mine.html (not written by ptb-manifest)").replace(`--out ${out}`, `--html ${out}`),
+    });
     expect(await readFile(mine, "utf8")).toBe("<p>my page</p>\n");
     expect((await cost()).code).toBe(0);
     expect((await cost()).code).toBe(0);
@@ -330,7 +443,10 @@ describe("only files this tool wrote are replaced (OUT_FOREIGN_FILE, --force, th
 describe("checkOutFolder, makeFolder, writeFilesAtomically", () => {
   it("checkOutFolder: an empty path is a usage error; the absolute path is returned; nothing is created", async () => {
     const root = await tempDir();
-    expect(await thrown(() => checkOutFolder(""))).toEqual(["exit 64", "error: --out is empty: give a folder (. for the current one)"]);
+    expect(await thrown(() => checkOutFolder(""))).toEqual([
+      "exit 64",
+      "error: --out is empty: give a folder (. for the current one)",
+    ]);
     expect(await checkOutFolder(join(root, "a", "b"))).toBe(join(root, "a", "b"));
     expect(await readdir(root)).toEqual([]);
     expect(await thrown(() => checkOutFolder(join(root, "x"), { sources: root }))).toEqual([
@@ -347,15 +463,29 @@ describe("checkOutFolder, makeFolder, writeFilesAtomically", () => {
     expect(await makeFolder(join(root, "a", "b"))).toEqual([]);
     const proc = await thrown(() => makeFolder("/proc/self/x/y"));
     expect(proc?.[0]).toBe("OUT_UNWRITABLE");
-    expect(proc?.[1]).toMatch(/^--out \/proc\/self\/x\/y cannot be written \(E[A-Z]+: .+mkdir '\/proc\/self\/x'\); nothing written$/);
+    expect(proc?.[1]).toMatch(
+      /^--out \/proc\/self\/x\/y cannot be written \(E[A-Z]+: .+mkdir '\/proc\/self\/x'\); nothing written$/,
+    );
   }, 10_000);
 
   it("writeFilesAtomically: an error writing the temporary files is OUT_UNWRITABLE, and what it made is removed again", async () => {
     const root = await tempDir();
     const tooLong = "x".repeat(300); // a name no file system takes: open(2) fails with ENAMETOOLONG after out/new/ was made
-    const err = await thrown(() => writeFilesAtomically(join(root, "out", "new"), new Map([["a.txt", "a"], [tooLong, "b"]]), "--out", { writer: "build" }));
+    const err = await thrown(() =>
+      writeFilesAtomically(
+        join(root, "out", "new"),
+        new Map([
+          ["a.txt", "a"],
+          [tooLong, "b"],
+        ]),
+        "--out",
+        { writer: "build" },
+      ),
+    );
     expect(err?.[0]).toBe("OUT_UNWRITABLE");
-    expect(err?.[1]).toMatch(new RegExp(`^--out ${root}/out/new cannot be written \\(ENAMETOOLONG: .+\\); nothing written$`));
+    expect(err?.[1]).toMatch(
+      new RegExp(`^--out ${root}/out/new cannot be written \\(ENAMETOOLONG: .+\\); nothing written$`),
+    );
     expect(await readdir(root)).toEqual([]);
   });
 });

@@ -11,14 +11,26 @@ function fakeStream(tty: boolean): NodeJS.WriteStream & { text: () => string } {
       cb();
     },
   }) as unknown as NodeJS.WriteStream & { text: () => string };
-  Object.assign(w, { isTTY: tty, columns: 120, rows: 40, cursorTo: () => true, clearLine: () => true, moveCursor: () => true, clearScreenDown: () => true });
+  Object.assign(w, {
+    isTTY: tty,
+    columns: 120,
+    rows: 40,
+    cursorTo: () => true,
+    clearLine: () => true,
+    moveCursor: () => true,
+    clearScreenDown: () => true,
+  });
   w.text = () => chunks.join("");
   return w;
 }
 
 describe("byteProgress", () => {
   it("draws nothing when stdout or stderr is not a terminal, or with quiet", () => {
-    for (const [outTty, errTty, quiet] of [[false, true, false], [true, false, false], [true, true, true]] as const) {
+    for (const [outTty, errTty, quiet] of [
+      [false, true, false],
+      [true, false, false],
+      [true, true, true],
+    ] as const) {
       const stdout = fakeStream(outTty);
       const stderr = fakeStream(errTty);
       const p = byteProgress({ stdout, stderr, quiet });

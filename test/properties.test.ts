@@ -75,7 +75,12 @@ describe("hour ↔ id", () => {
           const hour = x === null ? null : round2(x);
           const id = modelId("agentic-ptb", cell, hour, fam, step);
           const p = parsePublishedName(id.slice("agentic-ptb/".length), ["alpha", "sol-high", "sol-high-v2", "kimi"]);
-          expect(p).toEqual({ cell, hourPart: hour === null ? "NA" : String(Math.floor(hour)).padStart(3, "0"), family: fam, step });
+          expect(p).toEqual({
+            cell,
+            hourPart: hour === null ? "NA" : String(Math.floor(hour)).padStart(3, "0"),
+            family: fam,
+            step,
+          });
         },
       ),
       { seed: SEED, numRuns: 1000 },
@@ -106,7 +111,10 @@ function pausedRef(runStart: number, pauses: Pause[], t: number): number {
 }
 
 const pauseArb = fc
-  .tuple(fc.integer({ min: -10 * HOUR, max: 150 * HOUR }), fc.option(fc.integer({ min: 1, max: 30 * HOUR }), { nil: null, freq: 6 }))
+  .tuple(
+    fc.integer({ min: -10 * HOUR, max: 150 * HOUR }),
+    fc.option(fc.integer({ min: 1, max: 30 * HOUR }), { nil: null, freq: 6 }),
+  )
   .map(([s, d]): Pause => ({ startMs: T0 + s, endMs: d === null ? null : T0 + s + d }));
 const pausesArb = fc.array(pauseArb, { maxLength: 5 }); // any order, overlaps and open pauses included
 const momentArb = fc.integer({ min: -20 * HOUR, max: 250 * HOUR }).map((x) => T0 + x);
@@ -158,18 +166,43 @@ describe("budget clock with arbitrary pauses", () => {
 // ------------------------------------------------------------------ bounds on generated families
 
 const registry: CellsFile = {
-  org: "agentic-ptb", spare_owner: "msr-spare", baseline: "Qwen/Qwen3.5-9B-Base", required_eos_token_id: 248046,
+  org: "agentic-ptb",
+  spare_owner: "msr-spare",
+  baseline: "Qwen/Qwen3.5-9B-Base",
+  required_eos_token_id: 248046,
   cells: [],
 };
-const cell: Cell = { cell: "c", driver: "d", effort: "e", trajectory_format: "codex", pvc_root: "/pvc/ptb/c", janitor_tz: "UTC" };
+const cell: Cell = {
+  cell: "c",
+  driver: "d",
+  effort: "e",
+  trajectory_format: "codex",
+  pvc_root: "/pvc/ptb/c",
+  janitor_tz: "UTC",
+};
 const repo = (id: string): HubRepo => ({
-  id, owner: id.split("/")[0]!, name: id.split("/")[1]!, dir: `hub/${id}`, sha: null, lastModified: null, eos: { ids: null, from: null, chatTemplate: null },
+  id,
+  owner: id.split("/")[0]!,
+  name: id.split("/")[1]!,
+  dir: `hub/${id}`,
+  sha: null,
+  lastModified: null,
+  eos: { ids: null, from: null, chatTemplate: null },
 });
 
 function obs(kind: Observation["kind"], family: string, step: number, utcMs: number | null, seq: number): Observation {
   return {
-    cell: "c", family, step, kind, familyDir: kind === "anchor" ? null : family, utcMs, timeNote: kind, extractor: "test",
-    origin: { file: `c/${kind}`, line: seq + 1, offset: null, raw: `${kind} ${family} ${step}` }, detail: { version: "v2" }, seq,
+    cell: "c",
+    family,
+    step,
+    kind,
+    familyDir: kind === "anchor" ? null : family,
+    utcMs,
+    timeNote: kind,
+    extractor: "test",
+    origin: { file: `c/${kind}`, line: seq + 1, offset: null, raw: `${kind} ${family} ${step}` },
+    detail: { version: "v2" },
+    seq,
   };
 }
 
@@ -186,10 +219,18 @@ const familyArb = fc
     return fc.tuple(
       fc.constant([...steps].sort((a, b) => a - b)),
       fc.oneof(
-        fc.uniqueArray(fc.integer({ min: 1, max: 9_800 }), { minLength: n, maxLength: n }).map((hs) => hs.map((h) => h / 100)),
         fc
-          .tuple(fc.double({ min: 0.5, max: 10, noNaN: true }), fc.double({ min: 0.005, max: 0.04, noNaN: true }), fc.array(fc.double({ min: -0.4, max: 0.4, noNaN: true }), { minLength: n, maxLength: n }))
-          .map(([offset, slope, noise]) => [...steps].sort((a, b) => a - b).map((st, i) => offset + slope * st + noise[i]!)),
+          .uniqueArray(fc.integer({ min: 1, max: 9_800 }), { minLength: n, maxLength: n })
+          .map((hs) => hs.map((h) => h / 100)),
+        fc
+          .tuple(
+            fc.double({ min: 0.5, max: 10, noNaN: true }),
+            fc.double({ min: 0.005, max: 0.04, noNaN: true }),
+            fc.array(fc.double({ min: -0.4, max: 0.4, noNaN: true }), { minLength: n, maxLength: n }),
+          )
+          .map(([offset, slope, noise]) =>
+            [...steps].sort((a, b) => a - b).map((st, i) => offset + slope * st + noise[i]!),
+          ),
       ),
       fc.array(fc.constantFrom("mtime", "janitor", "untimed", "untimed"), { minLength: n, maxLength: n }),
       fc.array(fc.boolean(), { minLength: n, maxLength: n }),
@@ -198,59 +239,85 @@ const familyArb = fc
   })
   .map(([steps, hs, how, anchored, anchorNoise]) => {
     const hours = [...hs].sort((a, b) => a - b).map((h, i) => h + i * 1e-4); // strictly increasing with step
-    return steps.map((step, i) => ({ step, hour: hours[i]!, how: how[i]!, anchored: anchored[i]!, anchorNoise: anchorNoise[i]! }));
+    return steps.map((step, i) => ({
+      step,
+      hour: hours[i]!,
+      how: how[i]!,
+      anchored: anchored[i]!,
+      anchorNoise: anchorNoise[i]!,
+    }));
   });
 
 describe("bounds are sound on generated families", () => {
   it("lower ≤ round2(true hour) ≤ upper for every untimed row; extrapolated hours stay within the bounds; ids agree with hours", () => {
     const seen = { bothBounds: 0, extrapolated: 0, unrecoverable: 0 };
     fc.assert(
-      fc.property(familyArb, fc.array(pauseArb.map((p) => ({ ...p, endMs: p.endMs ?? p.startMs + HOUR })), { maxLength: 3 }), (fam, pauses) => {
-        const clock = new BudgetClock(T0, pauses);
-        const observations: Observation[] = [];
-        const spares: { repo: HubRepo; family: string; step: number }[] = [];
-        let seq = 0;
-        for (const m of fam) {
-          const t = clock.timeAt(m.hour);
-          if (m.how === "mtime") {
-            observations.push(obs("pvc_stable", "f", m.step, t, seq++), obs("pvc_weights", "f", m.step, t, seq++));
-          } else {
-            if (m.how === "janitor") observations.push(obs("janitor_archive", "f", m.step, t, seq++));
-            spares.push({ repo: repo(`msr-spare/c.f.step_${m.step}`), family: "f", step: m.step });
+      fc.property(
+        familyArb,
+        fc.array(
+          pauseArb.map((p) => ({ ...p, endMs: p.endMs ?? p.startMs + HOUR })),
+          { maxLength: 3 },
+        ),
+        (fam, pauses) => {
+          const clock = new BudgetClock(T0, pauses);
+          const observations: Observation[] = [];
+          const spares: { repo: HubRepo; family: string; step: number }[] = [];
+          let seq = 0;
+          for (const m of fam) {
+            const t = clock.timeAt(m.hour);
+            if (m.how === "mtime") {
+              observations.push(obs("pvc_stable", "f", m.step, t, seq++), obs("pvc_weights", "f", m.step, t, seq++));
+            } else {
+              if (m.how === "janitor") observations.push(obs("janitor_archive", "f", m.step, t, seq++));
+              spares.push({ repo: repo(`msr-spare/c.f.step_${m.step}`), family: "f", step: m.step });
+            }
+            if (m.anchored)
+              observations.push(obs("anchor", "f", m.step, clock.timeAt(Math.max(0, m.hour + m.anchorNoise)), seq++));
           }
-          if (m.anchored) observations.push(obs("anchor", "f", m.step, clock.timeAt(Math.max(0, m.hour + m.anchorNoise)), seq++));
-        }
-        const diag = new Diagnostics();
-        const res = resolveCell(
-          {
-            registry, cell, observations, published: [], spares, tokens: new TokenLedger([]),
-            supervisor: { runStartMs: T0, runStartOrigin: { file: "h", line: 1, offset: 0, raw: "" }, runEndMs: null, pauses, roleEvents: [], eventCount: 1 },
-          },
-          diag,
-        );
-        expect(res.rows).toHaveLength(fam.length);
-        for (const row of res.rows) {
-          RowSchema.parse(row);
-          const truth = fam.find((m) => m.step === row.step)!;
-          expect(row.model_id).toBe(`agentic-ptb/c.h${hourPart(row.hour)}.f.${row.step}`);
-          if (row.hour_source === "mtime" || row.hour_source === "janitor") {
-            expect(Math.abs(row.hour! - truth.hour)).toBeLessThanOrEqual(0.005 + 1e-6);
-            expect([row.hour_lower_bound, row.hour_upper_bound]).toEqual([null, null]);
-            continue;
+          const diag = new Diagnostics();
+          const res = resolveCell(
+            {
+              registry,
+              cell,
+              observations,
+              published: [],
+              spares,
+              tokens: new TokenLedger([]),
+              supervisor: {
+                runStartMs: T0,
+                runStartOrigin: { file: "h", line: 1, offset: 0, raw: "" },
+                runEndMs: null,
+                pauses,
+                roleEvents: [],
+                eventCount: 1,
+              },
+            },
+            diag,
+          );
+          expect(res.rows).toHaveLength(fam.length);
+          for (const row of res.rows) {
+            RowSchema.parse(row);
+            const truth = fam.find((m) => m.step === row.step)!;
+            expect(row.model_id).toBe(`agentic-ptb/c.h${hourPart(row.hour)}.f.${row.step}`);
+            if (row.hour_source === "mtime" || row.hour_source === "janitor") {
+              expect(Math.abs(row.hour! - truth.hour)).toBeLessThanOrEqual(0.005 + 1e-6);
+              expect([row.hour_lower_bound, row.hour_upper_bound]).toEqual([null, null]);
+              continue;
+            }
+            const t = round2(truth.hour);
+            if (row.hour_lower_bound !== null) expect(row.hour_lower_bound).toBeLessThanOrEqual(t + 1e-9);
+            if (row.hour_upper_bound !== null) expect(row.hour_upper_bound).toBeGreaterThanOrEqual(t - 1e-9);
+            if (row.hour_lower_bound !== null && row.hour_upper_bound !== null) seen.bothBounds += 1;
+            seen[row.hour_source === "extrapolated" ? "extrapolated" : "unrecoverable"] += 1;
+            if (row.hour_source === "extrapolated") {
+              if (row.hour_lower_bound !== null) expect(row.hour!).toBeGreaterThanOrEqual(row.hour_lower_bound - 1e-9);
+              if (row.hour_upper_bound !== null) expect(row.hour!).toBeLessThanOrEqual(row.hour_upper_bound + 1e-9);
+            } else {
+              expect(row.hour).toBeNull();
+            }
           }
-          const t = round2(truth.hour);
-          if (row.hour_lower_bound !== null) expect(row.hour_lower_bound).toBeLessThanOrEqual(t + 1e-9);
-          if (row.hour_upper_bound !== null) expect(row.hour_upper_bound).toBeGreaterThanOrEqual(t - 1e-9);
-          if (row.hour_lower_bound !== null && row.hour_upper_bound !== null) seen.bothBounds += 1;
-          seen[row.hour_source === "extrapolated" ? "extrapolated" : "unrecoverable"] += 1;
-          if (row.hour_source === "extrapolated") {
-            if (row.hour_lower_bound !== null) expect(row.hour!).toBeGreaterThanOrEqual(row.hour_lower_bound - 1e-9);
-            if (row.hour_upper_bound !== null) expect(row.hour!).toBeLessThanOrEqual(row.hour_upper_bound + 1e-9);
-          } else {
-            expect(row.hour).toBeNull();
-          }
-        }
-      }),
+        },
+      ),
       { seed: SEED, numRuns: 400 },
     );
     expect(seen.bothBounds).toBeGreaterThan(50);
@@ -273,37 +340,93 @@ interface Session {
 }
 
 const iso = (s: number) => new Date(T0 + s * 1000).toISOString();
-const sum = (cs: Call[]): U => cs.reduce<U>((a, c) => [a[0] + c.u[0], a[1] + c.u[1], a[2] + c.u[2], a[3] + c.u[3]], [0, 0, 0, 0]);
+const sum = (cs: Call[]): U =>
+  cs.reduce<U>((a, c) => [a[0] + c.u[0], a[1] + c.u[1], a[2] + c.u[2], a[3] + c.u[3]], [0, 0, 0, 0]);
 
 /** How each format writes a run's sessions: `dup` repeats some lines in the format's own way of repeating. */
 interface FormatWriter {
   format: TrajectoryFormat;
   /** The files of session `i` (path → JSON lines), given every session's name, and the lines to duplicate. */
-  write(sessions: Session[], names: string[], i: number, root: string, dup: (k: number) => boolean): Record<string, unknown[]>;
+  write(
+    sessions: Session[],
+    names: string[],
+    i: number,
+    root: string,
+    dup: (k: number) => boolean,
+  ): Record<string, unknown[]>;
 }
 
 const cc = (c: Call, id: string) => ({
-  type: "assistant", timestamp: iso(c.s), sessionId: "S", uuid: `u-${id}`, parentUuid: null, isSidechain: false, requestId: `r-${id}`,
-  message: { id, role: "assistant", model: "claude-x", content: [], usage: { input_tokens: c.u[0], cache_read_input_tokens: c.u[1], cache_creation_input_tokens: c.u[2], output_tokens: c.u[3] } },
+  type: "assistant",
+  timestamp: iso(c.s),
+  sessionId: "S",
+  uuid: `u-${id}`,
+  parentUuid: null,
+  isSidechain: false,
+  requestId: `r-${id}`,
+  message: {
+    id,
+    role: "assistant",
+    model: "claude-x",
+    content: [],
+    usage: {
+      input_tokens: c.u[0],
+      cache_read_input_tokens: c.u[1],
+      cache_creation_input_tokens: c.u[2],
+      output_tokens: c.u[3],
+    },
+  },
 });
 const piEntry = (c: Call, id: string) => ({
-  type: "message", id, parentId: null, timestamp: iso(c.s),
-  message: { role: "assistant", content: [], stopReason: "stop", timestamp: T0, usage: { input: c.u[0], output: c.u[3], cacheRead: c.u[1], cacheWrite: c.u[2], totalTokens: c.u[0] + c.u[1] + c.u[2] + c.u[3], cost: { total: 0 } } },
+  type: "message",
+  id,
+  parentId: null,
+  timestamp: iso(c.s),
+  message: {
+    role: "assistant",
+    content: [],
+    stopReason: "stop",
+    timestamp: T0,
+    usage: {
+      input: c.u[0],
+      output: c.u[3],
+      cacheRead: c.u[1],
+      cacheWrite: c.u[2],
+      totalTokens: c.u[0] + c.u[1] + c.u[2] + c.u[3],
+      cost: { total: 0 },
+    },
+  },
 });
 const kimiCli = (c: Call, id: string) => ({
   timestamp: T0 / 1000 + c.s,
-  message: { type: "StatusUpdate", payload: { token_usage: { input_other: c.u[0], output: c.u[3], input_cache_read: c.u[1], input_cache_creation: c.u[2] }, message_id: id } },
+  message: {
+    type: "StatusUpdate",
+    payload: {
+      token_usage: { input_other: c.u[0], output: c.u[3], input_cache_read: c.u[1], input_cache_creation: c.u[2] },
+      message_id: id,
+    },
+  },
 });
 const kimiCode = (c: Call) => ({
-  type: "usage.record", model: "k", usageScope: "turn", time: T0 + c.s * 1000,
+  type: "usage.record",
+  model: "k",
+  usageScope: "turn",
+  time: T0 + c.s * 1000,
   usage: { inputOther: c.u[0], output: c.u[3], inputCacheRead: c.u[1], inputCacheCreation: c.u[2] },
 });
 
 /** The lines of session i: the fork's copied prefix (ids as in the parent), then its own calls; some lines repeated. */
-function linesOf(sessions: Session[], i: number, line: (c: Call, id: string) => unknown, dup: (k: number) => boolean): unknown[] {
+function linesOf(
+  sessions: Session[],
+  i: number,
+  line: (c: Call, id: string) => unknown,
+  dup: (k: number) => boolean,
+): unknown[] {
   const s = sessions[i]!;
   const own = s.calls.map((c, k) => ({ c, id: `s${i}-c${k}` }));
-  const copied = s.fork ? sessions[s.fork.of]!.calls.slice(0, s.fork.prefix).map((c, k) => ({ c, id: `s${s.fork!.of}-c${k}` })) : [];
+  const copied = s.fork
+    ? sessions[s.fork.of]!.calls.slice(0, s.fork.prefix).map((c, k) => ({ c, id: `s${s.fork!.of}-c${k}` }))
+    : [];
   const out: unknown[] = [];
   [...copied, ...own].forEach(({ c, id }, k) => {
     out.push(line(c, id));
@@ -321,13 +444,22 @@ const WRITERS: FormatWriter[] = [
     format: "pi",
     write: (ss, names, i, root, dup) => {
       const s = ss[i]!;
-      const header = { type: "session", version: 3, id: names[i], timestamp: iso(0), cwd: "/w", ...(s.fork ? { parentSession: join(root, `${names[s.fork.of]}.jsonl`) } : {}) };
+      const header = {
+        type: "session",
+        version: 3,
+        id: names[i],
+        timestamp: iso(0),
+        cwd: "/w",
+        ...(s.fork ? { parentSession: join(root, `${names[s.fork.of]}.jsonl`) } : {}),
+      };
       return { [`${names[i]}.jsonl`]: [header, ...linesOf(ss, i, piEntry, dup)] };
     },
   },
   {
     format: "kimi-cli",
-    write: (ss, names, i, _root, dup) => ({ [`${names[i]}/wire.jsonl`]: [{ type: "metadata", protocol_version: "1.4" }, ...linesOf(ss, i, kimiCli, dup)] }),
+    write: (ss, names, i, _root, dup) => ({
+      [`${names[i]}/wire.jsonl`]: [{ type: "metadata", protocol_version: "1.4" }, ...linesOf(ss, i, kimiCli, dup)],
+    }),
   },
   {
     format: "kimi-code",
@@ -344,8 +476,19 @@ const WRITERS: FormatWriter[] = [
     format: "codex",
     write: (ss, names, i, _root, dup) => {
       const s = ss[i]!;
-      const vec = (u: U) => ({ input_tokens: u[0] + u[1] + u[2], cached_input_tokens: u[1], cache_write_input_tokens: u[2], output_tokens: u[3], reasoning_output_tokens: 0, total_tokens: u[0] + u[1] + u[2] + u[3] });
-      const tc = (ts: string, total: U, last: U) => ({ timestamp: ts, type: "event_msg", payload: { type: "token_count", info: { total_token_usage: vec(total), last_token_usage: vec(last) } } });
+      const vec = (u: U) => ({
+        input_tokens: u[0] + u[1] + u[2],
+        cached_input_tokens: u[1],
+        cache_write_input_tokens: u[2],
+        output_tokens: u[3],
+        reasoning_output_tokens: 0,
+        total_tokens: u[0] + u[1] + u[2] + u[3],
+      });
+      const tc = (ts: string, total: U, last: U) => ({
+        timestamp: ts,
+        type: "event_msg",
+        payload: { type: "token_count", info: { total_token_usage: vec(total), last_token_usage: vec(last) } },
+      });
       const id = `T${i}`;
       const out: unknown[] = [];
       let total: U = [0, 0, 0, 0];
@@ -354,7 +497,11 @@ const WRITERS: FormatWriter[] = [
         // A fork replays the parent's history at its own creation, then continues the running total.
         const created = s.calls.length ? s.calls[0]!.s - 30 : 0;
         const pid = `T${s.fork.of}`;
-        out.push({ timestamp: iso(created), type: "session_meta", payload: { id, timestamp: iso(created), forked_from_id: pid } });
+        out.push({
+          timestamp: iso(created),
+          type: "session_meta",
+          payload: { id, timestamp: iso(created), forked_from_id: pid },
+        });
         out.push({ timestamp: iso(created), type: "session_meta", payload: { id: pid, timestamp: iso(0) } });
         for (const c of ss[s.fork.of]!.calls.slice(0, s.fork.prefix)) {
           total = sum([{ s: 0, u: total }, c]);
@@ -373,7 +520,12 @@ const WRITERS: FormatWriter[] = [
   },
 ];
 
-const usageArb = fc.tuple(fc.nat({ max: 5000 }), fc.nat({ max: 50_000 }), fc.nat({ max: 3000 }), fc.integer({ min: 10, max: 4000 })) as fc.Arbitrary<U>;
+const usageArb = fc.tuple(
+  fc.nat({ max: 5000 }),
+  fc.nat({ max: 50_000 }),
+  fc.nat({ max: 3000 }),
+  fc.integer({ min: 10, max: 4000 }),
+) as fc.Arbitrary<U>;
 
 /** Sessions with distinct call times (seconds), some of them forks of an earlier session. */
 const runArb = fc
@@ -396,7 +548,8 @@ const runArb = fc
       const first = sessions[j]!.calls[0]?.s ?? Number.POSITIVE_INFINITY;
       const parent = j - 1;
       const eligible = sessions[parent]!.calls.filter((c) => c.s < first - 60).length;
-      if (isFork && eligible > 0 && !sessions[parent]!.fork) sessions[j]!.fork = { of: parent, prefix: 1 + (p % eligible) };
+      if (isFork && eligible > 0 && !sessions[parent]!.fork)
+        sessions[j]!.fork = { of: parent, prefix: 1 + (p % eligible) };
     }
     return sessions;
   });
@@ -433,7 +586,9 @@ describe("token accumulation", () => {
               const at = ledger.at(T0 + c.s * 1000);
               expect([at.uncachedInput, at.cacheRead, at.cacheWrite, at.output]).toEqual(upTo);
             }
-            expect(reading.warnings.filter((x) => x.code === "TRAJECTORY_BAD_JSON" || x.code === "TRAJECTORY_BAD_USAGE")).toEqual([]);
+            expect(
+              reading.warnings.filter((x) => x.code === "TRAJECTORY_BAD_JSON" || x.code === "TRAJECTORY_BAD_USAGE"),
+            ).toEqual([]);
             rmSync(root, { recursive: true, force: true });
           },
         ),
@@ -451,17 +606,33 @@ describe("token accumulation", () => {
 
 const text = fc.oneof(
   fc.string({ unit: "grapheme", maxLength: 30 }),
-  fc.string({ unit: fc.constantFrom("=", "+", "-", "@", "'", "\t", "\r", "\n", '"', ",", ";", " ", "a", "1", "é", "\u0000"), maxLength: 12 }),
-  fc.constantFrom("=HYPERLINK(\"http://x\",\"y\")", "+1", "-1", "@SUM(A1)", "'quoted", "''", "\t=1", "-0.5"),
+  fc.string({
+    unit: fc.constantFrom("=", "+", "-", "@", "'", "\t", "\r", "\n", '"', ",", ";", " ", "a", "1", "é", "\u0000"),
+    maxLength: 12,
+  }),
+  fc.constantFrom('=HYPERLINK("http://x","y")', "+1", "-1", "@SUM(A1)", "'quoted", "''", "\t=1", "-0.5"),
 );
-const num = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }).filter((x) => !Object.is(x, -0)), fc.integer());
+const num = fc.oneof(
+  fc.double({ noNaN: true, noDefaultInfinity: true }).filter((x) => !Object.is(x, -0)),
+  fc.integer(),
+);
 const rowArb: fc.Arbitrary<Row> = fc.record({
-  model_id: text, cell: text, driver: fc.option(text, { nil: null }), effort: fc.option(text, { nil: null }),
-  hour: fc.option(num, { nil: null }), hour_source: fc.constantFrom("mtime", "janitor", "extrapolated", "unrecoverable", "baseline"),
-  hour_upper_bound: fc.option(num, { nil: null }), driver_tokens_at_hour: fc.option(fc.nat(), { nil: null }),
-  role: fc.constantFrom("SUBMITTED", "fallback", "intermediate", "baseline"), eos_ok: fc.option(fc.boolean(), { nil: null }),
-  eos_token_id: fc.option(fc.array(fc.integer(), { maxLength: 3 }), { nil: null }), source: text, family: fc.option(text, { nil: null }),
-  step: fc.option(fc.nat(), { nil: null }), hour_lower_bound: fc.option(num, { nil: null }), hour_error_h: fc.option(num, { nil: null }),
+  model_id: text,
+  cell: text,
+  driver: fc.option(text, { nil: null }),
+  effort: fc.option(text, { nil: null }),
+  hour: fc.option(num, { nil: null }),
+  hour_source: fc.constantFrom("mtime", "janitor", "extrapolated", "unrecoverable", "baseline"),
+  hour_upper_bound: fc.option(num, { nil: null }),
+  driver_tokens_at_hour: fc.option(fc.nat(), { nil: null }),
+  role: fc.constantFrom("SUBMITTED", "fallback", "intermediate", "baseline"),
+  eos_ok: fc.option(fc.boolean(), { nil: null }),
+  eos_token_id: fc.option(fc.array(fc.integer(), { maxLength: 3 }), { nil: null }),
+  source: text,
+  family: fc.option(text, { nil: null }),
+  step: fc.option(fc.nat(), { nil: null }),
+  hour_lower_bound: fc.option(num, { nil: null }),
+  hour_error_h: fc.option(num, { nil: null }),
 }) as fc.Arbitrary<Row>;
 
 describe("CSV round trip", () => {
@@ -500,13 +671,36 @@ describe("no input crashes the build", () => {
     at: fc.nat(),
     other: fc.nat(),
     byte: fc.nat({ max: 255 }),
-    text: fc.constantFrom("\u0000", "\ufffd", "99999999999999999999", "-1", "..", "/", "NaN", "1e400", "step_", '"', "{", "}", "[]", "null", "__proto__", "constructor", "\r", "\t", "2026-13-45T99:99:99Z", "/weights/step_1/STABLE"),
+    text: fc.constantFrom(
+      "\u0000",
+      "\ufffd",
+      "99999999999999999999",
+      "-1",
+      "..",
+      "/",
+      "NaN",
+      "1e400",
+      "step_",
+      '"',
+      "{",
+      "}",
+      "[]",
+      "null",
+      "__proto__",
+      "constructor",
+      "\r",
+      "\t",
+      "2026-13-45T99:99:99Z",
+      "/weights/step_1/STABLE",
+    ),
   });
 
   it("random edits of the mini sweep's files give a build (exit 0) or one error line with a code (exit 1), never a crash", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 4 }), async (edits) => {
-        const tree: Record<string, Buffer> = Object.fromEntries(Object.entries(base).map(([k, v]) => [k, Buffer.from(v)]));
+        const tree: Record<string, Buffer> = Object.fromEntries(
+          Object.entries(base).map(([k, v]) => [k, Buffer.from(v)]),
+        );
         for (const e of edits) {
           let b = tree[e.file]!;
           const p = b.length ? e.at % b.length : 0;

@@ -9,10 +9,17 @@ import { startHubServer, type HubServer } from "./helpers/hub-server.js";
 import { describeRelease, orderRenames, readReleaseState } from "../src/commands/publish.js";
 
 const TOKEN = "hf_publishTestToken000000000000000";
-const hubJson = (id: string) => JSON.stringify({ id, sha: "1".repeat(40), lastModified: "2026-11-01T00:00:00.000Z", createdAt: "2026-11-01T00:00:00.000Z" });
+const hubJson = (id: string) =>
+  JSON.stringify({
+    id,
+    sha: "1".repeat(40),
+    lastModified: "2026-11-01T00:00:00.000Z",
+    createdAt: "2026-11-01T00:00:00.000Z",
+  });
 const TOKEN_VARS = ["HF_TOKEN", "HF_TOKEN_PATH", "HF_HOME"] as const;
 /** The mini sweep's build: not --strict, 9 warnings. */
-const GATE = "not a release build (built without --strict; 9 warnings: HUB_NO_EOS 2, CHECKPOINT_LOST 1, HUB_DUPLICATE_REPO 1, JANITOR_UNPARSED_LINE 1, PVC_CUT_LINE 1, PVC_MTIME_AFTER_RUN_END 1, SUPERVISOR_NO_SUBMIT 1, TRAJECTORY_NO_FILES 1)";
+const GATE =
+  "not a release build (built without --strict; 9 warnings: HUB_NO_EOS 2, CHECKPOINT_LOST 1, HUB_DUPLICATE_REPO 1, JANITOR_UNPARSED_LINE 1, PVC_CUT_LINE 1, PVC_MTIME_AFTER_RUN_END 1, SUPERVISOR_NO_SUBMIT 1, TRAJECTORY_NO_FILES 1)";
 const INDEX = "agentic-ptb/checkpoint-index";
 
 describe("publish against the local Hub", () => {
@@ -80,27 +87,54 @@ describe("publish against the local Hub", () => {
     hub.failMoves.add("agentic-ptb/alpha.h031.grpo.2");
     const run1 = await runCli("publish", "--out", out, "--hub-url", hub.url, "--yes", "--allow-warnings", "--json");
     expect(run1.code).toBe(1);
-    expect(run1.stderr).toContain("error HUB_UNAVAILABLE: publish stopped at rename agentic-ptb/alpha.h031.grpo.2 → agentic-ptb/alpha.h032.grpo.2: the Hub answered 500");
+    expect(run1.stderr).toContain(
+      "error HUB_UNAVAILABLE: publish stopped at rename agentic-ptb/alpha.h031.grpo.2 → agentic-ptb/alpha.h032.grpo.2: the Hub answered 500",
+    );
     expect(run1.stderr).toContain("2 rename(s) remain; run publish again to continue");
     const o1 = JSON.parse(run1.stdout);
-    expect(o1.failed).toMatchObject({ step: "rename agentic-ptb/alpha.h031.grpo.2 → agentic-ptb/alpha.h032.grpo.2", code: "HUB_UNAVAILABLE" });
+    expect(o1.failed).toMatchObject({
+      step: "rename agentic-ptb/alpha.h031.grpo.2 → agentic-ptb/alpha.h032.grpo.2",
+      code: "HUB_UNAVAILABLE",
+    });
     expect(o1.renamed).toEqual([{ from: "agentic-ptb/alpha.h010.sft2.300", to: "agentic-ptb/alpha.h017.sft2.300" }]);
-    expect(o1.remaining.map((r: { from: string }) => r.from)).toEqual(["agentic-ptb/alpha.h031.grpo.2", "agentic-ptb/alpha.hNA.grpo.1"]);
+    expect(o1.remaining.map((r: { from: string }) => r.from)).toEqual([
+      "agentic-ptb/alpha.h031.grpo.2",
+      "agentic-ptb/alpha.hNA.grpo.1",
+    ]);
     // The new repo's first commit is the upload's parent.
-    expect(hub.commits).toEqual([{ repo: INDEX, title: "ptb-manifest: update README.md, manifest.json, manifest.csv", files: ["README.md", "manifest.json", "manifest.csv"], parentCommit: expect.stringMatching(/^[0-9a-f]{40}$/) }]);
+    expect(hub.commits).toEqual([
+      {
+        repo: INDEX,
+        title: "ptb-manifest: update README.md, manifest.json, manifest.csv",
+        files: ["README.md", "manifest.json", "manifest.csv"],
+        parentCommit: expect.stringMatching(/^[0-9a-f]{40}$/),
+      },
+    ]);
     expect(hub.datasets.get(INDEX)!.get("manifest.csv")).toEqual(await readFile(join(out, "manifest.csv")));
 
     // A re-run finishes the renames (no new commit); the second repo of one checkpoint is left to settle by hand: exit 2.
     hub.failMoves.clear();
     const run2 = await runCli("publish", "--out", out, "--hub-url", hub.url, "--yes", "--allow-warnings", "--json");
     expect(run2.code).toBe(2);
-    expect(run2.stderr).toBe("ptb-manifest: error PUBLISH_CONFLICTS_LEFT: 1 rename(s) not done, to settle by hand:\n  agentic-ptb/alpha.h006.sft2.100 → agentic-ptb/alpha.h005.sft2.100: agentic-ptb/alpha.h005.sft2.100 already exists: a second repo of the same checkpoint (compare and delete one by hand)\n");
+    expect(run2.stderr).toBe(
+      "ptb-manifest: error PUBLISH_CONFLICTS_LEFT: 1 rename(s) not done, to settle by hand:\n  agentic-ptb/alpha.h006.sft2.100 → agentic-ptb/alpha.h005.sft2.100: agentic-ptb/alpha.h005.sft2.100 already exists: a second repo of the same checkpoint (compare and delete one by hand)\n",
+    );
     const o2 = JSON.parse(run2.stdout);
-    expect([o2.committed, o2.renamed.length, o2.plan.files.map((f: { status: string }) => f.status), o2.plan.parentCommit]).toEqual([null, 2, ["same", "same", "same"], hub.datasetHeads.get(INDEX)]);
+    expect([
+      o2.committed,
+      o2.renamed.length,
+      o2.plan.files.map((f: { status: string }) => f.status),
+      o2.plan.parentCommit,
+    ]).toEqual([null, 2, ["same", "same", "same"], hub.datasetHeads.get(INDEX)]);
     expect(hub.commits).toHaveLength(1);
     expect(hub.modelIds().filter((id) => id.startsWith("agentic-ptb/alpha."))).toEqual([
-      "agentic-ptb/alpha.h005.sft2.100", "agentic-ptb/alpha.h006.sft2.100", "agentic-ptb/alpha.h012.sft2.200", "agentic-ptb/alpha.h017.sft2.300",
-      "agentic-ptb/alpha.h030.grpo.1", "agentic-ptb/alpha.h032.grpo.2", "agentic-ptb/alpha.hNA.sft3.20",
+      "agentic-ptb/alpha.h005.sft2.100",
+      "agentic-ptb/alpha.h006.sft2.100",
+      "agentic-ptb/alpha.h012.sft2.200",
+      "agentic-ptb/alpha.h017.sft2.300",
+      "agentic-ptb/alpha.h030.grpo.1",
+      "agentic-ptb/alpha.h032.grpo.2",
+      "agentic-ptb/alpha.hNA.sft3.20",
     ]);
 
     // A third run changes nothing (only reads), and still says the conflict is left: exit 2.
@@ -120,12 +154,18 @@ describe("publish against the local Hub", () => {
     try {
       const r = await runCli("publish", "--out", out, "--hub-url", h.url, "--yes");
       expect(r.code).toBe(1);
-      expect(r.stderr).toBe(`ptb-manifest: error PUBLISH_NOT_RELEASE at ${join(out, "build-report.json")}: the build in ${out} is ${GATE}: nothing was done. Rebuild with build --strict and fix or accept each warning (README: Warnings and errors), or pass --allow-warnings to publish it anyway\n`);
+      expect(r.stderr).toBe(
+        `ptb-manifest: error PUBLISH_NOT_RELEASE at ${join(out, "build-report.json")}: the build in ${out} is ${GATE}: nothing was done. Rebuild with build --strict and fix or accept each warning (README: Warnings and errors), or pass --allow-warnings to publish it anyway\n`,
+      );
       expect(h.log).toEqual([]);
       const p = await runCli("publish", "--out", out, "--hub-url", h.url);
       expect(p.code).toBe(0);
       expect(p.stdout).toContain(`\nbuild: ${GATE}; publish --yes refuses it without --allow-warnings\n`);
-      expect(p.stdout.endsWith("\nnot a release build: rebuild with build --strict, or run again with --yes --allow-warnings to apply\n")).toBe(true);
+      expect(
+        p.stdout.endsWith(
+          "\nnot a release build: rebuild with build --strict, or run again with --yes --allow-warnings to apply\n",
+        ),
+      ).toBe(true);
       expect(posts(h)).toEqual([]);
     } finally {
       await h.close();
@@ -149,16 +189,24 @@ describe("publish against the local Hub", () => {
       marker.files["build-report.json"].sha256 = sha256Of(text);
       await writeFile(join(strictOut, OUT_MARKER), JSON.stringify(marker));
     };
-    await writeFile(join(strictOut, "build-report.json"), JSON.stringify({ ...report, arguments: { ...report.arguments, strict: true }, warning_counts: {}, warnings: [] }));
+    await writeFile(
+      join(strictOut, "build-report.json"),
+      JSON.stringify({ ...report, arguments: { ...report.arguments, strict: true }, warning_counts: {}, warnings: [] }),
+    );
     const h0 = await startHubServer({ hubDir, token: TOKEN });
     try {
       const edited = await runCli("publish", "--out", strictOut, "--hub-url", h0.url, "--yes");
-      expect([edited.code, edited.stderr]).toEqual([1, `ptb-manifest: error PUBLISH_FILE_CHANGED at ${join(strictOut, "build-report.json")}: build-report.json in ${strictOut} is not as ptb-manifest build wrote it (edited since): only a build's own files are published; run ptb-manifest build again\n`]);
+      expect([edited.code, edited.stderr]).toEqual([
+        1,
+        `ptb-manifest: error PUBLISH_FILE_CHANGED at ${join(strictOut, "build-report.json")}: build-report.json in ${strictOut} is not as ptb-manifest build wrote it (edited since): only a build's own files are published; run ptb-manifest build again\n`,
+      ]);
       expect(h0.commits).toHaveLength(0);
     } finally {
       await h0.close();
     }
-    await asBuilt(JSON.stringify({ ...report, arguments: { ...report.arguments, strict: true }, warning_counts: {}, warnings: [] }));
+    await asBuilt(
+      JSON.stringify({ ...report, arguments: { ...report.arguments, strict: true }, warning_counts: {}, warnings: [] }),
+    );
     const h = await startHubServer({ hubDir, token: TOKEN });
     try {
       expect(await readReleaseState(strictOut)).toEqual({ strict: true, warnings: 0, counts: [], ok: true });
@@ -191,8 +239,21 @@ describe("publish against the local Hub", () => {
     try {
       for (const text of ["{", "{}", "[{}]"]) {
         await writeFile(join(broken, "manifest.json"), text);
-        const r = await runCli("publish", "--out", broken, "--hub-url", "http://127.0.0.1:9", "--yes", "--allow-warnings");
-        expect([r.code, r.stderr]).toEqual([1, expect.stringContaining(`error PUBLISH_NO_BUILD at ${join(broken, "manifest.json")}: no valid manifest in ${broken}`)]);
+        const r = await runCli(
+          "publish",
+          "--out",
+          broken,
+          "--hub-url",
+          "http://127.0.0.1:9",
+          "--yes",
+          "--allow-warnings",
+        );
+        expect([r.code, r.stderr]).toEqual([
+          1,
+          expect.stringContaining(
+            `error PUBLISH_NO_BUILD at ${join(broken, "manifest.json")}: no valid manifest in ${broken}`,
+          ),
+        ]);
       }
       // Only the baseline row: the org is not guessed.
       const rows = JSON.parse(await readFile(join(out, "manifest.json"), "utf8")) as { cell: string }[];
@@ -209,11 +270,18 @@ describe("publish against the local Hub", () => {
     const h = await startHubServer({ hubDir: join(dir, "hub"), token: TOKEN });
     try {
       const r = await runCli("publish", "--out", out, "--hub-url", h.url, "--yes", "--allow-warnings");
-      expect([r.code, r.stderr]).toEqual([1, expect.stringContaining("error PUBLISH_NO_TOKEN: publishing writes to the Hub and no token is set: set HF_TOKEN")]);
+      expect([r.code, r.stderr]).toEqual([
+        1,
+        expect.stringContaining(
+          "error PUBLISH_NO_TOKEN: publishing writes to the Hub and no token is set: set HF_TOKEN",
+        ),
+      ]);
       expect(h.log).toEqual([]);
       const p = await runCli("publish", "--out", out, "--hub-url", h.url);
       expect(p.code).toBe(1);
-      expect(p.stderr).toMatch(/^ptb-manifest: error HUB_ACCESS_DENIED: the Hub answered 401 to http:\/\/127\.0\.0\.1:\d+\/api\/datasets\/agentic-ptb\/checkpoint-index\/revision\/main \(Invalid credentials in Authorization header\): no token is set: set HF_TOKEN/);
+      expect(p.stderr).toMatch(
+        /^ptb-manifest: error HUB_ACCESS_DENIED: the Hub answered 401 to http:\/\/127\.0\.0\.1:\d+\/api\/datasets\/agentic-ptb\/checkpoint-index\/revision\/main \(Invalid credentials in Authorization header\): no token is set: set HF_TOKEN/,
+      );
       expect(p.stdout).toBe("");
     } finally {
       await h.close();
@@ -229,7 +297,9 @@ describe("publish against the local Hub", () => {
         const r = await runCli("publish", "--out", out, "--hub-url", h.url, ...yes);
         expect(r.code).toBe(1);
         expect(r.stderr).toContain("error HUB_ACCESS_DENIED: the Hub answered 401 to ");
-        expect(r.stderr).toContain("/api/datasets/agentic-ptb/checkpoint-index/revision/main (Invalid credentials in Authorization header): the token from HF_TOKEN was rejected");
+        expect(r.stderr).toContain(
+          "/api/datasets/agentic-ptb/checkpoint-index/revision/main (Invalid credentials in Authorization header): the token from HF_TOKEN was rejected",
+        );
         expect(r.stdout).not.toContain("to be created");
         expect(r.stdout + r.stderr).not.toContain("hf_wrongWrongWrong");
         expect(h.log.map((x) => [x.kind, x.status])).toEqual([["dataset", 401]]);
@@ -245,7 +315,9 @@ describe("publish against the local Hub", () => {
     try {
       const r = await runCli("publish", "--out", out, "--hub-url", open.url);
       expect(r.code).toBe(0);
-      expect(r.stdout.split("\n")[0]).toBe(`publish to dataset ${INDEX} (not visible without a token: to be created, unless it is private)`);
+      expect(r.stdout.split("\n")[0]).toBe(
+        `publish to dataset ${INDEX} (not visible without a token: to be created, unless it is private)`,
+      );
     } finally {
       await open.close();
     }
@@ -276,12 +348,16 @@ describe("publish against the local Hub", () => {
       tokenEnv({ HF_TOKEN_PATH: tokDir }); // a folder: cannot be read as a file
       const c = await runCli("publish", "--out", out, "--hub-url", h.url);
       expect(c.code).toBe(1);
-      expect(c.stderr).toBe(`ptb-manifest: error HUB_TOKEN_UNREADABLE at ${tokDir}: the Hub token file ${tokDir} cannot be read (EISDIR): fix its permissions, or set HF_TOKEN or HF_TOKEN_PATH\n`);
+      expect(c.stderr).toBe(
+        `ptb-manifest: error HUB_TOKEN_UNREADABLE at ${tokDir}: the Hub token file ${tokDir} cannot be read (EISDIR): fix its permissions, or set HF_TOKEN or HF_TOKEN_PATH\n`,
+      );
 
       tokenEnv({ HF_TOKEN_PATH: join(tokDir, "bad-token") });
       const d = await runCli("publish", "--out", out, "--hub-url", h.url);
       expect(d.code).toBe(1);
-      expect(d.stderr).toBe(`ptb-manifest: error HUB_BAD_TOKEN: the Hub token from the token file ${join(tokDir, "bad-token")} does not start with hf_ (its value is not shown)\n`);
+      expect(d.stderr).toBe(
+        `ptb-manifest: error HUB_BAD_TOKEN: the Hub token from the token file ${join(tokDir, "bad-token")} does not start with hf_ (its value is not shown)\n`,
+      );
       expect(h.log).toEqual([]);
     } finally {
       await h.close();
@@ -296,7 +372,11 @@ describe("publish against the local Hub", () => {
       for (const yes of [[], ["--yes", "--allow-warnings"]]) {
         const r = await runCli("publish", "--out", out, "--hub-url", url, ...yes);
         expect(r.code).toBe(1);
-        expect(r.stderr).toMatch(new RegExp(`^ptb-manifest: error HUB_UNREACHABLE: cannot reach the Hub: GET ${url.replace(/\./g, "\\.")}/api/datasets/agentic-ptb/checkpoint-index/revision/main failed \\((ECONNREFUSED|ENOTFOUND)\\)`));
+        expect(r.stderr).toMatch(
+          new RegExp(
+            `^ptb-manifest: error HUB_UNREACHABLE: cannot reach the Hub: GET ${url.replace(/\./g, "\\.")}/api/datasets/agentic-ptb/checkpoint-index/revision/main failed \\((ECONNREFUSED|ENOTFOUND)\\)`,
+          ),
+        );
       }
     }
   });
@@ -315,8 +395,14 @@ describe("publish against the local Hub", () => {
       };
       const r = await runCli("publish", "--out", out, "--hub-url", h.url, "--yes", "--allow-warnings", "--json");
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain(`error PUBLISH_HUB_CHANGED: publish stopped at upload to ${INDEX}: ${INDEX} has changed on the Hub since the plan (its main is no longer at ${first}; the Hub answered 412)`);
-      expect(JSON.parse(r.stdout)).toMatchObject({ committed: null, renamed: [], failed: { code: "PUBLISH_HUB_CHANGED" } });
+      expect(r.stderr).toContain(
+        `error PUBLISH_HUB_CHANGED: publish stopped at upload to ${INDEX}: ${INDEX} has changed on the Hub since the plan (its main is no longer at ${first}; the Hub answered 412)`,
+      );
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        committed: null,
+        renamed: [],
+        failed: { code: "PUBLISH_HUB_CHANGED" },
+      });
       expect(h.commits).toEqual([]);
       expect(h.log.filter((x) => x.kind === "commit").map((x) => x.status)).toEqual([412]);
       expect(h.count("move")).toBe(0);
@@ -325,26 +411,55 @@ describe("publish against the local Hub", () => {
       // --parent-commit: the plan printed names the commit; a change since then stops --yes before anything is done.
       const plan = JSON.parse((await runCli("publish", "--out", out, "--hub-url", h.url, "--json")).stdout).plan;
       expect(plan.parentCommit).toBe(h.datasetHeads.get(INDEX));
-      expect((await runCli("publish", "--out", out, "--hub-url", h.url)).stdout).toContain(`run again with --yes --allow-warnings to apply (add --parent-commit ${plan.parentCommit} to apply it only if the dataset is still at this commit)`);
+      expect((await runCli("publish", "--out", out, "--hub-url", h.url)).stdout).toContain(
+        `run again with --yes --allow-warnings to apply (add --parent-commit ${plan.parentCommit} to apply it only if the dataset is still at this commit)`,
+      );
       h.pushCommit(INDEX, { "manifest.csv": "x\n" });
       h.reset();
-      const pinned = await runCli("publish", "--out", out, "--hub-url", h.url, "--yes", "--allow-warnings", "--parent-commit", plan.parentCommit);
+      const pinned = await runCli(
+        "publish",
+        "--out",
+        out,
+        "--hub-url",
+        h.url,
+        "--yes",
+        "--allow-warnings",
+        "--parent-commit",
+        plan.parentCommit,
+      );
       expect(pinned.code).toBe(1);
-      expect(pinned.stderr).toContain(`error PUBLISH_HUB_CHANGED: ${INDEX} is at commit ${h.datasetHeads.get(INDEX)}, not at --parent-commit ${plan.parentCommit}: nothing was done`);
+      expect(pinned.stderr).toContain(
+        `error PUBLISH_HUB_CHANGED: ${INDEX} is at commit ${h.datasetHeads.get(INDEX)}, not at --parent-commit ${plan.parentCommit}: nothing was done`,
+      );
       expect(posts(h)).toEqual([]);
       expect((await runCli("publish", "--out", out, "--parent-commit", "abc")).code).toBe(64);
       // The current commit, given by its first 12 digits: applied.
       const now = h.datasetHeads.get(INDEX)!;
-      const ok = await runCli("publish", "--out", out, "--hub-url", h.url, "--yes", "--allow-warnings", "--parent-commit", now.slice(0, 12), "--json");
+      const ok = await runCli(
+        "publish",
+        "--out",
+        out,
+        "--hub-url",
+        h.url,
+        "--yes",
+        "--allow-warnings",
+        "--parent-commit",
+        now.slice(0, 12),
+        "--json",
+      );
       expect(ok.code).toBe(2); // the second repo of one checkpoint is left to settle by hand
-      expect(JSON.parse(ok.stdout)).toMatchObject({ committed: expect.any(String), failed: null, renamed: [{}, {}, {}] });
+      expect(JSON.parse(ok.stdout)).toMatchObject({
+        committed: expect.any(String),
+        failed: null,
+        renamed: [{}, {}, {}],
+      });
       expect(h.commits.map((c) => c.parentCommit)).toEqual([now]);
     } finally {
       await h.close();
     }
   });
 
-  it("a dataset repo created by someone else after the plan said \"to be created\" stops the publish (PUBLISH_HUB_CHANGED)", async () => {
+  it('a dataset repo created by someone else after the plan said "to be created" stops the publish (PUBLISH_HUB_CHANGED)', async () => {
     tokenEnv({ HF_TOKEN: TOKEN });
     const h = await startHubServer({ hubDir: join(dir, "hub"), token: TOKEN });
     try {
@@ -353,7 +468,9 @@ describe("publish against the local Hub", () => {
       };
       const r = await runCli("publish", "--out", out, "--hub-url", h.url, "--yes", "--allow-warnings");
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain(`error PUBLISH_HUB_CHANGED: publish stopped at create ${INDEX}: the dataset repo ${INDEX} was created by someone else since the plan (the Hub answered 409)`);
+      expect(r.stderr).toContain(
+        `error PUBLISH_HUB_CHANGED: publish stopped at create ${INDEX}: the dataset repo ${INDEX} was created by someone else since the plan (the Hub answered 409)`,
+      );
       expect(h.commits).toEqual([]);
       expect(h.count("move")).toBe(0);
     } finally {
@@ -364,19 +481,43 @@ describe("publish against the local Hub", () => {
 
 describe("release gate in words", () => {
   it("names --strict and every warning code with its count, most frequent first", () => {
-    expect(describeRelease({ strict: true, warnings: 0, counts: [], ok: true })).toBe("a release build (--strict, no warnings)");
-    expect(describeRelease({ strict: false, warnings: 0, counts: [], ok: false })).toBe("not a release build (built without --strict; 0 warnings)");
-    expect(describeRelease({ strict: true, warnings: 1, counts: [{ code: "X", count: 1 }], ok: false })).toBe("not a release build (1 warning: X 1)");
+    expect(describeRelease({ strict: true, warnings: 0, counts: [], ok: true })).toBe(
+      "a release build (--strict, no warnings)",
+    );
+    expect(describeRelease({ strict: false, warnings: 0, counts: [], ok: false })).toBe(
+      "not a release build (built without --strict; 0 warnings)",
+    );
+    expect(describeRelease({ strict: true, warnings: 1, counts: [{ code: "X", count: 1 }], ok: false })).toBe(
+      "not a release build (1 warning: X 1)",
+    );
   });
 });
 
 describe("rename ordering", () => {
   it("waits for a target to be freed, and reports taken targets and cycles", () => {
-    expect(orderRenames([{ from: "o/a", to: "o/b" }, { from: "o/b", to: "o/c" }], new Set(["o/a", "o/b"]))).toEqual({
-      renames: [{ from: "o/b", to: "o/c" }, { from: "o/a", to: "o/b" }],
+    expect(
+      orderRenames(
+        [
+          { from: "o/a", to: "o/b" },
+          { from: "o/b", to: "o/c" },
+        ],
+        new Set(["o/a", "o/b"]),
+      ),
+    ).toEqual({
+      renames: [
+        { from: "o/b", to: "o/c" },
+        { from: "o/a", to: "o/b" },
+      ],
       conflicts: [],
     });
-    const r = orderRenames([{ from: "o/x", to: "o/y" }, { from: "o/y", to: "o/x" }, { from: "o/p", to: "o/q" }], new Set(["o/x", "o/y", "o/p", "o/q"]));
+    const r = orderRenames(
+      [
+        { from: "o/x", to: "o/y" },
+        { from: "o/y", to: "o/x" },
+        { from: "o/p", to: "o/q" },
+      ],
+      new Set(["o/x", "o/y", "o/p", "o/q"]),
+    );
     expect(r.renames).toEqual([]);
     expect(r.conflicts.map((c) => [c.from, c.reason.split(":")[0]])).toEqual([
       ["o/p", "o/q already exists"],

@@ -5,8 +5,13 @@ import type { Cell } from "../src/schema.js";
 import { makeTree, removeTree, lines } from "./helpers/tree.js";
 
 const cell: Cell = {
-  cell: "c1", driver: "d", effort: "high", trajectory_format: "codex", pvc_root: "/pvc/ptb/c1",
-  janitor_tz: "UTC", family_aliases: { "sft 3": "sft3" },
+  cell: "c1",
+  driver: "d",
+  effort: "high",
+  trajectory_format: "codex",
+  pvc_root: "/pvc/ptb/c1",
+  janitor_tz: "UTC",
+  family_aliases: { "sft 3": "sft3" },
 };
 const roots: string[] = [];
 afterAll(async () => Promise.all(roots.map(removeTree)));
@@ -20,13 +25,12 @@ async function collect(gen: AsyncGenerator<PvcEntry>): Promise<PvcEntry[]> {
 describe("listing.tsv (find -printf format)", () => {
   it("reads epoch fractions, types, sizes and paths with spaces; warns on a cut-short last line", async () => {
     const root = await makeTree({
-      "l.tsv":
-        lines(
-          "1790003123.4567891230\td\t4096\t/pvc/ptb/c1",
-          "1790003123.4567891230\tf\t0\t/pvc/ptb/c1/sft 3/weights/step_100/STABLE",
-          "1790000000.0000000000\tf\t12\t/pvc/ptb/c1/sft2/weights/step_5/model-00001-of-00002.safetensors",
-          "garbage line",
-        ) + "1790000000.00\tf\t0\t/pvc/ptb/c1/sft2/weights/st",
+      "l.tsv": `${lines(
+        "1790003123.4567891230\td\t4096\t/pvc/ptb/c1",
+        "1790003123.4567891230\tf\t0\t/pvc/ptb/c1/sft 3/weights/step_100/STABLE",
+        "1790000000.0000000000\tf\t12\t/pvc/ptb/c1/sft2/weights/step_5/model-00001-of-00002.safetensors",
+        "garbage line",
+      )}1790000000.00\tf\t0\t/pvc/ptb/c1/sft2/weights/st`,
     });
     roots.push(root);
     const diag = new Diagnostics();
@@ -78,12 +82,21 @@ describe("ls-lR.txt (ls -lR --full-time format)", () => {
 
 describe("PVC entries to observations", () => {
   const entry = (path: string, type = "f"): PvcEntry => ({
-    mtimeMs: 1, type, sizeBytes: 0, path, origin: { file: "f", line: 1, offset: 0, raw: path },
+    mtimeMs: 1,
+    type,
+    sizeBytes: 0,
+    path,
+    origin: { file: "f", line: 1, offset: 0, raw: path },
   });
   const observe = (path: string, type = "f") => observePvcEntry(cell, entry(path, type), 0, new Diagnostics(), "t");
 
   it("keeps weights/step_N STABLE, safetensors and the directory; ignores checkpoints/, rollouts/, logs/", () => {
-    expect(observe("/pvc/ptb/c1/sft2/weights/step_100/STABLE")).toMatchObject({ kind: "pvc_stable", family: "sft2", step: 100, familyDir: "sft2" });
+    expect(observe("/pvc/ptb/c1/sft2/weights/step_100/STABLE")).toMatchObject({
+      kind: "pvc_stable",
+      family: "sft2",
+      step: 100,
+      familyDir: "sft2",
+    });
     expect(observe("/pvc/ptb/c1/sft2/weights/step_100/m.safetensors")).toMatchObject({ kind: "pvc_weights" });
     expect(observe("/pvc/ptb/c1/sft2/weights/step_100", "d")).toMatchObject({ kind: "pvc_dir" });
     expect(observe("/pvc/ptb/c1/sft2/checkpoints/step_100/STABLE")).toBeNull();
@@ -93,7 +106,10 @@ describe("PVC entries to observations", () => {
   });
 
   it("takes the family from the directory holding weights/ (nested runs/) and applies family_aliases", () => {
-    expect(observe("/pvc/ptb/c1/runs/grpo-a/weights/step_7/STABLE")).toMatchObject({ family: "grpo-a", familyDir: "runs/grpo-a" });
+    expect(observe("/pvc/ptb/c1/runs/grpo-a/weights/step_7/STABLE")).toMatchObject({
+      family: "grpo-a",
+      familyDir: "runs/grpo-a",
+    });
     expect(observe("/pvc/ptb/c1/sft 3/weights/step_7/STABLE")).toMatchObject({ family: "sft3", familyDir: "sft 3" });
   });
 
@@ -106,14 +122,34 @@ describe("PVC entries to observations", () => {
 });
 
 describe("listing lines a new user broke", () => {
-  const entry = (path: string): PvcEntry => ({ mtimeMs: 1, type: "f", sizeBytes: 0, path, origin: { file: "f", line: 7, offset: 0, raw: path } });
+  const entry = (path: string): PvcEntry => ({
+    mtimeMs: 1,
+    type: "f",
+    sizeBytes: 0,
+    path,
+    origin: { file: "f", line: 7, offset: 0, raw: path },
+  });
   it("a doubled slash is the same directory; a tab, a trailing slash or bad UTF-8 is a bad line naming it (P10, P11, P18)", () => {
     const diag = new Diagnostics();
-    expect(observePvcEntry(cell, entry("/pvc/ptb/c1//sft2/weights/step_1/STABLE"), 0, diag, "t")).toMatchObject({ family: "sft2", familyDir: "sft2", step: 1 });
-    expect(observePvcEntry(cell, entry("/pvc/ptb/c1/data/x1790000000.0\tf\t0\t/pvc/ptb/c1/sft2/weights/step_1/STABLE"), 0, diag, "t")).toBeNull();
+    expect(observePvcEntry(cell, entry("/pvc/ptb/c1//sft2/weights/step_1/STABLE"), 0, diag, "t")).toMatchObject({
+      family: "sft2",
+      familyDir: "sft2",
+      step: 1,
+    });
+    expect(
+      observePvcEntry(
+        cell,
+        entry("/pvc/ptb/c1/data/x1790000000.0\tf\t0\t/pvc/ptb/c1/sft2/weights/step_1/STABLE"),
+        0,
+        diag,
+        "t",
+      ),
+    ).toBeNull();
     expect(observePvcEntry(cell, entry("/pvc/ptb/c1/sft2/weights/step_1/STABLE/"), 0, diag, "t")).toBeNull();
     expect(observePvcEntry(cell, entry("/pvc/ptb/c1/d\ufffdpo/weights/step_1/STABLE"), 0, diag, "t")).toBeNull();
-    expect(diag.warnings.map((w) => [w.code, w.line, w.message.split("; ")[0]!.split(" ").slice(-3).join(" ")])).toEqual([
+    expect(
+      diag.warnings.map((w) => [w.code, w.line, w.message.split("; ")[0]!.split(" ").slice(-3).join(" ")]),
+    ).toEqual([
       ["PVC_BAD_LINE", 7, "lines run together?)"],
       ["PVC_BAD_LINE", 7, "ends with /"],
       ["PVC_BAD_LINE", 7, "not valid UTF-8"],
@@ -124,7 +160,13 @@ describe("listing lines a new user broke", () => {
 describe("find's starting point", () => {
   it("printed with the trailing slash it was given is no bad line", () => {
     const diag = new Diagnostics();
-    const e: PvcEntry = { mtimeMs: 1, type: "d", sizeBytes: 4096, path: "/pvc/ptb/c1/", origin: { file: "f", line: 1, offset: 0, raw: "" } };
+    const e: PvcEntry = {
+      mtimeMs: 1,
+      type: "d",
+      sizeBytes: 4096,
+      path: "/pvc/ptb/c1/",
+      origin: { file: "f", line: 1, offset: 0, raw: "" },
+    };
     expect(observePvcEntry(cell, e, 0, diag, "t")).toBeNull();
     expect(diag.warnings).toEqual([]);
   });

@@ -50,7 +50,12 @@ describe("--tolerance-h is the validation gate only; --outlier-floor-h moves the
   it("fitCadence: the tolerance never changes the points used; the floor does", () => {
     const narrow = fitCadence(points, anchors, 1.5)!;
     const wide = fitCadence(points, anchors, 5)!;
-    expect([narrow.used, narrow.outliers, wide.used, wide.outliers]).toEqual([[10, 20, 30, 50], [40], [10, 20, 30, 50], [40]]);
+    expect([narrow.used, narrow.outliers, wide.used, wide.outliers]).toEqual([
+      [10, 20, 30, 50],
+      [40],
+      [10, 20, 30, 50],
+      [40],
+    ]);
     expect(wide.slopeHPerStep).toBe(narrow.slopeHPerStep);
     expect([narrow.validated, wide.validated]).toEqual([true, true]);
     const floor = fitCadence(points, anchors, 1.5, 2.5)!;
@@ -77,7 +82,10 @@ describe("--tolerance-h is the validation gate only; --outlier-floor-h moves the
     expect(wide.get("sol-high/sft2/200")!.hour).toBe(5.5);
     // The outlier cut's floor is its own option: a floor of 5 h keeps the point the default rejects, and the fit then fails.
     const floor = await byKey({ outlierFloorH: 5 });
-    expect([floor.get("sol-high/sft2/200")!.hour, floor.get("sol-high/sft2/200")!.hour_source]).toEqual([null, "unrecoverable"]);
+    expect([floor.get("sol-high/sft2/200")!.hour, floor.get("sol-high/sft2/200")!.hour_source]).toEqual([
+      null,
+      "unrecoverable",
+    ]);
   }, 300_000);
 });
 
@@ -87,21 +95,32 @@ describe("explain and validate describe the last build into --out", () => {
     // Derived now (no build in --out): the default tolerance extrapolates the row.
     const fresh = await runCli("explain", "alpha/grpo/5", "--sources", dir, "--out", out);
     expect(fresh.code).toBe(0);
-    expect(fresh.stdout.split("\n")[0]).toBe(`Build: none in ${out}/ (no build-report.json): derived now from ${dir}/ with --tolerance-h 1.5 --outlier-floor-h 1.5 (no --pvc, no --hub).`);
+    expect(fresh.stdout.split("\n")[0]).toBe(
+      `Build: none in ${out}/ (no build-report.json): derived now from ${dir}/ with --tolerance-h 1.5 --outlier-floor-h 1.5 (no --pvc, no --hub).`,
+    );
     expect(fresh.stdout).toContain("agentic-ptb/alpha.h038.grpo.5\n");
 
     expect((await runCli("build", "--sources", dir, "--out", out, "--quiet", "--tolerance-h", "0.4")).code).toBe(0);
     const x = await runCli("explain", "alpha/grpo/5", "--out", out, "--sources", dir);
     expect(x.code).toBe(0);
-    expect(x.stdout.split("\n")[0]).toBe(`Build: ${out}/ (ptb-manifest ${JSON.parse(await readFile(join(out, "build-report.json"), "utf8")).version}; --sources ${dir} --tolerance-h 0.4 --outlier-floor-h 1.5); inputs in ${dir}/ unchanged since that build.`);
+    expect(x.stdout.split("\n")[0]).toBe(
+      `Build: ${out}/ (ptb-manifest ${JSON.parse(await readFile(join(out, "build-report.json"), "utf8")).version}; --sources ${dir} --tolerance-h 0.4 --outlier-floor-h 1.5); inputs in ${dir}/ unchanged since that build.`,
+    );
     expect(x.stdout).toContain("agentic-ptb/alpha.hNA.grpo.5\n");
     expect(x.stdout).toContain("  hour null   hour_source unrecoverable");
     const json = JSON.parse((await runCli("explain", "alpha/grpo/5", "--out", out, "--sources", dir, "--json")).stdout);
-    expect([json.row.hour, json.build.found, json.build.arguments.tolerance_h, json.build.inputs.state]).toEqual([null, true, 0.4, "unchanged"]);
+    expect([json.row.hour, json.build.found, json.build.arguments.tolerance_h, json.build.inputs.state]).toEqual([
+      null,
+      true,
+      0.4,
+      "unchanged",
+    ]);
 
     // An option the build did not use is reported, not silently applied.
     const given = await runCli("explain", "alpha/grpo/5", "--out", out, "--sources", dir, "--tolerance-h", "1.5");
-    expect(given.stdout.split("\n")[1]).toBe(`  note: --tolerance-h 1.5 does not apply: the build in ${out}/ decided with --tolerance-h 0.4 (rebuild with --tolerance-h 1.5, or give --out a folder without a build to derive now)`);
+    expect(given.stdout.split("\n")[1]).toBe(
+      `  note: --tolerance-h 1.5 does not apply: the build in ${out}/ decided with --tolerance-h 0.4 (rebuild with --tolerance-h 1.5, or give --out a folder without a build to derive now)`,
+    );
     expect(given.stdout).toContain("agentic-ptb/alpha.hNA.grpo.5\n");
 
     // validate checks that build at its own tolerance: the anchor misses the fit by 0.5 h.
@@ -109,14 +128,20 @@ describe("explain and validate describe the last build into --out", () => {
     expect(v.code).toBe(1);
     const report = JSON.parse(v.stdout);
     expect([report.tolerance_h, report.build.found]).toEqual([0.4, true]);
-    expect(report.anchors.map((a: any) => [a.step, a.row_hour, a.hour_source, a.residual_h, a.miss])).toEqual([[5, null, "unrecoverable", -0.5, true]]);
+    expect(report.anchors.map((a: any) => [a.step, a.row_hour, a.hour_source, a.residual_h, a.miss])).toEqual([
+      [5, null, "unrecoverable", -0.5, true],
+    ]);
     const vt = await runCli("validate", "--out", out, "--sources", dir);
-    expect(vt.stdout.split("\n")[0]).toMatch(new RegExp(`^Build: ${out}/ .*--tolerance-h 0\\.4 .*; inputs in ${dir}/ unchanged since that build\\.$`));
+    expect(vt.stdout.split("\n")[0]).toMatch(
+      new RegExp(`^Build: ${out}/ .*--tolerance-h 0\\.4 .*; inputs in ${dir}/ unchanged since that build\\.$`),
+    );
 
     // An input edited after the build: still that build's decisions, and the change is named.
     await appendFile(join(dir, "alpha", "RUNLOG.md"), "one more note\n");
     const changed = await runCli("explain", "alpha/grpo/5", "--out", out, "--sources", dir);
-    expect(changed.stdout.split("\n")[0]).toContain(`; inputs in ${dir}/ CHANGED since that build (1 changed: alpha/RUNLOG.md): this is what that build decided; rebuild to see the change.`);
+    expect(changed.stdout.split("\n")[0]).toContain(
+      `; inputs in ${dir}/ CHANGED since that build (1 changed: alpha/RUNLOG.md): this is what that build decided; rebuild to see the change.`,
+    );
     expect(changed.stdout).toContain("agentic-ptb/alpha.hNA.grpo.5\n");
   }, 120_000);
 
@@ -124,7 +149,8 @@ describe("explain and validate describe the last build into --out", () => {
     const { dir } = await mini();
     const { spawnSync } = await import("node:child_process");
     const { basename, dirname } = await import("node:path");
-    const cli = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [join(repo, "bin", "ptb-manifest.js"), ...args], { cwd, encoding: "utf8" });
+    const cli = (cwd: string, ...args: string[]) =>
+      spawnSync(process.execPath, [join(repo, "bin", "ptb-manifest.js"), ...args], { cwd, encoding: "utf8" });
     const parent = dirname(dir);
     const out = `${basename(dir)}-out`;
     expect(cli(parent, "build", "--sources", basename(dir), "--out", out, "--quiet").status).toBe(0);
@@ -143,7 +169,9 @@ describe("explain and validate describe the last build into --out", () => {
     const b = await mini();
     expect((await runCli("build", "--sources", a.dir, "--out", a.out, "--quiet", "--tolerance-h", "0.4")).code).toBe(0);
     const x = await runCli("explain", "alpha/grpo/5", "--out", a.out, "--sources", b.dir);
-    expect(x.stdout.split("\n")[0]).toBe(`Build: the one in ${a.out}/ is of ${a.dir}/, not of ${b.dir}/: derived now from ${b.dir}/ with --tolerance-h 1.5 --outlier-floor-h 1.5 (no --pvc, no --hub).`);
+    expect(x.stdout.split("\n")[0]).toBe(
+      `Build: the one in ${a.out}/ is of ${a.dir}/, not of ${b.dir}/: derived now from ${b.dir}/ with --tolerance-h 1.5 --outlier-floor-h 1.5 (no --pvc, no --hub).`,
+    );
     expect(x.stdout).toContain("agentic-ptb/alpha.h038.grpo.5\n");
     // Without --sources, the build's own recorded sources are compared.
     const own = await runCli("explain", "alpha/grpo/5", "--out", a.out);
@@ -156,7 +184,12 @@ describe("explain and validate describe the last build into --out", () => {
 });
 
 describe("warnings are listed by code, with what is new since the previous build into --out", () => {
-  const w = (code: string, file: string | null, line: number | null, message: string): Warning => ({ code, file, line, message });
+  const w = (code: string, file: string | null, line: number | null, message: string): Warning => ({
+    code,
+    file,
+    line,
+    message,
+  });
 
   it("a warning keeps its identity when its line moves; duplicates count one by one", () => {
     const prev = [w("A", "f", 3, "x"), w("A", "f", 4, "x"), w("B", "g", 1, "y")];
@@ -167,7 +200,11 @@ describe("warnings are listed by code, with what is new since the previous build
 
   it("one line per code with its count and an example (a new one first), how many are not shown; --verbose lists all", () => {
     const now = [w("A", "f", 1, "old\tone"), w("A", "f", 2, "new one"), w("B", null, null, "b")];
-    const compared = compareWarnings(now, [w("A", "f", 1, "old\tone"), w("B", null, null, "b"), w("D", "d", 1, "gone")]);
+    const compared = compareWarnings(now, [
+      w("A", "f", 1, "old\tone"),
+      w("B", null, null, "b"),
+      w("D", "d", 1, "gone"),
+    ]);
     expect(renderWarnings(now, { compared, out: "out/" })).toEqual([
       "warnings: 3 (1 new, 1 gone since the previous build into out/); by code:",
       "  A    2 (1 new)  e.g. f:2: new one  [new]",
@@ -190,36 +227,97 @@ describe("warnings are listed by code, with what is new since the previous build
     const { dir, out } = await mini();
     const first = await runCli("build", "--sources", dir, "--out", out, "--quiet");
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain(`warnings: 6 (no previous build in ${out}/ to compare with); by code:\n  CHECKPOINT_LOST            1  e.g. alpha/janitor/ckpt-janitor.log:5: alpha sft2 step 400: seen in janitor_other but its weights survive nowhere (no row)\n`);
+    expect(first.stdout).toContain(
+      `warnings: 6 (no previous build in ${out}/ to compare with); by code:\n  CHECKPOINT_LOST            1  e.g. alpha/janitor/ckpt-janitor.log:5: alpha sft2 step 400: seen in janitor_other but its weights survive nowhere (no row)\n`,
+    );
     expect(first.stdout).toContain("  all 6 shown; build-report.json lists them\n");
     // A line added at the top of the janitor log shifts the known warnings' lines and adds one new warning.
     const log = await readFile(join(dir, "alpha", "janitor", "ckpt-janitor.log"), "utf8");
-    await writeFile(join(dir, "alpha", "janitor", "ckpt-janitor.log"), lines("archived step_700 to spare (partial write)") + log);
+    await writeFile(
+      join(dir, "alpha", "janitor", "ckpt-janitor.log"),
+      lines("archived step_700 to spare (partial write)") + log,
+    );
     const second = await runCli("build", "--sources", dir, "--out", out, "--quiet");
     expect(second.code).toBe(0);
-    expect(second.stdout).toContain(`warnings: 7 (1 new, 0 gone since the previous build into ${out}/); by code:\n  JANITOR_UNPARSED_LINE      2 (1 new)  e.g. alpha/janitor/ckpt-janitor.log:1: names a checkpoint or action but fits neither janitor format: archived step_700 to spare (partial write)  [new]\n`);
-    expect(second.stdout).toContain("  1 more not shown (one example per code): --verbose prints all 7; build-report.json lists them\n");
+    expect(second.stdout).toContain(
+      `warnings: 7 (1 new, 0 gone since the previous build into ${out}/); by code:\n  JANITOR_UNPARSED_LINE      2 (1 new)  e.g. alpha/janitor/ckpt-janitor.log:1: names a checkpoint or action but fits neither janitor format: archived step_700 to spare (partial write)  [new]\n`,
+    );
+    expect(second.stdout).toContain(
+      "  1 more not shown (one example per code): --verbose prints all 7; build-report.json lists them\n",
+    );
     const verbose = await runCli("build", "--sources", dir, "--out", out, "--quiet", "--verbose");
-    expect(verbose.stdout).toContain(`warnings: 7 (0 new, 0 gone since the previous build into ${out}/); by code:\n  JANITOR_UNPARSED_LINE      2\n      alpha/janitor/ckpt-janitor.log:1: names a checkpoint`);
+    expect(verbose.stdout).toContain(
+      `warnings: 7 (0 new, 0 gone since the previous build into ${out}/); by code:\n  JANITOR_UNPARSED_LINE      2\n      alpha/janitor/ckpt-janitor.log:1: names a checkpoint`,
+    );
     expect(verbose.stdout).toContain("  all 7 shown; build-report.json lists them\n");
     const strict = await runCli("build", "--sources", dir, "--out", out, "--quiet", "--strict");
     expect(strict.code).toBe(2);
     expect(strict.stdout).toBe("");
-    expect(strict.stderr).toContain(`ptb-manifest: --strict: 7 warning(s); nothing written\nwarnings: 7 (0 new, 0 gone since the previous build into ${out}/); by code:\n  JANITOR_UNPARSED_LINE      2  e.g. `);
+    expect(strict.stderr).toContain(
+      `ptb-manifest: --strict: 7 warning(s); nothing written\nwarnings: 7 (0 new, 0 gone since the previous build into ${out}/); by code:\n  JANITOR_UNPARSED_LINE      2  e.g. `,
+    );
     expect(strict.stderr).toContain("  1 more not shown (one example per code): --verbose prints all 7\n");
   }, 120_000);
 });
 
 describe("validate's text (found by a new user: 'residual - h', FAIL twice)", () => {
   const report: ValidationReport = {
-    tolerance_h: 1.5, ok: false,
-    families: [{ cell: "c", family: "f", points: 2, fit: { slope_min_per_step: 4.2, used: [1, 2], outliers: [3], loo_max_h: null, loo_p95_h: null, validated: false, reason: "only 2 points" } }],
+    tolerance_h: 1.5,
+    ok: false,
+    families: [
+      {
+        cell: "c",
+        family: "f",
+        points: 2,
+        fit: {
+          slope_min_per_step: 4.2,
+          used: [1, 2],
+          outliers: [3],
+          loo_max_h: null,
+          loo_p95_h: null,
+          validated: false,
+          reason: "only 2 points",
+        },
+      },
+    ],
     anchors: [
-      { cell: "c", family: "kd", step: 100, anchor_hour: 41.25, row_hour: null, hour_source: "unrecoverable", residual_h: null, miss: false, file: "c/anchors.tsv", line: 2 },
-      { cell: "c", family: "f", step: 4, anchor_hour: 7.12, row_hour: null, hour_source: "unrecoverable", residual_h: -2.37, miss: true, file: "c/anchors.tsv", line: 3 },
+      {
+        cell: "c",
+        family: "kd",
+        step: 100,
+        anchor_hour: 41.25,
+        row_hour: null,
+        hour_source: "unrecoverable",
+        residual_h: null,
+        miss: false,
+        file: "c/anchors.tsv",
+        line: 2,
+      },
+      {
+        cell: "c",
+        family: "f",
+        step: 4,
+        anchor_hour: 7.12,
+        row_hour: null,
+        hour_source: "unrecoverable",
+        residual_h: -2.37,
+        miss: true,
+        file: "c/anchors.tsv",
+        line: 3,
+      },
     ],
     unused_anchors: [],
-    conflicts: [{ model_id: "o/c.h012.f.2", hour: 12, kind: "janitor_archive", evidence_hour: 10, diff_h: -2, file: "c/janitor/ckpt-janitor.log", line: null }],
+    conflicts: [
+      {
+        model_id: "o/c.h012.f.2",
+        hour: 12,
+        kind: "janitor_archive",
+        evidence_hour: 10,
+        diff_h: -2,
+        file: "c/janitor/ckpt-janitor.log",
+        line: null,
+      },
+    ],
     step_order: [],
   };
 
@@ -246,7 +344,10 @@ describe("validate's text (found by a new user: 'residual - h', FAIL twice)", ()
 
   it("the CLI prints FAIL once, on stdout, and exits 1", async () => {
     const { dir, out } = await mini({
-      "alpha/anchors.tsv": lines("family\tstep\ttime\tkind\tnote", "grpo\t5\t2026-10-03T06:00:00+00:00\teval-log\tfar off"),
+      "alpha/anchors.tsv": lines(
+        "family\tstep\ttime\tkind\tnote",
+        "grpo\t5\t2026-10-03T06:00:00+00:00\teval-log\tfar off",
+      ),
     });
     const r = await runCli("validate", "--sources", dir, "--out", out);
     expect(r.code).toBe(1);

@@ -14,16 +14,29 @@ const roots: string[] = [];
 afterAll(async () => Promise.all(roots.map(removeTree)));
 
 const base: Row = {
-  model_id: "agentic-ptb/c.h001.f.1", cell: "c", driver: "d", effort: "high", hour: 1.5, hour_source: "mtime",
-  hour_upper_bound: null, driver_tokens_at_hour: 12, role: "intermediate", eos_ok: false, eos_token_id: [248044],
-  source: "/pvc/ptb/c/f/weights/step_1", family: "f", step: 1, hour_lower_bound: -0.5, hour_error_h: null,
+  model_id: "agentic-ptb/c.h001.f.1",
+  cell: "c",
+  driver: "d",
+  effort: "high",
+  hour: 1.5,
+  hour_source: "mtime",
+  hour_upper_bound: null,
+  driver_tokens_at_hour: 12,
+  role: "intermediate",
+  eos_ok: false,
+  eos_token_id: [248044],
+  source: "/pvc/ptb/c/f/weights/step_1",
+  family: "f",
+  step: 1,
+  hour_lower_bound: -0.5,
+  hour_error_h: null,
 };
 
 describe("CSV formula escaping (OWASP: a leading ')", () => {
   it("escapes text that starts with = + - @ tab CR or ', and nothing else", () => {
-    expect(["=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "\r=1", "'x", "x=1", "1", "", "Codex / gpt"].map(escapeCsvText)).toEqual([
-      "'=1+1", "'+1", "'-1", "'@SUM(A1)", "'\t=1", "'\r=1", "''x", "x=1", "1", "", "Codex / gpt",
-    ]);
+    expect(
+      ["=1+1", "+1", "-1", "@SUM(A1)", "\t=1", "\r=1", "'x", "x=1", "1", "", "Codex / gpt"].map(escapeCsvText),
+    ).toEqual(["'=1+1", "'+1", "'-1", "'@SUM(A1)", "'\t=1", "'\r=1", "''x", "x=1", "1", "", "Codex / gpt"]);
     for (const s of ["=1+1", "'x", "''", "-", "plain"]) expect(unescapeCsvText(escapeCsvText(s))).toBe(s);
   });
 
@@ -38,14 +51,19 @@ describe("CSV formula escaping (OWASP: a leading ')", () => {
     const dir = await makeMiniSweep({ "cells.json": miniCells((c) => (c.cells[0].driver = "=cmd|' /C calc'!A0")) });
     roots.push(dir, `${dir}-out`);
     expect((await runCli("build", "--sources", dir, "--out", `${dir}-out`, "--quiet")).code).toBe(0);
-    const csv = parse(await readFile(join(`${dir}-out`, "manifest.csv"), "utf8"), { columns: true }) as Record<string, string>[];
+    const csv = parse(await readFile(join(`${dir}-out`, "manifest.csv"), "utf8"), { columns: true }) as Record<
+      string,
+      string
+    >[];
     const json = JSON.parse(await readFile(join(`${dir}-out`, "manifest.json"), "utf8")) as Row[];
     expect(csv[1]!.driver).toBe("'=cmd|' /C calc'!A0");
     expect(json[1]!.driver).toBe("=cmd|' /C calc'!A0");
     const plain = await makeMiniSweep();
     roots.push(plain, `${plain}-out`);
     expect((await runCli("build", "--sources", plain, "--out", `${plain}-out`, "--quiet")).code).toBe(0);
-    const d = JSON.parse((await runCli("diff", join(`${plain}-out`, "manifest.csv"), join(`${dir}-out`, "manifest.csv"), "--json")).stdout);
+    const d = JSON.parse(
+      (await runCli("diff", join(`${plain}-out`, "manifest.csv"), join(`${dir}-out`, "manifest.csv"), "--json")).stdout,
+    );
     expect(d.changed).toHaveLength(11); // every alpha row: the driver, read back as written in cells.json
     expect(d.changed[0].fields).toEqual({ driver: { old: "Codex / gpt-x", new: "=cmd|' /C calc'!A0" } });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it, beforeAll } from "vitest";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildManifest, type BuildResult } from "../src/build.js";
 import { countRows } from "../src/writers/report.js";
@@ -31,7 +31,8 @@ interface Truth {
   lost: { cell: string; family: string; step: number }[];
 }
 
-const keyOf = (r: { cell: string; family: string | null; step: number | null }) => `${r.cell}/${r.family ?? ""}/${r.step ?? ""}`;
+const keyOf = (r: { cell: string; family: string | null; step: number | null }) =>
+  `${r.cell}/${r.family ?? ""}/${r.step ?? ""}`;
 
 describe("the embedded sources/", () => {
   let result: BuildResult;
@@ -44,7 +45,15 @@ describe("the embedded sources/", () => {
   it("reproduces the published index's tables", () => {
     const c = countRows(result.rows);
     expect(c.per_cell).toEqual({
-      "sol-high": 57, grok: 59, "dpsk-v4-flash": 40, kimi: 38, "opus-max": 13, "sol-max": 13, "opus-high-v1": 3, "sol-max-opusnode": 9, "sol-max-v2": 36,
+      "sol-high": 57,
+      grok: 59,
+      "dpsk-v4-flash": 40,
+      kimi: 38,
+      "opus-max": 13,
+      "sol-max": 13,
+      "opus-high-v1": 3,
+      "sol-max-opusnode": 9,
+      "sol-max-v2": 36,
     });
     expect(c.checkpoints).toBe(268);
     expect(c.per_hour_source).toEqual({ mtime: 222, janitor: 24, extrapolated: 7, unrecoverable: 15 });
@@ -66,36 +75,65 @@ describe("the embedded sources/", () => {
         problems.push(`${keyOf(t)}: missing`);
         continue;
       }
-      const fields = ["cell", "driver", "effort", "hour_source", "role", "eos_ok", "eos_token_id", "source", "family", "step", "hour_upper_bound", "hour_lower_bound"] as const;
+      const fields = [
+        "cell",
+        "driver",
+        "effort",
+        "hour_source",
+        "role",
+        "eos_ok",
+        "eos_token_id",
+        "source",
+        "family",
+        "step",
+        "hour_upper_bound",
+        "hour_lower_bound",
+      ] as const;
       for (const f of fields) {
-        if (JSON.stringify(r[f]) !== JSON.stringify(t[f])) problems.push(`${keyOf(t)}: ${f} ${JSON.stringify(r[f])} != truth ${JSON.stringify(t[f])}`);
+        if (JSON.stringify(r[f]) !== JSON.stringify(t[f]))
+          problems.push(`${keyOf(t)}: ${f} ${JSON.stringify(r[f])} != truth ${JSON.stringify(t[f])}`);
       }
       if (t.hour_source === "extrapolated") {
         if (r.hour === null || r.hour_error_h === null || Math.abs(r.hour - t.true_hour!) > r.hour_error_h + 0.005) {
-          problems.push(`${keyOf(t)}: extrapolated hour ${r.hour} ± ${r.hour_error_h} misses the true hour ${t.true_hour}`);
+          problems.push(
+            `${keyOf(t)}: extrapolated hour ${r.hour} ± ${r.hour_error_h} misses the true hour ${t.true_hour}`,
+          );
         }
-        if (r.model_id !== `agentic-ptb/${r.cell}.h${hourPart(r.hour)}.${r.family}.${r.step}`) problems.push(`${keyOf(t)}: id ${r.model_id}`);
+        if (r.model_id !== `agentic-ptb/${r.cell}.h${hourPart(r.hour)}.${r.family}.${r.step}`)
+          problems.push(`${keyOf(t)}: id ${r.model_id}`);
         // Tokens at the predicted moment: the tool uses the unrounded hour, so allow the rounding's half-width.
         const run = truth.run[r.cell]!;
-        const clock = new BudgetClock(Date.parse(run.run_start), run.pauses.map(([a, b]) => ({ startMs: Date.parse(a), endMs: Date.parse(b) })));
+        const clock = new BudgetClock(
+          Date.parse(run.run_start),
+          run.pauses.map(([a, b]) => ({ startMs: Date.parse(a), endMs: Date.parse(b) })),
+        );
         const curve = truth.token_curves[r.cell] ?? [];
         const at = (ms: number) => curve.filter(([t0]) => t0 <= ms).reduce((_, [, v]) => v, 0);
         const lo = at(clock.timeAt(r.hour! - 0.005));
         const hi = at(clock.timeAt(r.hour! + 0.005));
         if (r.driver_tokens_at_hour === null || r.driver_tokens_at_hour < lo || r.driver_tokens_at_hour > hi) {
-          problems.push(`${keyOf(t)}: tokens ${r.driver_tokens_at_hour} outside the truth's [${lo}, ${hi}] at hour ${r.hour}`);
+          problems.push(
+            `${keyOf(t)}: tokens ${r.driver_tokens_at_hour} outside the truth's [${lo}, ${hi}] at hour ${r.hour}`,
+          );
         }
       } else {
         if (r.model_id !== t.model_id) problems.push(`${keyOf(t)}: model_id ${r.model_id} != truth ${t.model_id}`);
-        if (t.hour === null ? r.hour !== null : r.hour === null || Math.abs(r.hour - t.hour) > 0.01) problems.push(`${keyOf(t)}: hour ${r.hour} != truth ${t.hour}`);
-        if (r.driver_tokens_at_hour !== t.driver_tokens_at_hour) problems.push(`${keyOf(t)}: tokens ${r.driver_tokens_at_hour} != truth ${t.driver_tokens_at_hour}`);
-        if (r.hour_error_h !== t.hour_error_h) problems.push(`${keyOf(t)}: hour_error_h ${r.hour_error_h} != truth ${t.hour_error_h}`);
+        if (t.hour === null ? r.hour !== null : r.hour === null || Math.abs(r.hour - t.hour) > 0.01)
+          problems.push(`${keyOf(t)}: hour ${r.hour} != truth ${t.hour}`);
+        if (r.driver_tokens_at_hour !== t.driver_tokens_at_hour)
+          problems.push(`${keyOf(t)}: tokens ${r.driver_tokens_at_hour} != truth ${t.driver_tokens_at_hour}`);
+        if (r.hour_error_h !== t.hour_error_h)
+          problems.push(`${keyOf(t)}: hour_error_h ${r.hour_error_h} != truth ${t.hour_error_h}`);
       }
-      if (t.true_hour !== null && r.hour_lower_bound !== null && r.hour_lower_bound > t.true_hour + 0.01) problems.push(`${keyOf(t)}: lower bound above the true hour`);
-      if (t.true_hour !== null && r.hour_upper_bound !== null && r.hour_upper_bound < t.true_hour - 0.01) problems.push(`${keyOf(t)}: upper bound below the true hour`);
+      if (t.true_hour !== null && r.hour_lower_bound !== null && r.hour_lower_bound > t.true_hour + 0.01)
+        problems.push(`${keyOf(t)}: lower bound above the true hour`);
+      if (t.true_hour !== null && r.hour_upper_bound !== null && r.hour_upper_bound < t.true_hour - 0.01)
+        problems.push(`${keyOf(t)}: upper bound below the true hour`);
     }
     expect(problems).toEqual([]);
-    expect(result.lost.map((l) => `${l.cell}/${l.family}/${l.step}`).sort()).toEqual(truth.lost.map((l) => `${l.cell}/${l.family}/${l.step}`).sort());
+    expect(result.lost.map((l) => `${l.cell}/${l.family}/${l.step}`).sort()).toEqual(
+      truth.lost.map((l) => `${l.cell}/${l.family}/${l.step}`).sort(),
+    );
   });
 });
 
@@ -132,7 +170,9 @@ describe("audit commands on the embedded sources/", () => {
     const { readdirSync } = await import("node:fs");
     const existing = new Set(readdirSync(join(repo, "sources", "hub", "agentic-ptb")).map((n) => `agentic-ptb/${n}`));
     expect(d.renames).toEqual(expectedRenames.filter((r) => !existing.has(r.to)));
-    expect(d.conflicts.map((c) => [c.from, c.to])).toEqual([["agentic-ptb/dpsk-v4-flash.h013.sft.2400", "agentic-ptb/dpsk-v4-flash.h014.sft.2400"]]);
+    expect(d.conflicts.map((c) => [c.from, c.to])).toEqual([
+      ["agentic-ptb/dpsk-v4-flash.h013.sft.2400", "agentic-ptb/dpsk-v4-flash.h014.sft.2400"],
+    ]);
     expect(d.renames.length).toBeGreaterThan(10);
   }, 300_000);
 });
@@ -146,10 +186,22 @@ describe("scripts/make-sources.ts", () => {
     const fg = (await import("fast-glob")).default;
     const tmp = await mkdtemp(join(tmpdir(), "ptb-regen-"));
     try {
-      execFileSync(process.execPath, [join(repo, "node_modules", "tsx", "dist", "cli.mjs"), join(repo, "scripts", "make-sources.ts"), "--out", join(tmp, "sources"), "--truth", join(tmp, "truth.json")], { stdio: "pipe" });
+      execFileSync(
+        process.execPath,
+        [
+          join(repo, "node_modules", "tsx", "dist", "cli.mjs"),
+          join(repo, "scripts", "make-sources.ts"),
+          "--out",
+          join(tmp, "sources"),
+          "--truth",
+          join(tmp, "truth.json"),
+        ],
+        { stdio: "pipe" },
+      );
       const digest = (root: string) => {
         const h = createHash("sha256");
-        for (const f of fg.sync("**/*", { cwd: root, dot: true }).sort()) h.update(f).update(readFileSync(join(root, f)));
+        for (const f of fg.sync("**/*", { cwd: root, dot: true }).sort())
+          h.update(f).update(readFileSync(join(root, f)));
         return h.digest("hex");
       };
       expect(digest(join(tmp, "sources"))).toBe(digest(join(repo, "sources")));

@@ -8,7 +8,12 @@ import { makeTree, removeTree, lines } from "./helpers/tree.js";
 const roots: string[] = [];
 afterAll(async () => Promise.all(roots.map(removeTree)));
 const cell: Cell = {
-  cell: "c1", driver: "d", effort: "e", trajectory_format: "codex", pvc_root: "/pvc/ptb/c1", janitor_tz: "UTC",
+  cell: "c1",
+  driver: "d",
+  effort: "e",
+  trajectory_format: "codex",
+  pvc_root: "/pvc/ptb/c1",
+  janitor_tz: "UTC",
   family_aliases: { "sft 3": "sft3" },
 };
 const T = (s: string) => Date.parse(s);
@@ -56,7 +61,10 @@ describe("supervisor history", () => {
       lines('{"ts":"2026-10-02T08:00:00Z","event":"run_start"}', '{"ts":"2026-10-03T08:00:00Z","event":"run_start"}'),
     );
     expect(history.runStartMs).toBe(T("2026-10-02T08:00:00Z"));
-    expect(warnings.map((w) => [w.code, w.line])).toEqual([["SUPERVISOR_DUPLICATE_RUN_START", 2], ["SUPERVISOR_NO_SUBMIT", null]]);
+    expect(warnings.map((w) => [w.code, w.line])).toEqual([
+      ["SUPERVISOR_DUPLICATE_RUN_START", 2],
+      ["SUPERVISOR_NO_SUBMIT", null],
+    ]);
   });
 });
 
@@ -92,8 +100,13 @@ describe("found by a new user", () => {
         '{"ts":"2026-10-06T15:30:00Z","event":"run_end"}',
       ),
     );
-    expect(warnings.map((w) => [w.code, w.line])).toEqual([["SUPERVISOR_UNPAIRED_PAUSE", 2], ["SUPERVISOR_NO_SUBMIT", null]]);
-    expect(warnings[0]!.message).toContain("how much of the 53.50 h of wall time up to run_end the budget clock ran is unknown");
+    expect(warnings.map((w) => [w.code, w.line])).toEqual([
+      ["SUPERVISOR_UNPAIRED_PAUSE", 2],
+      ["SUPERVISOR_NO_SUBMIT", null],
+    ]);
+    expect(warnings[0]!.message).toContain(
+      "how much of the 53.50 h of wall time up to run_end the budget clock ran is unknown",
+    );
   });
 
   it("a run_start whose ts is unreadable is named with its line (P21)", async () => {
@@ -107,7 +120,10 @@ describe("found by a new user", () => {
       lines('{"ts":"2026-02-01T08:00:00Z","event":"run_start"}', '{"ts":"2026-02-30T16:00:00Z","event":"pause"}'),
     );
     expect(history.pauses).toEqual([]);
-    expect(warnings.map((w) => [w.code, w.line])).toEqual([["SUPERVISOR_BAD_LINE", 2], ["SUPERVISOR_NO_SUBMIT", null]]);
+    expect(warnings.map((w) => [w.code, w.line])).toEqual([
+      ["SUPERVISOR_BAD_LINE", 2],
+      ["SUPERVISOR_NO_SUBMIT", null],
+    ]);
   });
 });
 
@@ -117,7 +133,16 @@ describe("parseIsoTime", () => {
     expect(parseIsoTime("2026-10-02T08:00:00Z")).toBe(Date.UTC(2026, 9, 2, 8));
     expect(parseIsoTime("2026-10-02t08:00:00.250+02:00")).toBe(Date.UTC(2026, 9, 2, 6, 0, 0, 250));
     expect(parseIsoTime("2024-02-29T00:00:00Z")).toBe(Date.UTC(2024, 1, 29));
-    for (const bad of ["2026-02-30T16:00:00Z", "2025-02-29T00:00:00Z", "2026-10-02T24:00:00Z", "2026-10-02T23:59:60Z", "2026-10-02T08:00:00+25:00", "2026-10-02T08:00:00", "1790000000", "now"]) {
+    for (const bad of [
+      "2026-02-30T16:00:00Z",
+      "2025-02-29T00:00:00Z",
+      "2026-10-02T24:00:00Z",
+      "2026-10-02T23:59:60Z",
+      "2026-10-02T08:00:00+25:00",
+      "2026-10-02T08:00:00",
+      "1790000000",
+      "now",
+    ]) {
       expect(parseIsoTime(bad), bad).toBeNaN();
     }
     expect(parseIsoTime("2026-10-02 08:00:00", { assumeUtc: true })).toBe(Date.UTC(2026, 9, 2, 8));

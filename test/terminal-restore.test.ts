@@ -27,7 +27,11 @@ let silentHub: Server | null = null;
 const sockets: Socket[] = [];
 
 beforeAll(() => {
-  execFileSync(process.execPath, [join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", join(REPO, "tsconfig.build.json")], { cwd: REPO, stdio: "pipe" });
+  execFileSync(
+    process.execPath,
+    [join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", join(REPO, "tsconfig.build.json")],
+    { cwd: REPO, stdio: "pipe" },
+  );
 }, 120_000);
 afterAll(async () => {
   for (const s of sockets) s.destroy();
@@ -43,7 +47,15 @@ function fakeTty(): NodeJS.WriteStream & { text: () => string } {
       cb();
     },
   }) as unknown as NodeJS.WriteStream & { text: () => string };
-  Object.assign(w, { isTTY: true, columns: 120, rows: 40, cursorTo: () => true, clearLine: () => true, moveCursor: () => true, clearScreenDown: () => true });
+  Object.assign(w, {
+    isTTY: true,
+    columns: 120,
+    rows: 40,
+    cursorTo: () => true,
+    clearLine: () => true,
+    moveCursor: () => true,
+    clearScreenDown: () => true,
+  });
   w.text = () => chunks.join("");
   return w;
 }
@@ -58,7 +70,9 @@ describe("the progress bar's stop path", () => {
     expect(stderr.text()).toContain("\x1b[?25l"); // the bar hid the cursor
     p.stop();
     expect(stderr.text().endsWith(RESTORE_TERMINAL)).toBe(true);
-    expect([process.listenerCount("SIGINT"), process.listenerCount("SIGTERM"), process.listenerCount("exit")]).toEqual(before);
+    expect([process.listenerCount("SIGINT"), process.listenerCount("SIGTERM"), process.listenerCount("exit")]).toEqual(
+      before,
+    );
     const once = stderr.text();
     p.stop(); // twice is harmless: nothing more is written
     expect(stderr.text()).toBe(once);
@@ -81,10 +95,17 @@ describe("the progress bar's stop path", () => {
 });
 
 /** Runs `args` on a pseudo-terminal; once its output matches `ready`, types Ctrl-C. */
-function ctrlCOnPty(args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+function ctrlCOnPty(
+  args: string[],
+  ready: RegExp,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const command = [process.execPath, bin, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
-    const child = spawn("script", ["-qfec", command, "/dev/null"], { env: { PATH: process.env.PATH ?? "", TERM: "xterm", ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn("script", ["-qfec", command, "/dev/null"], {
+      env: { PATH: process.env.PATH ?? "", TERM: "xterm", ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let output = "";
     let pressed = false;
     child.stdout.on("data", (c: Buffer) => {
@@ -107,7 +128,17 @@ describe.skipIf(!haveScript)("Ctrl-C on a terminal (script from util-linux)", ()
     const root = await mkdtemp(join(tmpdir(), "ptb-pty-"));
     roots.push(root);
     const r = await ctrlCOnPty(
-      ["build", "--sources", join(REPO, "sources"), "--out", join(root, "out"), "--no-cache", "--hub", "--hub-url", `http://127.0.0.1:${port}`],
+      [
+        "build",
+        "--sources",
+        join(REPO, "sources"),
+        "--out",
+        join(root, "out"),
+        "--no-cache",
+        "--hub",
+        "--hub-url",
+        `http://127.0.0.1:${port}`,
+      ],
       /reading the Hub/,
       { HF_HUB_OFFLINE: "", XDG_CACHE_HOME: join(root, "cache") },
     );
@@ -119,9 +150,13 @@ describe.skipIf(!haveScript)("Ctrl-C on a terminal (script from util-linux)", ()
   it("while writing (held after the first temporary file): exit 130, the terminal ends restored", async () => {
     const root = await mkdtemp(join(tmpdir(), "ptb-pty-"));
     roots.push(root);
-    const r = await ctrlCOnPty(["build", "--sources", join(REPO, "sources"), "--out", join(root, "out"), "--no-cache"], /test hold after 1/, {
-      PTB_MANIFEST_TEST_HOLD_AFTER: "1",
-    });
+    const r = await ctrlCOnPty(
+      ["build", "--sources", join(REPO, "sources"), "--out", join(root, "out"), "--no-cache"],
+      /test hold after 1/,
+      {
+        PTB_MANIFEST_TEST_HOLD_AFTER: "1",
+      },
+    );
     expect(r.output).toContain("\x1b[?25l");
     expect(r.output.endsWith(RESTORE_TERMINAL)).toBe(true);
     expect(r.code).toBe(130);

@@ -16,7 +16,13 @@ import { TokenLedger } from "../src/extractors/trajectory/index.js";
 const H = 3_600_000;
 const START = Date.parse("2026-10-01T00:00:00Z");
 const callAt = (hours: number, line: number, total = 100): TokenCall => ({
-  uncachedInput: total, cacheRead: 0, cacheWrite: 0, output: 0, timeMs: START + hours * H, file: "c/trajectory/s.jsonl", line,
+  uncachedInput: total,
+  cacheRead: 0,
+  cacheWrite: 0,
+  output: 0,
+  timeMs: START + hours * H,
+  file: "c/trajectory/s.jsonl",
+  line,
 });
 const calls = [callAt(1, 2), callAt(5, 7), callAt(10, 9), { ...callAt(0, 11), timeMs: null }];
 
@@ -54,13 +60,18 @@ describe("CoveredTokenLedger", () => {
       file: "c/trajectory/s.jsonl",
       line: 9,
     });
-    expect(coverageWarning(ledger, [START + 20 * H], "moment(s) asked")!.message).toContain("but 1 moment(s) asked lie more than 1 budget hour(s)");
+    expect(coverageWarning(ledger, [START + 20 * H], "moment(s) asked")!.message).toContain(
+      "but 1 moment(s) asked lie more than 1 budget hour(s)",
+    );
   });
 
   it("tokens --cell: --at past the logs is null with the warning; no --at is the whole run", () => {
     const ledger = new CoveredTokenLedger(calls, new BudgetClock(START, []));
     expect(cellTokensAtMoment(ledger, null, START)).toMatchObject({ totals: { total: 300, calls: 3 }, warning: null });
-    expect(cellTokensAtMoment(ledger, START + 6 * H, START)).toMatchObject({ totals: { total: 200, calls: 2 }, warning: null });
+    expect(cellTokensAtMoment(ledger, START + 6 * H, START)).toMatchObject({
+      totals: { total: 200, calls: 2 },
+      warning: null,
+    });
     const late = cellTokensAtMoment(ledger, START + 12 * H, START);
     expect(late.totals).toBeNull();
     expect(late.warning?.code).toBe("TRAJECTORY_ENDS_BEFORE_CHECKPOINT");
@@ -75,11 +86,15 @@ describe("tokens --sources --cell agrees with the build past the logs' end", () 
   it("alpha's logs cut at 13:00Z (budget hour 11): --hour 12 counts, --hour 17.17 is null with the warning, as the row", async () => {
     const file = "alpha/trajectory/sessions/2026/10/01/rollout-2026-10-01T00-00-00-0000.jsonl";
     const dir = await makeMiniSweep({
-      [file]: [
-        JSON.stringify({ timestamp: "2026-10-01T00:00:01Z", type: "session_meta", payload: { id: "s1", timestamp: "2026-10-01T00:00:01Z" } }),
+      [file]: `${[
+        JSON.stringify({
+          timestamp: "2026-10-01T00:00:01Z",
+          type: "session_meta",
+          payload: { id: "s1", timestamp: "2026-10-01T00:00:01Z" },
+        }),
         codexTokenCount("2026-10-01T04:00:00.000Z", 1000, 200, 100),
         codexTokenCount("2026-10-01T13:00:00.000Z", 3000, 1000, 300),
-      ].join("\n") + "\n",
+      ].join("\n")}\n`,
     });
     roots.push(dir, `${dir}-out`);
     const inside = await runCli("tokens", "--sources", dir, "--cell", "alpha", "--hour", "12", "--json");
@@ -89,11 +104,16 @@ describe("tokens --sources --cell agrees with the build past the logs' end", () 
     expect(past.code, past.stderr).toBe(0);
     const report = JSON.parse(past.stdout);
     expect(report.total).toBeNull();
-    expect(report.warnings.map((w: { code: string; file: string; line: number }) => [w.code, w.file, w.line])).toEqual([["TRAJECTORY_ENDS_BEFORE_CHECKPOINT", file, 3]]);
+    expect(report.warnings.map((w: { code: string; file: string; line: number }) => [w.code, w.file, w.line])).toEqual([
+      ["TRAJECTORY_ENDS_BEFORE_CHECKPOINT", file, 3],
+    ]);
     const b = await runCli("build", "--sources", dir, "--out", `${dir}-out`, "-q", "--no-cache");
     expect(b.code, b.stderr).toBe(0);
     const { readFile } = await import("node:fs/promises");
-    const rows = JSON.parse(await readFile(`${dir}-out/manifest.json`, "utf8")) as { model_id: string; driver_tokens_at_hour: number | null }[];
+    const rows = JSON.parse(await readFile(`${dir}-out/manifest.json`, "utf8")) as {
+      model_id: string;
+      driver_tokens_at_hour: number | null;
+    }[];
     expect(rows.find((r) => r.model_id === "agentic-ptb/alpha.h012.sft2.200")!.driver_tokens_at_hour).toBe(3300);
     expect(rows.find((r) => r.model_id === "agentic-ptb/alpha.h017.sft2.300")!.driver_tokens_at_hour).toBeNull();
   }, 60_000);

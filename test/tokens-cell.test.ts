@@ -37,7 +37,11 @@ describe("tokens --sources --cell --at gives the manifest's driver_tokens_at_hou
       const r = await runCli("tokens", "--sources", SOURCES, "--cell", cell.cell, "--at", prov.write_time, "--json");
       expect(r.code, r.stderr).toBe(0);
       const report = JSON.parse(r.stdout);
-      expect([report.cell, report.format, report.at]).toEqual([cell.cell, cell.trajectory_format, new Date(prov.write_time).toISOString()]);
+      expect([report.cell, report.format, report.at]).toEqual([
+        cell.cell,
+        cell.trajectory_format,
+        new Date(prov.write_time).toISOString(),
+      ]);
       checked.push([row.model_id, row.driver_tokens_at_hour!, report.total]);
     }
     expect(checked.length).toBe(9);
@@ -50,33 +54,88 @@ describe("tokens --sources --cell --at gives the manifest's driver_tokens_at_hou
     const r = await runCli("tokens", "--sources", SOURCES, "--cell", "sol-high", "--at", "2026-10-04T08:41:58.200Z");
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/total\s+15,341,537\n/);
-    expect(r.stdout).toContain("scope           calls completed from 2026-10-02T08:00:00.000Z, at or before 2026-10-04T08:41:58.200Z");
+    expect(r.stdout).toContain(
+      "scope           calls completed from 2026-10-02T08:00:00.000Z, at or before 2026-10-04T08:41:58.200Z",
+    );
   }, 60_000);
 
   it("--hour: the moment the cell's budget clock reads H", async () => {
     const r = await runCli("tokens", "--sources", SOURCES, "--cell", "sol-high", "--hour", "45.2", "--json");
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
-    expect([report.since, report.at, report.total]).toEqual(["2026-10-02T08:00:00.000Z", "2026-10-04T08:42:00.000Z", 15_341_537]);
+    expect([report.since, report.at, report.total]).toEqual([
+      "2026-10-02T08:00:00.000Z",
+      "2026-10-04T08:42:00.000Z",
+      15_341_537,
+    ]);
   }, 60_000);
 
   it("usage errors (64) and an unknown cell (1)", async () => {
     expect((await runCli("tokens", "--hour", "3", "--format", "codex", "x")).code).toBe(64);
     const both = await runCli("tokens", "--sources", SOURCES, "--cell", "sol-high", "--format", "codex");
     expect([both.code, both.stderr]).toEqual([64, expect.stringContaining("do not give --format")]);
-    expect((await runCli("tokens", "--sources", SOURCES, "--cell", "sol-high", "sources/sol-high/trajectory")).code).toBe(64);
+    expect(
+      (await runCli("tokens", "--sources", SOURCES, "--cell", "sol-high", "sources/sol-high/trajectory")).code,
+    ).toBe(64);
     expect((await runCli("tokens", "--sources", SOURCES, "--cell", "sol-high", "--hour", "ten")).code).toBe(64);
-    expect((await runCli("tokens", "--sources", SOURCES, "--cell", "sol-high", "--at", "2026-10-04T08:00:00Z", "--hour", "3")).code).toBe(64);
+    expect(
+      (
+        await runCli(
+          "tokens",
+          "--sources",
+          SOURCES,
+          "--cell",
+          "sol-high",
+          "--at",
+          "2026-10-04T08:00:00Z",
+          "--hour",
+          "3",
+        )
+      ).code,
+    ).toBe(64);
     expect((await runCli("tokens", "--sources", SOURCES, "--format", "codex", "x")).code).toBe(64);
     // An empty window, an hour outside the run: usage errors, never a plausible total of 0 or of the whole run.
-    const empty = await runCli("tokens", "--format", "codex", "sources/sol-high/trajectory", "--since", "2026-10-05T00:00:00Z", "--at", "2026-10-04T00:00:00Z");
-    expect([empty.code, empty.stdout, empty.stderr]).toEqual([64, "", "error: --since 2026-10-05T00:00:00Z is after --at 2026-10-04T00:00:00Z: no call can be completed in that window\n(see 'ptb-manifest tokens --help')\n"]);
+    const empty = await runCli(
+      "tokens",
+      "--format",
+      "codex",
+      "sources/sol-high/trajectory",
+      "--since",
+      "2026-10-05T00:00:00Z",
+      "--at",
+      "2026-10-04T00:00:00Z",
+    );
+    expect([empty.code, empty.stdout, empty.stderr]).toEqual([
+      64,
+      "",
+      "error: --since 2026-10-05T00:00:00Z is after --at 2026-10-04T00:00:00Z: no call can be completed in that window\n(see 'ptb-manifest tokens --help')\n",
+    ]);
     const late = await runCli("tokens", "--sources", SOURCES, "--cell", "sol-high", "--hour", "150");
-    expect([late.code, late.stdout, late.stderr]).toEqual([64, "", "error: --hour 150 is after the end of sol-high's run (2026-10-06T15:31:12.000Z, budget hour 100.02, its run_end): no row can be at that hour\n(see 'ptb-manifest tokens --help')\n"]);
+    expect([late.code, late.stdout, late.stderr]).toEqual([
+      64,
+      "",
+      "error: --hour 150 is after the end of sol-high's run (2026-10-06T15:31:12.000Z, budget hour 100.02, its run_end): no row can be at that hour\n(see 'ptb-manifest tokens --help')\n",
+    ]);
     const negative = await runCli("tokens", "--sources", SOURCES, "--cell", "sol-high", "--hour", "-3");
-    expect([negative.code, negative.stderr]).toEqual([64, "error: option '--hour <h>' argument '-3' is before the run's start: budget hours start at 0\n(see 'ptb-manifest tokens --help')\n"]);
-    const afterHour = await runCli("tokens", "--sources", SOURCES, "--cell", "sol-high", "--since", "2026-10-09T00:00:00Z", "--hour", "3");
-    expect([afterHour.code, afterHour.stderr]).toEqual([64, "error: --since 2026-10-09T00:00:00Z is after the moment of --hour 3 (2026-10-02T11:00:00.000Z): no call can be completed in that window\n(see 'ptb-manifest tokens --help')\n"]);
+    expect([negative.code, negative.stderr]).toEqual([
+      64,
+      "error: option '--hour <h>' argument '-3' is before the run's start: budget hours start at 0\n(see 'ptb-manifest tokens --help')\n",
+    ]);
+    const afterHour = await runCli(
+      "tokens",
+      "--sources",
+      SOURCES,
+      "--cell",
+      "sol-high",
+      "--since",
+      "2026-10-09T00:00:00Z",
+      "--hour",
+      "3",
+    );
+    expect([afterHour.code, afterHour.stderr]).toEqual([
+      64,
+      "error: --since 2026-10-09T00:00:00Z is after the moment of --hour 3 (2026-10-02T11:00:00.000Z): no call can be completed in that window\n(see 'ptb-manifest tokens --help')\n",
+    ]);
     const unknown = await runCli("tokens", "--sources", SOURCES, "--cell", "nosuch");
     expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining("error TRAJECTORY_UNKNOWN_CELL")]);
   });
@@ -85,7 +144,13 @@ describe("tokens --sources --cell --at gives the manifest's driver_tokens_at_hou
 describe("tokens --since and unknown tokens", () => {
   const fixture = () => {
     const d = tempDir();
-    const rec = (s: number) => ({ type: "usage.record", model: "m", usageScope: "turn", usage: { inputOther: 1, output: 10, inputCacheRead: 100, inputCacheCreation: 0 }, time: ms(s) });
+    const rec = (s: number) => ({
+      type: "usage.record",
+      model: "m",
+      usageScope: "turn",
+      usage: { inputOther: 1, output: 10, inputCacheRead: 100, inputCacheCreation: 0 },
+      time: ms(s),
+    });
     writeJsonl(d, "s1/agents/main/wire.jsonl", [rec(10), rec(20), rec(30)]);
     return d;
   };
@@ -136,7 +201,17 @@ describe("build --trajectory CELL=DIR", () => {
     expect(a.code, a.stderr).toBe(0);
     await cp(join(inside, "alpha", "trajectory"), outside, { recursive: true });
     await rm(join(inside, "alpha", "trajectory"), { recursive: true });
-    const b = await runCli("build", "--sources", inside, "--out", `${inside}-o2`, "-q", "--no-cache", "--trajectory", `alpha=${outside}`);
+    const b = await runCli(
+      "build",
+      "--sources",
+      inside,
+      "--out",
+      `${inside}-o2`,
+      "-q",
+      "--no-cache",
+      "--trajectory",
+      `alpha=${outside}`,
+    );
     expect(b.code, b.stderr).toBe(0);
     for (const f of ["manifest.json", "manifest.csv", "provenance.jsonl"]) {
       expect(await readFile(join(`${inside}-o2`, f), "utf8"), f).toBe(await readFile(join(`${inside}-o1`, f), "utf8"));
@@ -152,24 +227,72 @@ describe("build --trajectory CELL=DIR", () => {
     const inside = await makeMiniSweep();
     roots.push(inside);
     const dir = tempDir();
-    const unknown = await runCli("build", "--sources", inside, "--out", `${inside}-x1`, "-q", "--trajectory", `nosuch=${dir}`);
+    const unknown = await runCli(
+      "build",
+      "--sources",
+      inside,
+      "--out",
+      `${inside}-x1`,
+      "-q",
+      "--trajectory",
+      `nosuch=${dir}`,
+    );
     expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining("TRAJECTORY_UNKNOWN_CELL")]);
-    const excluded = await runCli("build", "--sources", inside, "--out", `${inside}-x2`, "-q", "--trajectory", `gamma=${dir}`);
+    const excluded = await runCli(
+      "build",
+      "--sources",
+      inside,
+      "--out",
+      `${inside}-x2`,
+      "-q",
+      "--trajectory",
+      `gamma=${dir}`,
+    );
     expect([excluded.code, excluded.stderr]).toEqual([1, expect.stringContaining("the cell is excluded")]);
-    const missing = await runCli("build", "--sources", inside, "--out", `${inside}-x3`, "-q", "--trajectory", `alpha=${join(dir, "absent")}`);
+    const missing = await runCli(
+      "build",
+      "--sources",
+      inside,
+      "--out",
+      `${inside}-x3`,
+      "-q",
+      "--trajectory",
+      `alpha=${join(dir, "absent")}`,
+    );
     expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining("TRAJECTORY_DIR_MISSING")]);
     const bad = await runCli("build", "--sources", inside, "--out", `${inside}-x4`, "-q", "--trajectory", "alpha");
     expect([bad.code, bad.stderr]).toEqual([64, expect.stringContaining("expected CELL=DIR")]);
-    const twice = await runCli("build", "--sources", inside, "--out", `${inside}-x5`, "-q", "--trajectory", `alpha=${dir}`, "--trajectory", `alpha=${dir}`);
+    const twice = await runCli(
+      "build",
+      "--sources",
+      inside,
+      "--out",
+      `${inside}-x5`,
+      "-q",
+      "--trajectory",
+      `alpha=${dir}`,
+      "--trajectory",
+      `alpha=${dir}`,
+    );
     expect(twice.code).toBe(64);
     // tokens --cell reads the same outside folder with --trajectory.
     await cp(join(inside, "alpha", "trajectory"), join(dir, "t"), { recursive: true });
     const here = await runCli("tokens", "--sources", inside, "--cell", "alpha", "--json");
-    const there = await runCli("tokens", "--sources", inside, "--cell", "alpha", "--trajectory", join(dir, "t"), "--json");
+    const there = await runCli(
+      "tokens",
+      "--sources",
+      inside,
+      "--cell",
+      "alpha",
+      "--trajectory",
+      join(dir, "t"),
+      "--json",
+    );
     expect(there.code, there.stderr).toBe(0);
     expect(JSON.parse(there.stdout)).toEqual(JSON.parse(here.stdout));
     expect((await runCli("tokens", "--format", "codex", "--trajectory", dir, dir)).code).toBe(64);
-    for (const o of ["x1", "x2", "x3", "x4", "x5"]) await expect(readFile(join(`${inside}-${o}`, "manifest.json"))).rejects.toMatchObject({ code: "ENOENT" });
+    for (const o of ["x1", "x2", "x3", "x4", "x5"])
+      await expect(readFile(join(`${inside}-${o}`, "manifest.json"))).rejects.toMatchObject({ code: "ENOENT" });
   });
 });
 
@@ -180,23 +303,49 @@ describe("null tokens through every consumer (the mini sweep's beta has an empty
     roots.push(dir, out);
     const b = await runCli("build", "--sources", dir, "--out", out, "-q", "--no-cache");
     expect(b.code, b.stderr).toBe(0);
-    const rows = JSON.parse(await readFile(join(out, "manifest.json"), "utf8")) as { model_id: string; cell: string; driver_tokens_at_hour: number | null }[];
+    const rows = JSON.parse(await readFile(join(out, "manifest.json"), "utf8")) as {
+      model_id: string;
+      cell: string;
+      driver_tokens_at_hour: number | null;
+    }[];
     expect(rows.filter((r) => r.cell === "beta").map((r) => r.driver_tokens_at_hour)).toEqual([null, null]);
     const report = JSON.parse(await readFile(join(out, "build-report.json"), "utf8"));
     expect(JSON.stringify(report.warnings)).toContain("TRAJECTORY_NO_FILES");
     const ex = await runCli("explain", "agentic-ptb/beta.h020.a.1", "--sources", dir);
     expect(ex.code, ex.stderr).toBe(0);
     expect(ex.stdout).toContain("driver_tokens_at_hour null");
-    expect(ex.stdout).toContain("Driver tokens: null (unknown: no model call of the cell's trajectory is placed in the run");
+    expect(ex.stdout).toContain(
+      "Driver tokens: null (unknown: no model call of the cell's trajectory is placed in the run",
+    );
     const html = await readFile(join(out, "report.html"), "utf8");
     const beta = html.slice(html.indexOf('id="cell-beta"'));
     expect(beta.slice(0, beta.indexOf("</section>"))).toContain("Driver tokens unknown (null)");
     const alpha = html.slice(html.indexOf('id="cell-alpha"'));
     expect(alpha.slice(0, alpha.indexOf("</section>"))).not.toContain("Driver tokens unknown");
-    await writeFile(join(out, "scores.csv"), "model_id,suite,score\nQwen/Qwen3.5-9B-Base,mmlu,40\nagentic-ptb/beta.h020.a.1,mmlu,45\n");
-    const cost = await runCli("cost", "--scores", join(out, "scores.csv"), "--manifest", join(out, "manifest.json"), "--json", "--include-eos-broken");
+    await writeFile(
+      join(out, "scores.csv"),
+      "model_id,suite,score\nQwen/Qwen3.5-9B-Base,mmlu,40\nagentic-ptb/beta.h020.a.1,mmlu,45\n",
+    );
+    const cost = await runCli(
+      "cost",
+      "--scores",
+      join(out, "scores.csv"),
+      "--manifest",
+      join(out, "manifest.json"),
+      "--json",
+      "--include-eos-broken",
+    );
     expect(cost.code, cost.stderr).toBe(0);
-    expect(JSON.parse(cost.stdout).rows.map((c: { model_id: string; driver_tokens_at_hour: unknown; cost_per_point: unknown; note: unknown }) => [c.model_id, c.driver_tokens_at_hour, c.cost_per_point, c.note])).toEqual([
+    expect(
+      JSON.parse(cost.stdout).rows.map(
+        (c: { model_id: string; driver_tokens_at_hour: unknown; cost_per_point: unknown; note: unknown }) => [
+          c.model_id,
+          c.driver_tokens_at_hour,
+          c.cost_per_point,
+          c.note,
+        ],
+      ),
+    ).toEqual([
       ["agentic-ptb/beta.h020.a.1", null, null, expect.stringMatching(/driver tokens unknown \(null\): no cost$/)],
     ]);
   });

@@ -57,7 +57,14 @@ describe.skipIf(!present)(
       const code = await run("tokens", "--format", "claude-code", folder, "--at", "2026-02-12T14:12:38.806Z", "--json");
       expect(code).toBe(0);
       const report = JSON.parse(out.join(""));
-      expect(report).toMatchObject({ uncached_input: 10, cache_read: 128728, cache_write: 28455, output: 642, total: 157835, calls: 6 });
+      expect(report).toMatchObject({
+        uncached_input: 10,
+        cache_read: 128728,
+        cache_write: 28455,
+        output: 642,
+        total: 157835,
+        calls: 6,
+      });
       expect(report.warnings.map((w: { code: string }) => w.code)).toEqual(["TRAJECTORY_OUTPUT_UNDERCOUNT"]);
     });
   },
@@ -73,7 +80,13 @@ describe("tokens command on a fixture", () => {
       usageScope: scope,
       ...(s === null ? {} : { time: ms(s) }),
     });
-    writeJsonl(d, "s1/agents/main/wire.jsonl", [{ type: "metadata", created_at: ms(0) }, rec(10, 5), rec(20, 6), "oops", rec(30, 7, "session")]);
+    writeJsonl(d, "s1/agents/main/wire.jsonl", [
+      { type: "metadata", created_at: ms(0) },
+      rec(10, 5),
+      rec(20, 6),
+      "oops",
+      rec(30, 7, "session"),
+    ]);
     return d;
   };
 
@@ -141,6 +154,7 @@ describe("tokens command on a fixture", () => {
   it("--help explains every option", async () => {
     expect(await run("tokens", "--help")).toBe(0);
     const help = out.join("");
-    for (const opt of ["--format <format>", "--at <iso-time>", "--json", "<path...>"]) expect(help).toContain(opt.replace("<path...>", "path"));
+    for (const opt of ["--format <format>", "--at <iso-time>", "--json", "<path...>"])
+      expect(help).toContain(opt.replace("<path...>", "path"));
   });
 });

@@ -11,7 +11,13 @@ const roots: string[] = [];
 afterAll(async () => Promise.all(roots.map(removeTree)));
 
 const record = (time: number, output: unknown) =>
-  JSON.stringify({ type: "usage.record", model: "kimi-k3", usageScope: "turn", usage: { inputOther: 100, output, inputCacheRead: 1000, inputCacheCreation: 0 }, time });
+  JSON.stringify({
+    type: "usage.record",
+    model: "kimi-k3",
+    usageScope: "turn",
+    usage: { inputOther: 100, output, inputCacheRead: 1000, inputCacheCreation: 0 },
+    time,
+  });
 
 async function session(): Promise<string> {
   const root = await makeTree({
@@ -27,20 +33,33 @@ describe("trajectory inputs found by a new user", () => {
     await symlink(".", join(root, "sessions", "self"));
     const reading = await readTrajectory("kimi-code", [root], { displayRoot: root });
     expect(new TokenLedger(reading.calls).totals()).toMatchObject({ calls: 2, total: 2 * 1100 + 30 });
-    expect(reading.calls.map((c) => c.file)).toEqual(["sessions/s1/agents/main/wire.jsonl", "sessions/s1/agents/main/wire.jsonl"]);
+    expect(reading.calls.map((c) => c.file)).toEqual([
+      "sessions/s1/agents/main/wire.jsonl",
+      "sessions/s1/agents/main/wire.jsonl",
+    ]);
     expect(reading.warnings.map((w) => w.code)).toEqual(["TRAJECTORY_DUPLICATE_PATH"]);
   });
 
   it("a session folder copied whole is counted once (P5)", async () => {
     const root = await session();
-    await cp(join(root, "sessions", "s1", "agents"), join(root, "sessions", "s1", "backup", "agents"), { recursive: true });
+    await cp(join(root, "sessions", "s1", "agents"), join(root, "sessions", "s1", "backup", "agents"), {
+      recursive: true,
+    });
     const reading = await readTrajectory("kimi-code", [root], { displayRoot: root });
     expect(new TokenLedger(reading.calls).totals()).toMatchObject({ calls: 2, total: 2230 });
-    expect(reading.warnings.map((w) => [w.code, w.file])).toEqual([["TRAJECTORY_DUPLICATE_RECORDS", "sessions/s1/backup/agents/main/wire.jsonl"]]);
+    expect(reading.warnings.map((w) => [w.code, w.file])).toEqual([
+      ["TRAJECTORY_DUPLICATE_RECORDS", "sessions/s1/backup/agents/main/wire.jsonl"],
+    ]);
   });
 
   it("a fractional or too-large token count is a bad usage value, not rounded (P14)", async () => {
-    const root = await makeTree({ "sessions/s1/agents/main/wire.jsonl": lines(record(1790000000000, 10.5), record(1790000060000, 1e20), record(1790000120000, 7)) });
+    const root = await makeTree({
+      "sessions/s1/agents/main/wire.jsonl": lines(
+        record(1790000000000, 10.5),
+        record(1790000060000, 1e20),
+        record(1790000120000, 7),
+      ),
+    });
     roots.push(root);
     const reading = await readTrajectory("kimi-code", [root], { displayRoot: root });
     expect(new TokenLedger(reading.calls).totals()).toMatchObject({ calls: 1, total: 1107 });
@@ -71,6 +90,8 @@ describe("the wrong format", () => {
     const root = await session();
     const reading = await readTrajectory("codex", [root], { displayRoot: root });
     expect(reading.calls).toEqual([]);
-    expect(reading.warnings.map((w) => [w.code, w.file])).toEqual([["TRAJECTORY_NO_CALLS", "sessions/s1/agents/main/wire.jsonl"]]);
+    expect(reading.warnings.map((w) => [w.code, w.file])).toEqual([
+      ["TRAJECTORY_NO_CALLS", "sessions/s1/agents/main/wire.jsonl"],
+    ]);
   });
 });

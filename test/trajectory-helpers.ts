@@ -23,7 +23,12 @@ export function tempDir(): string {
 }
 
 /** Writes `lines` (objects are JSON-encoded, strings written as they are) as a JSONL file under `root`. */
-export function writeJsonl(root: string, rel: string, lines: (object | string)[], opts: { finalNewline?: boolean } = {}): string {
+export function writeJsonl(
+  root: string,
+  rel: string,
+  lines: (object | string)[],
+  opts: { finalNewline?: boolean } = {},
+): string {
   const path = join(root, rel);
   mkdirSync(dirname(path), { recursive: true });
   const body = lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n");

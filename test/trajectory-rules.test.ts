@@ -36,7 +36,11 @@ const tc = (s: number, total: Tot, last: Tot = total, ordinal?: number) => ({
   type: "event_msg",
   payload: { type: "token_count", info: { total_token_usage: usage(total), last_token_usage: usage(last) } },
 });
-const heartbeat = (s: number) => ({ timestamp: at(s), type: "event_msg", payload: { type: "token_count", info: null } });
+const heartbeat = (s: number) => ({
+  timestamp: at(s),
+  type: "event_msg",
+  payload: { type: "token_count", info: null },
+});
 const item = (s: number, ordinal?: number) => ({
   timestamp: at(s),
   ...(ordinal === undefined ? {} : { ordinal }),
@@ -125,7 +129,11 @@ describe("codex (TRAJECTORIES.md: codex)", () => {
 
   it("a file with token_usage_record lines but no running total counts the records", async () => {
     const d = tempDir();
-    writeJsonl(d, "rollout-e.jsonl", [meta(0, "T"), usageRecord(5, "r1", [100, 0, 10]), usageRecord(9, "r2", [200, 50, 20])]);
+    writeJsonl(d, "rollout-e.jsonl", [
+      meta(0, "T"),
+      usageRecord(5, "r1", [100, 0, 10]),
+      usageRecord(9, "r2", [200, 50, 20]),
+    ]);
     const { totals } = await count("codex", [d]);
     expect(parts(totals)).toEqual([250, 50, 0, 30, 330, 2]);
   });
@@ -166,7 +174,15 @@ describe("codex (TRAJECTORIES.md: codex)", () => {
   it("a sub-agent child (source.subagent.thread_spawn.parent_thread_id) with ordinals: records before subagent_history_start_ordinal are the parent's", async () => {
     const d = tempDir();
     writeJsonl(d, "rollout-sub.jsonl", [
-      meta(100, "C", { source: { subagent: { thread_spawn: { parent_thread_id: "P", depth: 1 } } }, subagent_history_start_ordinal: 4 }, 0),
+      meta(
+        100,
+        "C",
+        {
+          source: { subagent: { thread_spawn: { parent_thread_id: "P", depth: 1 } } },
+          subagent_history_start_ordinal: 4,
+        },
+        0,
+      ),
       item(101, 1),
       tc(105, [5000, 0, 50], [5000, 0, 50], 2), // inherited (ordinal < 4), even though stamped later than the burst
       item(106, 3),
@@ -233,7 +249,12 @@ const asst = (
   },
   ...extra,
 });
-const user = (s: number) => ({ type: "user", timestamp: at(s), sessionId: "S", message: { role: "user", content: "hi" } });
+const user = (s: number) => ({
+  type: "user",
+  timestamp: at(s),
+  sessionId: "S",
+  message: { role: "user", content: "hi" },
+});
 
 describe("claude-code (TRAJECTORIES.md: claude-code)", () => {
   it("one response written as several lines is counted once (message.id + requestId), with its largest output", async () => {
@@ -262,7 +283,10 @@ describe("claude-code (TRAJECTORIES.md: claude-code)", () => {
 
   it("a resumed or branched session copies lines into a new file: deduplicated across files", async () => {
     const d = tempDir();
-    writeJsonl(d, "a.jsonl", [asst(1, "msg_1", "req_1", [3, 1000, 200, 1]), asst(2, "msg_1", "req_1", [3, 1000, 200, 100])]);
+    writeJsonl(d, "a.jsonl", [
+      asst(1, "msg_1", "req_1", [3, 1000, 200, 1]),
+      asst(2, "msg_1", "req_1", [3, 1000, 200, 100]),
+    ]);
     writeJsonl(d, "b.jsonl", [
       asst(1, "msg_1", "req_1", [3, 1000, 200, 1]),
       asst(2, "msg_1", "req_1", [3, 1000, 200, 100]),
@@ -290,7 +314,11 @@ describe("claude-code (TRAJECTORIES.md: claude-code)", () => {
     const sub = asst(10, "msg_s1", "req_s1", [7, 500, 100, 50], { isSidechain: true, agentId: "a1" });
     writeJsonl(d, "S.jsonl", [
       asst(1, "msg_1", "req_1", [3, 1000, 200, 100]),
-      { type: "progress", timestamp: at(10.1), data: { type: "agent_progress", message: { ...sub, requestId: "req_s1" } } },
+      {
+        type: "progress",
+        timestamp: at(10.1),
+        data: { type: "agent_progress", message: { ...sub, requestId: "req_s1" } },
+      },
     ]);
     writeJsonl(d, "S/subagents/agent-a1.jsonl", [sub]);
     const { totals } = await count("claude-code", [d]);
@@ -299,7 +327,10 @@ describe("claude-code (TRAJECTORIES.md: claude-code)", () => {
 
   it("a response's time is the timestamp of its last line", async () => {
     const d = tempDir();
-    writeJsonl(d, "s.jsonl", [asst(1.1, "msg_1", "req_1", [3, 1000, 200, 1]), asst(1.9, "msg_1", "req_1", [3, 1000, 200, 80])]);
+    writeJsonl(d, "s.jsonl", [
+      asst(1.1, "msg_1", "req_1", [3, 1000, 200, 1]),
+      asst(1.9, "msg_1", "req_1", [3, 1000, 200, 80]),
+    ]);
     const { totals, ledger } = await count("claude-code", [d]);
     expect(totals.lastCallTimeMs).toBe(ms(1.9));
     expect(ledger.at(ms(1.5)).calls).toBe(0);
@@ -308,7 +339,10 @@ describe("claude-code (TRAJECTORIES.md: claude-code)", () => {
 
   it("tool-only responses that kept a streaming-size output are counted as recorded and reported once per run", async () => {
     const d = tempDir();
-    writeJsonl(d, "a.jsonl", [asst(1, "msg_1", "req_1", [3, 1000, 200, 1]), asst(2, "msg_2", "req_2", [1, 1200, 0, 300])]);
+    writeJsonl(d, "a.jsonl", [
+      asst(1, "msg_1", "req_1", [3, 1000, 200, 1]),
+      asst(2, "msg_2", "req_2", [1, 1200, 0, 300]),
+    ]);
     writeJsonl(d, "b.jsonl", [asst(3, "msg_3", "req_3", [1, 1300, 0, 3])]);
     const { totals, reading } = await count("claude-code", [d], d);
     expect(parts(totals)).toEqual([5, 3500, 200, 304, 4009, 3]);
@@ -320,7 +354,14 @@ describe("claude-code (TRAJECTORIES.md: claude-code)", () => {
 
 // ---------------------------------------------------------------- pi
 
-const piHeader = (s: number, id: string, extra: object = {}) => ({ type: "session", version: 3, id, timestamp: at(s), cwd: "/w", ...extra });
+const piHeader = (s: number, id: string, extra: object = {}) => ({
+  type: "session",
+  version: 3,
+  id,
+  timestamp: at(s),
+  cwd: "/w",
+  ...extra,
+});
 const piAsst = (
   s: number,
   id: string | null,
@@ -336,14 +377,24 @@ const piAsst = (
     content: [],
     stopReason,
     timestamp: ms(requestStartS),
-    usage: { input: u[0], output: u[1], cacheRead: u[2], cacheWrite: u[3], totalTokens: u[0] + u[1] + u[2] + u[3], cost: { total: 0 } },
+    usage: {
+      input: u[0],
+      output: u[1],
+      cacheRead: u[2],
+      cacheWrite: u[3],
+      totalTokens: u[0] + u[1] + u[2] + u[3],
+      cost: { total: 0 },
+    },
   },
 });
 
 describe("pi (TRAJECTORIES.md: pi)", () => {
   it("the call time is the entry's timestamp (save time), not message.timestamp (request start)", async () => {
     const d = tempDir();
-    writeJsonl(d, "2026-03-01T10-00-00-000Z_a.jsonl", [piHeader(0, "a"), piAsst(100, "e1", [5, 50, 1000, 20], "stop", 40)]);
+    writeJsonl(d, "2026-03-01T10-00-00-000Z_a.jsonl", [
+      piHeader(0, "a"),
+      piAsst(100, "e1", [5, 50, 1000, 20], "stop", 40),
+    ]);
     const { totals, ledger } = await count("pi", [d]);
     expect(parts(totals)).toEqual([5, 1000, 20, 50, 1075, 1]);
     expect(totals.lastCallTimeMs).toBe(ms(100));
@@ -373,8 +424,18 @@ describe("pi (TRAJECTORIES.md: pi)", () => {
       (e["message"] as { usage: Record<string, unknown> }).usage["totalTokens"] = undefined;
       return e;
     };
-    const header = (s: number, id: string, extra: object = {}) => ({ type: "session", id, timestamp: at(s), cwd: "/w", ...extra });
-    writeJsonl(d, "2026-03-01T10-00-00-000Z_a.jsonl", [header(0, "a"), v1(10, [5, 50, 1000, 20]), v1(20, [5, 50, 1000, 20])]);
+    const header = (s: number, id: string, extra: object = {}) => ({
+      type: "session",
+      id,
+      timestamp: at(s),
+      cwd: "/w",
+      ...extra,
+    });
+    writeJsonl(d, "2026-03-01T10-00-00-000Z_a.jsonl", [
+      header(0, "a"),
+      v1(10, [5, 50, 1000, 20]),
+      v1(20, [5, 50, 1000, 20]),
+    ]);
     writeJsonl(d, "2026-03-01T11-00-00-000Z_b.jsonl", [
       header(3600, "b", { branchedFrom: "/home/u/.pi/agent/sessions/x/2026-03-01T10-00-00-000Z_a.jsonl" }),
       v1(10, [5, 50, 1000, 20]),
@@ -418,13 +479,19 @@ describe("pi (TRAJECTORIES.md: pi)", () => {
 
 const T0 = 1772359200; // 2026-03-01T10:00:00Z in epoch seconds
 const kMeta = { type: "metadata", protocol_version: "1.4" };
-const status = (s: number, messageId: string | null, u: [other: number, output: number, read: number, create: number] | null) => ({
+const status = (
+  s: number,
+  messageId: string | null,
+  u: [other: number, output: number, read: number, create: number] | null,
+) => ({
   timestamp: T0 + s,
   message: {
     type: "StatusUpdate",
     payload: {
       context_usage: 0.1,
-      ...(u === null ? {} : { token_usage: { input_other: u[0], output: u[1], input_cache_read: u[2], input_cache_creation: u[3] } }),
+      ...(u === null
+        ? {}
+        : { token_usage: { input_other: u[0], output: u[1], input_cache_read: u[2], input_cache_creation: u[3] } }),
       ...(messageId === null ? {} : { message_id: messageId }),
     },
   },
@@ -484,7 +551,11 @@ describe("kimi-cli (TRAJECTORIES.md: kimi-cli)", () => {
 
 // ---------------------------------------------------------------- kimi-code
 
-const record = (s: number | null, u: [other: number, output: number, read: number, create: number], scope = "turn") => ({
+const record = (
+  s: number | null,
+  u: [other: number, output: number, read: number, create: number],
+  scope = "turn",
+) => ({
   type: "usage.record",
   model: "kimi-k3",
   usage: { inputOther: u[0], output: u[1], inputCacheRead: u[2], inputCacheCreation: u[3] },
@@ -493,7 +564,12 @@ const record = (s: number | null, u: [other: number, output: number, read: numbe
 });
 const stepEnd = (s: number, u: [number, number, number, number]) => ({
   type: "context.append_loop_event",
-  event: { type: "step.end", turnId: "0", step: 1, usage: { inputOther: u[0], output: u[1], inputCacheRead: u[2], inputCacheCreation: u[3] } },
+  event: {
+    type: "step.end",
+    turnId: "0",
+    step: 1,
+    usage: { inputOther: u[0], output: u[1], inputCacheRead: u[2], inputCacheCreation: u[3] },
+  },
   time: ms(s),
 });
 const kcMeta = { type: "metadata", protocol_version: "1.4", created_at: ms(0) };
@@ -517,7 +593,11 @@ describe("kimi-code (TRAJECTORIES.md: kimi-code)", () => {
 
   it("both usageScope values count (a 'session' call such as compaction is a model call)", async () => {
     const d = tempDir();
-    writeJsonl(d, "s1/agents/main/wire.jsonl", [kcMeta, record(5, [100, 10, 1000, 0]), record(7, [1734, 1074, 30720, 0], "session")]);
+    writeJsonl(d, "s1/agents/main/wire.jsonl", [
+      kcMeta,
+      record(5, [100, 10, 1000, 0]),
+      record(7, [1734, 1074, 30720, 0], "session"),
+    ]);
     const { totals } = await count("kimi-code", [d]);
     expect(parts(totals)).toEqual([1834, 31720, 0, 1084, 34638, 2]);
   });
@@ -527,7 +607,13 @@ describe("kimi-code (TRAJECTORIES.md: kimi-code)", () => {
     const r1 = record(5, [100, 10, 1000, 0]);
     const r2 = record(9, [20, 5, 1100, 0]);
     writeJsonl(d, "parent/agents/main/wire.jsonl", [kcMeta, r1, r2]);
-    writeJsonl(d, "fork/agents/main/wire.jsonl", [kcMeta, r1, r2, { type: "forked", time: ms(100) }, record(110, [1, 1, 1, 1])]);
+    writeJsonl(d, "fork/agents/main/wire.jsonl", [
+      kcMeta,
+      r1,
+      r2,
+      { type: "forked", time: ms(100) },
+      record(110, [1, 1, 1, 1]),
+    ]);
     const { totals, reading } = await count("kimi-code", [d]);
     expect(parts(totals)).toEqual([121, 2101, 1, 16, 2239, 3]);
     expect(reading.warnings).toEqual([]);
@@ -536,8 +622,18 @@ describe("kimi-code (TRAJECTORIES.md: kimi-code)", () => {
   it("a fork whose parent is absent: the records before the marker are the only copy and count once (sibling forks too), with a warning", async () => {
     const d = tempDir();
     const r1 = record(5, [100, 10, 1000, 0]);
-    writeJsonl(d, "forkA/agents/main/wire.jsonl", [kcMeta, r1, { type: "forked", time: ms(100) }, record(110, [1, 1, 1, 1])]);
-    writeJsonl(d, "forkB/agents/main/wire.jsonl", [kcMeta, r1, { type: "forked", time: ms(200) }, record(210, [2, 2, 2, 2])]);
+    writeJsonl(d, "forkA/agents/main/wire.jsonl", [
+      kcMeta,
+      r1,
+      { type: "forked", time: ms(100) },
+      record(110, [1, 1, 1, 1]),
+    ]);
+    writeJsonl(d, "forkB/agents/main/wire.jsonl", [
+      kcMeta,
+      r1,
+      { type: "forked", time: ms(200) },
+      record(210, [2, 2, 2, 2]),
+    ]);
     const { totals, reading, ledger } = await count("kimi-code", [d], d);
     expect(parts(totals)).toEqual([103, 1003, 3, 13, 1122, 3]);
     expect(ledger.at(ms(6)).calls).toBe(1);
@@ -573,7 +669,14 @@ describe("bad lines (TRAJECTORIES.md: The quantity)", () => {
     writeJsonl(
       d,
       "rollout-bad.jsonl",
-      [meta(0, "T"), tc(5, [100, 0, 10]), "WARN stray log message", "", tc(9, [300, 50, 30], [200, 50, 20]), '{"timestamp": "2026-03-01T10:00:10Z", "type": "event_m'],
+      [
+        meta(0, "T"),
+        tc(5, [100, 0, 10]),
+        "WARN stray log message",
+        "",
+        tc(9, [300, 50, 30], [200, 50, 20]),
+        '{"timestamp": "2026-03-01T10:00:10Z", "type": "event_m',
+      ],
       { finalNewline: false },
     );
     const { totals, reading } = await count("codex", [d], d);
@@ -599,7 +702,9 @@ describe("bad lines (TRAJECTORIES.md: The quantity)", () => {
     for (const [format, sub, file, line, total] of cases) {
       const { totals, reading } = await count(format, [join(d, sub)], d);
       expect(totals.total).toBe(total);
-      expect(reading.warnings.filter((w) => w.code === "TRAJECTORY_BAD_JSON").map((w) => [w.file, w.line])).toEqual([[file, line]]);
+      expect(reading.warnings.filter((w) => w.code === "TRAJECTORY_BAD_JSON").map((w) => [w.file, w.line])).toEqual([
+        [file, line],
+      ]);
     }
   });
 });
@@ -642,7 +747,7 @@ describe("readTrajectory: files and order", () => {
     const { gzipSync } = await import("node:zlib");
     const { writeFileSync } = await import("node:fs");
     const d = tempDir();
-    const body = [meta(0, "T"), tc(5, [100, 0, 10])].map((l) => JSON.stringify(l)).join("\n") + "\n";
+    const body = `${[meta(0, "T"), tc(5, [100, 0, 10])].map((l) => JSON.stringify(l)).join("\n")}\n`;
     writeFileSync(join(d, "rollout-z.jsonl.gz"), gzipSync(body));
     const { totals } = await count("codex", [d]);
     expect(parts(totals)).toEqual([100, 0, 0, 10, 110, 1]);
@@ -674,9 +779,25 @@ describe("TokenLedger", () => {
   });
 
   it("at(t) is cumulative over calls with time ≤ t (inclusive), null-time calls excluded", () => {
-    expect(ledger.at(2000)).toEqual({ uncachedInput: 6, cacheRead: 60, cacheWrite: 0, output: 3, total: 69, calls: 3, lastCallTimeMs: 2000 });
+    expect(ledger.at(2000)).toEqual({
+      uncachedInput: 6,
+      cacheRead: 60,
+      cacheWrite: 0,
+      output: 3,
+      total: 69,
+      calls: 3,
+      lastCallTimeMs: 2000,
+    });
     expect(ledger.at(1999).calls).toBe(1);
-    expect(ledger.at(999)).toEqual({ uncachedInput: 0, cacheRead: 0, cacheWrite: 0, output: 0, total: 0, calls: 0, lastCallTimeMs: null });
+    expect(ledger.at(999)).toEqual({
+      uncachedInput: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 0,
+      total: 0,
+      calls: 0,
+      lastCallTimeMs: null,
+    });
     expect(ledger.at(1e15).calls).toBe(4);
   });
 

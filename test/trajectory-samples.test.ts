@@ -30,10 +30,14 @@ interface Sample {
 const samples: Sample[] = present ? (JSON.parse(readFileSync(EXPECTED, "utf8")) as { samples: Sample[] }).samples : [];
 
 describe.skipIf(!present)(
-  present ? "trajectory samples (shared/samples/trajectories/expected.json)" : `trajectory samples: skipped, ${EXPECTED} not found (the shared folder is not beside the project)`,
+  present
+    ? "trajectory samples (shared/samples/trajectories/expected.json)"
+    : `trajectory samples: skipped, ${EXPECTED} not found (the shared folder is not beside the project)`,
   () => {
     it("has samples of all five formats", () => {
-      expect(new Set(samples.map((s) => s.format))).toEqual(new Set(["codex", "claude-code", "pi", "kimi-cli", "kimi-code"]));
+      expect(new Set(samples.map((s) => s.format))).toEqual(
+        new Set(["codex", "claude-code", "pi", "kimi-cli", "kimi-code"]),
+      );
     });
 
     for (const sample of samples) {

@@ -33,8 +33,18 @@ const CASES: Record<TrajectoryFormat, FormatCase> = {
   codex: {
     file: "rollout-2026-03-01T10-00-00-x.jsonl",
     head: [],
-    line: (i, u) => ({ timestamp: at(10 * i + 5), type: "event_msg", payload: { type: "token_count", info: { total_token_usage: u, last_token_usage: u } } }),
-    usage: (i) => ({ input_tokens: 1000 * (i + 1), cached_input_tokens: 500 * (i + 1), output_tokens: 10 * (i + 1), reasoning_output_tokens: 5 * (i + 1), total_tokens: 1010 * (i + 1) }),
+    line: (i, u) => ({
+      timestamp: at(10 * i + 5),
+      type: "event_msg",
+      payload: { type: "token_count", info: { total_token_usage: u, last_token_usage: u } },
+    }),
+    usage: (i) => ({
+      input_tokens: 1000 * (i + 1),
+      cached_input_tokens: 500 * (i + 1),
+      output_tokens: 10 * (i + 1),
+      reasoning_output_tokens: 5 * (i + 1),
+      total_tokens: 1010 * (i + 1),
+    }),
     rename: { input_tokens: "inputTokens", cached_input_tokens: "cachedInputTokens", output_tokens: "outputTokens" },
     perCall: 1010,
     runningTotal: true,
@@ -42,7 +52,13 @@ const CASES: Record<TrajectoryFormat, FormatCase> = {
   "claude-code": {
     file: "s.jsonl",
     head: [],
-    line: (i, u) => ({ type: "assistant", timestamp: at(10 * i + 5), uuid: `u${i}`, requestId: `r${i}`, message: { id: `m${i}`, role: "assistant", model: "claude-x", content: [], usage: u } }),
+    line: (i, u) => ({
+      type: "assistant",
+      timestamp: at(10 * i + 5),
+      uuid: `u${i}`,
+      requestId: `r${i}`,
+      message: { id: `m${i}`, role: "assistant", model: "claude-x", content: [], usage: u },
+    }),
     usage: () => ({
       input_tokens: 100,
       cache_creation_input_tokens: 0,
@@ -55,15 +71,32 @@ const CASES: Record<TrajectoryFormat, FormatCase> = {
       iterations: [],
       speed: "standard",
     }),
-    rename: { input_tokens: "inputTokens", cache_creation_input_tokens: "cacheCreationInputTokens", cache_read_input_tokens: "cacheReadInputTokens" },
+    rename: {
+      input_tokens: "inputTokens",
+      cache_creation_input_tokens: "cacheCreationInputTokens",
+      cache_read_input_tokens: "cacheReadInputTokens",
+    },
     perCall: 1110,
     runningTotal: false,
   },
   pi: {
     file: "2026-03-01T10-00-00-000Z_x.jsonl",
     head: [{ type: "session", version: 3, id: "S", timestamp: at(0), cwd: "/w" }],
-    line: (i, u) => ({ type: "message", id: `e${i}`, parentId: null, timestamp: at(10 * i + 5), message: { role: "assistant", content: [], usage: u, stopReason: "stop", timestamp: ms(10 * i) } }),
-    usage: () => ({ input: 100, output: 10, cacheRead: 1000, cacheWrite: 0, totalTokens: 1110, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }),
+    line: (i, u) => ({
+      type: "message",
+      id: `e${i}`,
+      parentId: null,
+      timestamp: at(10 * i + 5),
+      message: { role: "assistant", content: [], usage: u, stopReason: "stop", timestamp: ms(10 * i) },
+    }),
+    usage: () => ({
+      input: 100,
+      output: 10,
+      cacheRead: 1000,
+      cacheWrite: 0,
+      totalTokens: 1110,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    }),
     rename: { input: "input_tokens", cacheRead: "cache_read", cacheWrite: "cache_write" },
     perCall: 1110,
     runningTotal: false,
@@ -71,9 +104,16 @@ const CASES: Record<TrajectoryFormat, FormatCase> = {
   "kimi-cli": {
     file: "s/wire.jsonl",
     head: [{ type: "metadata", protocol_version: "1.3" }],
-    line: (i, u) => ({ timestamp: ms(10 * i + 5) / 1000, message: { type: "StatusUpdate", payload: { context_usage: 0.1, token_usage: u, message_id: `m${i}` } } }),
+    line: (i, u) => ({
+      timestamp: ms(10 * i + 5) / 1000,
+      message: { type: "StatusUpdate", payload: { context_usage: 0.1, token_usage: u, message_id: `m${i}` } },
+    }),
     usage: () => ({ input_other: 100, output: 10, input_cache_read: 1000, input_cache_creation: 0 }),
-    rename: { input_other: "inputOther", input_cache_read: "inputCacheRead", input_cache_creation: "inputCacheCreation" },
+    rename: {
+      input_other: "inputOther",
+      input_cache_read: "inputCacheRead",
+      input_cache_creation: "inputCacheCreation",
+    },
     perCall: 1110,
     runningTotal: false,
   },
@@ -82,7 +122,11 @@ const CASES: Record<TrajectoryFormat, FormatCase> = {
     head: [],
     line: (i, u) => ({ type: "usage.record", model: "k", usageScope: "turn", usage: u, time: ms(10 * i + 5) }),
     usage: () => ({ inputOther: 100, output: 10, inputCacheRead: 1000, inputCacheCreation: 0 }),
-    rename: { inputOther: "input_other", inputCacheRead: "input_cache_read", inputCacheCreation: "input_cache_creation" },
+    rename: {
+      inputOther: "input_other",
+      inputCacheRead: "input_cache_read",
+      inputCacheCreation: "input_cache_creation",
+    },
     perCall: 1110,
     runningTotal: false,
   },
@@ -181,12 +225,23 @@ describe("a model response with no usage object at all", () => {
   it("claude-code: an assistant line without message.usage is unreadable (fast path too, wherever `type` is on the line)", async () => {
     const root = tempDir();
     const line = (i: number, usage: boolean, typeFirst: boolean) => {
-      const message = { id: `m${i}`, role: "assistant", model: "claude-x", content: [], ...(usage ? { usage: { input_tokens: 100, output_tokens: 10 } } : {}) };
+      const message = {
+        id: `m${i}`,
+        role: "assistant",
+        model: "claude-x",
+        content: [],
+        ...(usage ? { usage: { input_tokens: 100, output_tokens: 10 } } : {}),
+      };
       return typeFirst
         ? { type: "assistant", timestamp: at(i), requestId: `r${i}`, message }
         : { parentUuid: null, isSidechain: false, message, type: "assistant", timestamp: at(i), requestId: `r${i}` };
     };
-    writeJsonl(root, "s.jsonl", [line(1, true, false), line(2, false, false), line(3, false, true), { type: "assistant", timestamp: at(4), message: { model: "<synthetic>", role: "assistant", content: [] } }]);
+    writeJsonl(root, "s.jsonl", [
+      line(1, true, false),
+      line(2, false, false),
+      line(3, false, true),
+      { type: "assistant", timestamp: at(4), message: { model: "<synthetic>", role: "assistant", content: [] } },
+    ]);
     setTrajectoryFastPath(false);
     let slow;
     try {
@@ -204,10 +259,20 @@ describe("a model response with no usage object at all", () => {
   it("pi: an assistant entry without usage is unreadable (fast path too)", async () => {
     const root = tempDir();
     const entry = (i: number, usage: boolean) => ({
-      type: "message", id: `e${i}`, timestamp: at(i),
-      message: { content: [], role: "assistant", ...(usage ? { usage: { input: 1, output: 2, cacheRead: 3, cacheWrite: 4 } } : {}) },
+      type: "message",
+      id: `e${i}`,
+      timestamp: at(i),
+      message: {
+        content: [],
+        role: "assistant",
+        ...(usage ? { usage: { input: 1, output: 2, cacheRead: 3, cacheWrite: 4 } } : {}),
+      },
     });
-    writeJsonl(root, "x.jsonl", [{ type: "session", version: 3, id: "S", timestamp: at(0), cwd: "/w" }, entry(1, true), entry(2, false)]);
+    writeJsonl(root, "x.jsonl", [
+      { type: "session", version: 3, id: "S", timestamp: at(0), cwd: "/w" },
+      entry(1, true),
+      entry(2, false),
+    ]);
     setTrajectoryFastPath(false);
     let slow;
     try {
@@ -217,21 +282,35 @@ describe("a model response with no usage object at all", () => {
     }
     const fast = await readTrajectory("pi", [root], { displayRoot: root });
     expect(fast).toEqual(slow);
-    expect([fast.calls.length, fast.warnings.map((w) => [w.code, w.line])]).toEqual([1, [["TRAJECTORY_UNREADABLE_USAGE", 3]]]);
+    expect([fast.calls.length, fast.warnings.map((w) => [w.code, w.line])]).toEqual([
+      1,
+      [["TRAJECTORY_UNREADABLE_USAGE", 3]],
+    ]);
   });
 });
 
 describe("kimi-cli: token_usage under another name", () => {
   it("a StatusUpdate holding an object under an unknown key is unreadable; one with context size only is ordinary", async () => {
-    const r = await read("kimi-cli", 3, (i, u) => u);
+    const r = await read("kimi-cli", 3, (_i, u) => u);
     expect(r.warnings).toEqual([]);
     const root = tempDir();
-    const su = (s: number, payload: object) => ({ timestamp: ms(s) / 1000, message: { type: "StatusUpdate", payload } });
+    const su = (s: number, payload: object) => ({
+      timestamp: ms(s) / 1000,
+      message: { type: "StatusUpdate", payload },
+    });
     writeJsonl(root, "s/wire.jsonl", [
       { type: "metadata", protocol_version: "1.3" },
-      su(1, { context_usage: 0.1, message_id: "a", token_usage: { input_other: 1, output: 2, input_cache_read: 3, input_cache_creation: 4 } }),
+      su(1, {
+        context_usage: 0.1,
+        message_id: "a",
+        token_usage: { input_other: 1, output: 2, input_cache_read: 3, input_cache_creation: 4 },
+      }),
       su(2, { context_usage: 0.2 }),
-      su(3, { context_usage: 0.3, message_id: "b", tokenUsage: { inputOther: 1, output: 2, inputCacheRead: 3, inputCacheCreation: 4 } }),
+      su(3, {
+        context_usage: 0.3,
+        message_id: "b",
+        tokenUsage: { inputOther: 1, output: 2, inputCacheRead: 3, inputCacheCreation: 4 },
+      }),
     ]);
     const reading = await readTrajectory("kimi-cli", [root], { displayRoot: root });
     expect(new TokenLedger(reading.calls).totals()).toMatchObject({ calls: 1, total: 10 });
@@ -251,7 +330,9 @@ describe("counts that contradict their format, or a total that disagrees with it
       ["TRAJECTORY_UNREADABLE_USAGE", "s.jsonl", 1],
       ["TRAJECTORY_NO_CALLS", "s.jsonl", null],
     ]);
-    expect(r.warnings[0]!.message).toMatch(/^3 message\.usage record\(s\) lack the count key\(s\) cache_creation_input_tokens, cache_read_input_tokens /);
+    expect(r.warnings[0]!.message).toMatch(
+      /^3 message\.usage record\(s\) lack the count key\(s\) cache_creation_input_tokens, cache_read_input_tokens /,
+    );
   });
 
   it("claude-code: one flat cache count removed, the breakdown all zero: still unreadable (that version writes both)", async () => {
@@ -267,32 +348,58 @@ describe("counts that contradict their format, or a total that disagrees with it
 
   it("claude-code: cache_creation_input_tokens other than the breakdown's sum: counted from the flat key, warned once per file", async () => {
     const r = await read("claude-code", 3, (i, u) =>
-      i === 0 ? u : { ...u, cache_creation_input_tokens: 50, cache_creation: { ephemeral_5m_input_tokens: 70, ephemeral_1h_input_tokens: 0 } },
+      i === 0
+        ? u
+        : {
+            ...u,
+            cache_creation_input_tokens: 50,
+            cache_creation: { ephemeral_5m_input_tokens: 70, ephemeral_1h_input_tokens: 0 },
+          },
     );
     expect([r.totals.calls, r.totals.cacheWrite, r.totals.total]).toEqual([3, 100, 3 * 1110 + 100]);
-    expect(r.warnings.map((w) => [w.code, w.file, w.line])).toEqual([["TRAJECTORY_USAGE_TOTAL_MISMATCH", "s.jsonl", 2]]);
-    expect(r.warnings[0]!.message).toMatch(/^2 message\.usage record\(s\) carry a total that disagrees with its parts, first at line 2 \(cache_creation_input_tokens 50 ≠ the sum of cache_creation\.\* 70\)/);
+    expect(r.warnings.map((w) => [w.code, w.file, w.line])).toEqual([
+      ["TRAJECTORY_USAGE_TOTAL_MISMATCH", "s.jsonl", 2],
+    ]);
+    expect(r.warnings[0]!.message).toMatch(
+      /^2 message\.usage record\(s\) carry a total that disagrees with its parts, first at line 2 \(cache_creation_input_tokens 50 ≠ the sum of cache_creation\.\* 70\)/,
+    );
   });
 
   it("codex: input_tokens that exclude the cached part (cached > input): unreadable, never clamped to 0", async () => {
     // A gateway writing input without the cached part: every running total has cached > input.
-    const r = await read("codex", 3, (i) => ({ input_tokens: 500 * (i + 1), cached_input_tokens: 600 * (i + 1), output_tokens: 10 * (i + 1), total_tokens: 510 * (i + 1) }));
+    const r = await read("codex", 3, (i) => ({
+      input_tokens: 500 * (i + 1),
+      cached_input_tokens: 600 * (i + 1),
+      output_tokens: 10 * (i + 1),
+      total_tokens: 510 * (i + 1),
+    }));
     expect([r.totals.calls, r.totals.total]).toEqual([0, 0]);
     expect(r.warnings.map((w) => [w.code, w.line])).toEqual([
       ["TRAJECTORY_UNREADABLE_USAGE", 1],
       ["TRAJECTORY_NO_CALLS", null],
     ]);
-    expect(r.warnings[0]!.message).toMatch(/^3 token_count record\(s\) have counts that contradict the format \(cached_input_tokens > input_tokens\), first at line 1/);
+    expect(r.warnings[0]!.message).toMatch(
+      /^3 token_count record\(s\) have counts that contradict the format \(cached_input_tokens > input_tokens\), first at line 1/,
+    );
   });
 
   it("codex: consistent totals whose growth has more cached than input: that call is unreadable, the others count", async () => {
-    const u = (input: number, cached: number, output: number) => ({ input_tokens: input, cached_input_tokens: cached, output_tokens: output, total_tokens: input + output });
+    const u = (input: number, cached: number, output: number) => ({
+      input_tokens: input,
+      cached_input_tokens: cached,
+      output_tokens: output,
+      total_tokens: input + output,
+    });
     const totals = [u(1000, 0, 10), u(1500, 1200, 20), u(2500, 1700, 30)];
     const r = await read("codex", 3, (i) => totals[i]!);
     // Call 1: 1000 uncached + 10 output; call 2 (+500 input, +1200 cached) is skipped; call 3: +1000 input of which 500 cached, +10 output.
-    expect([r.totals.calls, r.totals.uncachedInput, r.totals.cacheRead, r.totals.output, r.totals.total]).toEqual([2, 1500, 500, 20, 2020]);
+    expect([r.totals.calls, r.totals.uncachedInput, r.totals.cacheRead, r.totals.output, r.totals.total]).toEqual([
+      2, 1500, 500, 20, 2020,
+    ]);
     expect(r.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_UNREADABLE_USAGE", 2]]);
-    expect(r.warnings[0]!.message).toMatch(/^1 token_count record\(s\) have counts that contradict the format \(a growth of cached_input_tokens/);
+    expect(r.warnings[0]!.message).toMatch(
+      /^1 token_count record\(s\) have counts that contradict the format \(a growth of cached_input_tokens/,
+    );
   });
 
   it("codex: reasoning_output_tokens above output_tokens contradicts the format (output includes reasoning)", async () => {
@@ -304,16 +411,22 @@ describe("counts that contradict their format, or a total that disagrees with it
   });
 
   it("codex: total_tokens other than input + output: counted from the parts, one warning per file with the count and first line", async () => {
-    const r = await read("codex", 3, (i, u) => (i === 0 ? u : { ...u, total_tokens: (u.total_tokens as number) + 100 * (i + 1) }));
+    const r = await read("codex", 3, (i, u) =>
+      i === 0 ? u : { ...u, total_tokens: (u.total_tokens as number) + 100 * (i + 1) },
+    );
     expect([r.totals.calls, r.totals.total]).toEqual([3, 3 * 1010]);
     expect(r.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_USAGE_TOTAL_MISMATCH", 2]]);
-    expect(r.warnings[0]!.message).toMatch(/^2 token_count record\(s\) .* \(total_tokens 2220 ≠ input_tokens \+ output_tokens 2020\)/);
+    expect(r.warnings[0]!.message).toMatch(
+      /^2 token_count record\(s\) .* \(total_tokens 2220 ≠ input_tokens \+ output_tokens 2020\)/,
+    );
   });
 
   it("pi: totalTokens other than the sum of the four counts: counted from the parts, warned once per file", async () => {
     const r = await read("pi", 3, (i, u) => (i === 2 ? { ...u, totalTokens: 1000 } : u));
     expect([r.totals.calls, r.totals.total]).toEqual([3, 3 * 1110]);
     expect(r.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_USAGE_TOTAL_MISMATCH", 4]]);
-    expect(r.warnings[0]!.message).toMatch(/^1 message\.usage record\(s\) .*first at line 4 \(totalTokens 1000 ≠ input \+ output \+ cacheRead \+ cacheWrite 1110\)/);
+    expect(r.warnings[0]!.message).toMatch(
+      /^1 message\.usage record\(s\) .*first at line 4 \(totalTokens 1000 ≠ input \+ output \+ cacheRead \+ cacheWrite 1110\)/,
+    );
   });
 });

@@ -27,7 +27,11 @@ const NOBODY = "65534";
 const roots: string[] = [];
 
 beforeAll(() => {
-  execFileSync(process.execPath, [join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", join(REPO, "tsconfig.build.json")], { cwd: REPO, stdio: "pipe" });
+  execFileSync(
+    process.execPath,
+    [join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", join(REPO, "tsconfig.build.json")],
+    { cwd: REPO, stdio: "pipe" },
+  );
 }, 120_000);
 afterAll(async () => Promise.all(roots.map(removeTree)));
 
@@ -36,8 +40,13 @@ const setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].find((p) => existsSync(p));
 function whyNoUnprivileged(): string | null {
   if (process.getuid?.() !== 0) return "not root: cannot switch to an unprivileged user";
   if (!setpriv) return "setpriv (util-linux) is absent";
-  const probe = spawnSync(setpriv, ["--reuid", NOBODY, "--regid", NOBODY, "--clear-groups", process.execPath, bin, "--version"], { encoding: "utf8" });
-  if (probe.status !== 0) return `user ${NOBODY} cannot run the CLI from ${REPO} (is the repository readable by others?): ${probe.stderr.split("\n")[0]}`;
+  const probe = spawnSync(
+    setpriv,
+    ["--reuid", NOBODY, "--regid", NOBODY, "--clear-groups", process.execPath, bin, "--version"],
+    { encoding: "utf8" },
+  );
+  if (probe.status !== 0)
+    return `user ${NOBODY} cannot run the CLI from ${REPO} (is the repository readable by others?): ${probe.stderr.split("\n")[0]}`;
   return null;
 }
 const skipReason = whyNoUnprivileged();
@@ -57,7 +66,9 @@ interface Run {
 /** Runs the CLI, as user 65534 when `unprivileged`. */
 function run(args: string[], unprivileged: boolean, cwd: string): Run {
   const cmd = unprivileged ? setpriv! : process.execPath;
-  const argv = unprivileged ? ["--reuid", NOBODY, "--regid", NOBODY, "--clear-groups", process.execPath, bin, ...args] : [bin, ...args];
+  const argv = unprivileged
+    ? ["--reuid", NOBODY, "--regid", NOBODY, "--clear-groups", process.execPath, bin, ...args]
+    : [bin, ...args];
   const r = spawnSync(cmd, argv, { cwd, encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: cwd } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -100,7 +111,8 @@ async function buildWithUnreadable(path: string): Promise<Run & { out: string; s
 }
 
 const codes = (r: Report): string[] => r.warnings.map((w) => w.code);
-const alphaTokens = (rows: Row[]): (number | null)[] => rows.filter((r) => r.cell === "alpha").map((r) => r.driver_tokens_at_hour);
+const alphaTokens = (rows: Row[]): (number | null)[] =>
+  rows.filter((r) => r.cell === "alpha").map((r) => r.driver_tokens_at_hour);
 
 describe.skipIf(skipReason !== null)("an unreadable input, as an unprivileged user", () => {
   const fatal: [string, string, string][] = [
@@ -113,7 +125,9 @@ describe.skipIf(skipReason !== null)("an unreadable input, as an unprivileged us
   for (const [path, code, file] of fatal) {
     it(`${path}: fatal ${code}, exit 1, nothing written`, async () => {
       const r = await buildWithUnreadable(path);
-      expect(r.stderr).toBe(`ptb-manifest: error ${code} at ${file}: cannot ${code === "HUB_FOLDER_UNREADABLE" ? "list" : "read"} ${file}: permission denied (EACCES)\n`);
+      expect(r.stderr).toBe(
+        `ptb-manifest: error ${code} at ${file}: cannot ${code === "HUB_FOLDER_UNREADABLE" ? "list" : "read"} ${file}: permission denied (EACCES)\n`,
+      );
       expect(r.code).toBe(1);
       expect(existsSync(join(r.out, "manifest.json"))).toBe(false);
     }, 60_000);
@@ -127,7 +141,9 @@ describe.skipIf(skipReason !== null)("an unreadable input, as an unprivileged us
     await chmod(locked, 0o000);
     try {
       const r = run(["build", "--sources", join(locked, "sources"), "--out", s.out, "-q", "--no-cache"], true, s.root);
-      expect(r.stderr).toBe(`ptb-manifest: error SOURCES_UNREADABLE at ${join(locked, "sources")}: cannot read the sources folder ${join(locked, "sources")}: permission denied (EACCES)\n`);
+      expect(r.stderr).toBe(
+        `ptb-manifest: error SOURCES_UNREADABLE at ${join(locked, "sources")}: cannot read the sources folder ${join(locked, "sources")}: permission denied (EACCES)\n`,
+      );
       expect(r.code).toBe(1);
     } finally {
       await chmod(locked, 0o755);
@@ -141,7 +157,12 @@ describe.skipIf(skipReason !== null)("an unreadable input, as an unprivileged us
     expect(r.code).toBe(0);
     const { report, rows } = await outputs(r.out);
     expect(report.warnings.filter((w) => w.code === "TRAJECTORY_READ_ERROR")).toEqual([
-      { code: "TRAJECTORY_READ_ERROR", file: path, line: null, message: "could not read the file: permission denied (EACCES)" },
+      {
+        code: "TRAJECTORY_READ_ERROR",
+        file: path,
+        line: null,
+        message: "could not read the file: permission denied (EACCES)",
+      },
     ]);
     expect(alphaTokens(rows).every((t) => t === null)).toBe(true);
     // beta's trajectory/ is empty in the mini sweep: unknown (null) either way.
@@ -165,7 +186,11 @@ describe.skipIf(skipReason !== null)("an unreadable input, as an unprivileged us
     ["alpha/janitor/ckpt-janitor.log.1", "JANITOR_UNREADABLE", "alpha/janitor/ckpt-janitor.log.1"],
     ["alpha/janitor", "JANITOR_UNREADABLE", "alpha/janitor"],
     ["alpha/anchors.tsv", "ANCHOR_UNREADABLE", "alpha/anchors.tsv"],
-    ["hub/agentic-ptb/alpha.h012.sft2.200/config.json", "HUB_UNREADABLE", "hub/agentic-ptb/alpha.h012.sft2.200/config.json"],
+    [
+      "hub/agentic-ptb/alpha.h012.sft2.200/config.json",
+      "HUB_UNREADABLE",
+      "hub/agentic-ptb/alpha.h012.sft2.200/config.json",
+    ],
     ["hub/agentic-ptb/alpha.h012.sft2.200", "HUB_UNREADABLE", "hub/agentic-ptb/alpha.h012.sft2.200"],
     ["alpha/RUNLOG.md", "INPUT_UNREADABLE", "alpha/RUNLOG.md"],
   ];
@@ -186,7 +211,8 @@ describe.skipIf(skipReason !== null)("an unreadable input, as an unprivileged us
         expect([row.eos_ok, row.eos_token_id]).toEqual([null, null]);
         expect(codes(report)).toContain("HUB_NO_EOS");
       }
-      if (code === "JANITOR_UNREADABLE" && path === "alpha/janitor") expect(codes(report)).not.toContain("JANITOR_MISSING");
+      if (code === "JANITOR_UNREADABLE" && path === "alpha/janitor")
+        expect(codes(report)).not.toContain("JANITOR_MISSING");
     }, 60_000);
   }
 
@@ -198,7 +224,9 @@ describe.skipIf(skipReason !== null)("an unreadable input, as an unprivileged us
     try {
       const r = run(["build", "--sources", s.sources, "--out", s.out, "-q", "--no-cache"], true, s.root);
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/^ptb-manifest: error FILE_ERROR at .*\.ptb-manifest-outputs\.json: cannot read the output marker .*permission denied \(EACCES\)\n$/);
+      expect(r.stderr).toMatch(
+        /^ptb-manifest: error FILE_ERROR at .*\.ptb-manifest-outputs\.json: cannot read the output marker .*permission denied \(EACCES\)\n$/,
+      );
     } finally {
       await chmod(join(s.out, ".ptb-manifest-outputs.json"), 0o644);
     }
@@ -218,19 +246,35 @@ describe.skipIf(skipReason !== null)("an unreadable input, as an unprivileged us
       expect(tokens.stderr).toContain("TRAJECTORY_READ_ERROR");
       const diff = run(["diff", join(s.out, "manifest.json"), join(s.out, "manifest.csv")], true, s.root);
       expect(diff.code).toBe(2); // diff(1)'s "trouble": a side cannot be read
-      expect(diff.stderr).toMatch(/^ptb-manifest: error DIFF_INPUT at .*manifest\.json: cannot read .*: permission denied \(EACCES\)\n$/);
+      expect(diff.stderr).toMatch(
+        /^ptb-manifest: error DIFF_INPUT at .*manifest\.json: cannot read .*: permission denied \(EACCES\)\n$/,
+      );
       // explain of the build in --out, whose manifest.json cannot be read: a coded error.
-      const described = run(["explain", "agentic-ptb/alpha.h005.sft2.100", "--sources", s.sources, "--out", s.out], true, s.root);
+      const described = run(
+        ["explain", "agentic-ptb/alpha.h005.sft2.100", "--sources", s.sources, "--out", s.out],
+        true,
+        s.root,
+      );
       expect(described.stderr).toMatch(/error OUT_BUILD_UNREADABLE at .*manifest\.json/);
       expect(described.code).toBe(1);
       // explain with no build in --out derives now: the unreadable session file makes the tokens unknown.
-      const explain = run(["explain", "agentic-ptb/alpha.h005.sft2.100", "--sources", s.sources, "--out", join(s.root, "no-build")], true, s.root);
+      const explain = run(
+        ["explain", "agentic-ptb/alpha.h005.sft2.100", "--sources", s.sources, "--out", join(s.root, "no-build")],
+        true,
+        s.root,
+      );
       expect(explain.stderr).not.toContain("internal error");
-      expect(explain.stdout).toContain("Driver tokens: null (unknown: no model call of the cell's trajectory is placed in the run, or a session file could not be read");
+      expect(explain.stdout).toContain(
+        "Driver tokens: null (unknown: no model call of the cell's trajectory is placed in the run, or a session file could not be read",
+      );
       const validate = run(["validate", "--sources", s.sources, "--out", join(s.root, "no-build")], true, s.root);
       expect(validate.stderr).not.toContain("internal error");
       expect(validate.code).toBe(0);
-      const cost = run(["cost", "--scores", join(s.out, "manifest.csv"), "--manifest", join(s.out, "manifest.json")], true, s.root);
+      const cost = run(
+        ["cost", "--scores", join(s.out, "manifest.csv"), "--manifest", join(s.out, "manifest.json")],
+        true,
+        s.root,
+      );
       expect(cost.stderr).toContain(`error COST_BAD_MANIFEST at ${join(s.out, "manifest.json")}: `);
       expect(cost.stderr).toContain("permission denied");
       expect(cost.code).toBe(1);
@@ -247,7 +291,9 @@ describe("a wrong kind of file where an input belongs (no privilege needed)", ()
     await removeTree(join(s.sources, "cells.json"));
     await mkdir(join(s.sources, "cells.json"));
     const r = run(["build", "--sources", s.sources, "--out", s.out, "-q", "--no-cache"], false, s.root);
-    expect(r.stderr).toBe("ptb-manifest: error CELLS_UNREADABLE at cells.json: cannot read cells.json: it is a folder, not a file (EISDIR)\n");
+    expect(r.stderr).toBe(
+      "ptb-manifest: error CELLS_UNREADABLE at cells.json: cannot read cells.json: it is a folder, not a file (EISDIR)\n",
+    );
     expect(r.code).toBe(1);
   }, 60_000);
 

@@ -20,7 +20,13 @@ describe("new warnings against a previous build of other sources", () => {
     expect(renderWarnings(now, { compared, out: "out", otherSources: { previous: "s1", current: "s2" } })[0]).toBe(
       "warnings: 1 (1 new, 1 gone since the previous build into out/, which read other sources (--sources s1, not s2)); by code:",
     );
-    expect(renderWarnings([], { compared: compareWarnings([], [w("B", "g", "y")]), out: "out", otherSources: { previous: "s1", current: "s2" } })).toEqual([
+    expect(
+      renderWarnings([], {
+        compared: compareWarnings([], [w("B", "g", "y")]),
+        out: "out",
+        otherSources: { previous: "s1", current: "s2" },
+      }),
+    ).toEqual([
       "warnings: 0 (0 new, 1 gone since the previous build into out/, which read other sources (--sources s1, not s2))",
     ]);
   });
@@ -36,6 +42,8 @@ describe("new warnings against a previous build of other sources", () => {
     expect(same.stdout).toContain(`warnings: 6 (0 new, 0 gone since the previous build into ${out}/); by code:`);
     const other = await runCli("build", "--sources", b, "--out", out, "--quiet");
     expect(other.code).toBe(0);
-    expect(other.stdout).toContain(`warnings: 6 (0 new, 0 gone since the previous build into ${out}/, which read other sources (--sources ${a}, not ${b})); by code:`);
+    expect(other.stdout).toContain(
+      `warnings: 6 (0 new, 0 gone since the previous build into ${out}/, which read other sources (--sources ${a}, not ${b})); by code:`,
+    );
   }, 120_000);
 });

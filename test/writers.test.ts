@@ -4,9 +4,22 @@ import { manifestCsv, manifestJson, modelIdsTxt } from "../src/writers/manifest.
 import type { Row } from "../src/schema.js";
 
 const base: Row = {
-  model_id: "agentic-ptb/c.h001.f.1", cell: "c", driver: 'Codex, "gpt"\nx', effort: "high", hour: 1.5, hour_source: "mtime",
-  hour_upper_bound: null, driver_tokens_at_hour: 12, role: "intermediate", eos_ok: false, eos_token_id: [248044],
-  source: "/pvc/ptb/c/sft 3/weights/step_1", family: "f", step: 1, hour_lower_bound: null, hour_error_h: null,
+  model_id: "agentic-ptb/c.h001.f.1",
+  cell: "c",
+  driver: 'Codex, "gpt"\nx',
+  effort: "high",
+  hour: 1.5,
+  hour_source: "mtime",
+  hour_upper_bound: null,
+  driver_tokens_at_hour: 12,
+  role: "intermediate",
+  eos_ok: false,
+  eos_token_id: [248044],
+  source: "/pvc/ptb/c/sft 3/weights/step_1",
+  family: "f",
+  step: 1,
+  hour_lower_bound: null,
+  hour_error_h: null,
 };
 
 describe("writers", () => {

@@ -4,7 +4,14 @@ import { readJanitorLog } from "../../dist/extractors/janitor-log.js";
 import { Diagnostics } from "../../dist/diagnostics.js";
 
 const [sources, pvcRoot] = process.argv.slice(2);
-const cell = { cell: "bench", driver: "bench", effort: "high", trajectory_format: "codex", pvc_root: pvcRoot, janitor_tz: "UTC" };
+const cell = {
+  cell: "bench",
+  driver: "bench",
+  effort: "high",
+  trajectory_format: "codex",
+  pvc_root: pvcRoot,
+  janitor_tz: "UTC",
+};
 const diag = new Diagnostics();
 const obs = await readJanitorLog(sources, cell, diag);
 const archives = obs.filter((o) => o.kind === "janitor_archive").length;

@@ -4,7 +4,14 @@ import { readListingTsvBatches, observePvcEntry } from "../../dist/extractors/pv
 import { Diagnostics } from "../../dist/diagnostics.js";
 
 const [path, pvcRoot] = process.argv.slice(2);
-const cell = { cell: "bench", driver: "bench", effort: "high", trajectory_format: "codex", pvc_root: pvcRoot, janitor_tz: "UTC" };
+const cell = {
+  cell: "bench",
+  driver: "bench",
+  effort: "high",
+  trajectory_format: "codex",
+  pvc_root: pvcRoot,
+  janitor_tz: "UTC",
+};
 const diag = new Diagnostics();
 let entries = 0;
 let observations = 0;

@@ -18,7 +18,14 @@ if (live && typeof live.readPvcTree === "function") {
 } else {
   impl = "fast-glob stream with stats (pvc-live.ts not built)";
   const fg = (await import("fast-glob")).default;
-  for await (const _e of fg.stream("**", { cwd: dir, onlyFiles: false, dot: true, stats: true, followSymbolicLinks: false })) entries += 1;
+  for await (const _e of fg.stream("**", {
+    cwd: dir,
+    onlyFiles: false,
+    dot: true,
+    stats: true,
+    followSymbolicLinks: false,
+  }))
+    entries += 1;
   entries += 1; // the directory itself, as find lists it
 }
 process.stdout.write(`${JSON.stringify({ entries, impl })}\n`);

@@ -31,7 +31,7 @@ export function hashString(s: string): number {
 export class Rng {
   private readonly f: () => number;
   constructor(label: string) {
-    this.f = mulberry32(hashString("ptb-sources-v1:" + label));
+    this.f = mulberry32(hashString(`ptb-sources-v1:${label}`));
   }
   next(): number {
     return this.f();
@@ -146,7 +146,7 @@ export function round2(x: number): number {
 
 export function hhh(hour: number | null): string {
   if (hour === null) return "hNA";
-  return "h" + String(Math.floor(hour)).padStart(3, "0");
+  return `h${String(Math.floor(hour)).padStart(3, "0")}`;
 }
 
 export function pad(n: number, w: number): string {

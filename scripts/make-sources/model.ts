@@ -4,7 +4,7 @@
  * rules of docs/resolution.md (the "true answer").
  */
 import { Clock, HOUR_MS, Rng, fmtTz, round2 } from "./lib.js";
-import { CellSpec, EosStyle, FamSpec, SPARE } from "./spec.js";
+import { type CellSpec, type EosStyle, type FamSpec, SPARE } from "./spec.js";
 
 export interface Ckpt {
   cell: string;
@@ -66,7 +66,7 @@ function famHours(f: FamSpec, n: number, rng: Rng): number[] {
 }
 
 export function buildCell(spec: CellSpec): CellModel {
-  const rng = new Rng("cell:" + spec.cell);
+  const rng = new Rng(`cell:${spec.cell}`);
   const clock = new Clock(Date.parse(spec.start), spec.pauses);
   const root = `/pvc/ptb/${spec.cell}`;
   const runEndMs = spec.runEnd === null ? null : clock.wallOf(spec.runEnd);
@@ -105,12 +105,14 @@ export function buildCell(spec: CellSpec): CellModel {
   for (const c of ckpts) {
     if (c.trueMs < clock.startMs || c.trueMs > endMs) throw new Error(`${spec.cell} ${key(c)} outside run`);
     if (clock.inPause(c.trueMs)) throw new Error(`${spec.cell} ${key(c)} inside a pause`);
-    for (const [s] of clock.pauses) if (Math.abs(c.trueMs - s) < 0.05 * HOUR_MS) throw new Error(`${spec.cell} ${key(c)} too close to a pause`);
+    for (const [s] of clock.pauses)
+      if (Math.abs(c.trueMs - s) < 0.05 * HOUR_MS) throw new Error(`${spec.cell} ${key(c)} too close to a pause`);
     if (spec.diedAt !== undefined && c.trueH > spec.diedAt) throw new Error(`${spec.cell} ${key(c)} after death`);
   }
   for (const f of spec.families) {
     const cs = ckpts.filter((c) => c.dir === f.dir);
-    for (let i = 1; i < cs.length; i++) if (cs[i]!.trueMs <= cs[i - 1]!.trueMs) throw new Error(`${spec.cell} ${f.dir} not monotonic at ${i}`);
+    for (let i = 1; i < cs.length; i++)
+      if (cs[i]!.trueMs <= cs[i - 1]!.trueMs) throw new Error(`${spec.cell} ${f.dir} not monotonic at ${i}`);
   }
   const incomplete = (spec.incomplete ?? []).map((x) => {
     const f = spec.families.find((g) => g.dir === x.dir)!;
@@ -122,7 +124,8 @@ export function buildCell(spec: CellSpec): CellModel {
   const copyBase = Date.parse("2026-11-24T15:40:00Z");
   for (const c of ckpts) {
     if (c.fate === "C") c.copyMs = copyBase + rng.int(0, 3 * HOUR_MS);
-    if (c.fate === "D" || c.fate === "S") c.shardDeleteMs = Math.min(c.trueMs + rng.uniform(3, 9) * HOUR_MS, endMs + HOUR_MS);
+    if (c.fate === "D" || c.fate === "S")
+      c.shardDeleteMs = Math.min(c.trueMs + rng.uniform(3, 9) * HOUR_MS, endMs + HOUR_MS);
     if ("12XUPL".includes(c.fate)) c.pruneMs = (c.archiveLineMs ?? c.trueMs) + rng.uniform(0.2, 3) * HOUR_MS;
     if ("XU".includes(c.fate)) c.archived = true; // uploaded to the spare by hand, no janitor line
   }
@@ -135,7 +138,7 @@ const TRACEBACK = (dest: string) =>
   [
     "Traceback (most recent call last):",
     '  File "/opt/janitor/janitor.py", line 212, in archive_one',
-    "    api.upload_folder(folder_path=src, repo_id=dest, repo_type=\"model\")",
+    '    api.upload_folder(folder_path=src, repo_id=dest, repo_type="model")',
     '  File "/usr/local/lib/python3.11/site-packages/huggingface_hub/utils/_validators.py", line 114, in _inner_fn',
     "    return fn(*args, **kwargs)",
     '  File "/usr/local/lib/python3.11/site-packages/huggingface_hub/hf_api.py", line 4789, in upload_folder',
@@ -147,7 +150,7 @@ const TRACEBACK = (dest: string) =>
 
 function simulateJanitor(m: CellModel): void {
   const { spec, clock, root } = m;
-  const rng = new Rng("janitor:" + spec.cell);
+  const rng = new Rng(`janitor:${spec.cell}`);
   const j = spec.janitor;
   const tz = spec.tz;
   const stopH = j.stopAt ?? (spec.runEnd ?? 100) + 2;
@@ -177,8 +180,14 @@ function simulateJanitor(m: CellModel): void {
     if (!wasUp || ver !== lastVer) {
       if (ver === 1) recs.push({ ms: T, text: `ckpt-janitor 1.4.2 starting (watch=${root}, every 600s, tz=${tz})` });
       else {
-        recs.push({ ms: T, text: `ckpt-janitor 2.0.1 starting: root=${root} interval=600 spare_owner=${SPARE} log_format=kv` });
-        recs.push({ ms: T, text: `loaded state file /var/lib/janitor/${spec.cell}.json (${onVolume} checkpoints seen)` });
+        recs.push({
+          ms: T,
+          text: `ckpt-janitor 2.0.1 starting: root=${root} interval=600 spare_owner=${SPARE} log_format=kv`,
+        });
+        recs.push({
+          ms: T,
+          text: `loaded state file /var/lib/janitor/${spec.cell}.json (${onVolume} checkpoints seen)`,
+        });
       }
       if (k === 0) recs.push({ ms: T, text: "nohup: ignoring input" });
     }
@@ -193,9 +202,17 @@ function simulateJanitor(m: CellModel): void {
     const vis = (c: Ckpt) => !(ver === 2 && c.dir.includes(" "));
     // duplicates (a restart lost the state and re-archived)
     for (const c of dupAt.get(k) ?? []) {
-      emit(ver === 1 ? `ckpt-janitor 1.4.2 starting (watch=${root}, every 600s, tz=${tz})` : `ckpt-janitor 2.0.1 starting: root=${root}`);
+      emit(
+        ver === 1
+          ? `ckpt-janitor 1.4.2 starting (watch=${root}, every 600s, tz=${tz})`
+          : `ckpt-janitor 2.0.1 starting: root=${root}`,
+      );
       cur += 1000;
-      emit(ver === 1 ? `${v1ts(cur)} archived ${c.pvcPath} -> ${dest(c)}` : `${v2ts(cur)} level=info action=archive family=${c.dir} step=${c.step} src_mtime=${(c.trueMs / 1000).toFixed(3)} dest=${dest(c)}`);
+      emit(
+        ver === 1
+          ? `${v1ts(cur)} archived ${c.pvcPath} -> ${dest(c)}`
+          : `${v2ts(cur)} level=info action=archive family=${c.dir} step=${c.step} src_mtime=${(c.trueMs / 1000).toFixed(3)} dest=${dest(c)}`,
+      );
       cur += rng.int(20_000, 60_000);
     }
     for (const c of pending) {
@@ -205,7 +222,11 @@ function simulateJanitor(m: CellModel): void {
       if ("XUP".includes(c.fate)) continue;
       if (!vis(c)) continue;
       if (c.fate === "L" || c.fate === "S") {
-        emit(ver === 1 ? `${v1ts(cur)} pruned ${c.pvcPath} (keep_last=3, not archived)` : `${v2ts(cur)} level=warning action=prune family=${c.dir} step=${c.step} reason=disk_pressure`);
+        emit(
+          ver === 1
+            ? `${v1ts(cur)} pruned ${c.pvcPath} (keep_last=3, not archived)`
+            : `${v2ts(cur)} level=warning action=prune family=${c.dir} step=${c.step} reason=disk_pressure`,
+        );
         cur += rng.int(2000, 8000);
         continue;
       }
@@ -214,7 +235,9 @@ function simulateJanitor(m: CellModel): void {
         done.delete(c);
         onVolume--;
         if (ver !== 2) throw new Error("errorRetry only in v2");
-        emit(`${v2ts(cur)} level=error action=error family=${c.dir} step=${c.step} dest=${dest(c)} msg="upload failed: 502 Bad Gateway"\n${TRACEBACK(dest(c))}`);
+        emit(
+          `${v2ts(cur)} level=error action=error family=${c.dir} step=${c.step} dest=${dest(c)} msg="upload failed: 502 Bad Gateway"\n${TRACEBACK(dest(c))}`,
+        );
         cur += rng.int(30_000, 90_000);
         continue;
       }
@@ -239,7 +262,11 @@ function simulateJanitor(m: CellModel): void {
     // skip lines: a checkpoint being written right now
     for (const c of pending) {
       if (c.trueMs > T && c.trueMs <= T + 240_000 && !"XUPLS".includes(c.fate) && vis(c)) {
-        emit(ver === 1 ? `${v1ts(cur)} skip ${c.pvcPath}: no STABLE yet` : `${v2ts(cur)} level=info action=skip family=${c.dir} step=${c.step} reason=incomplete`);
+        emit(
+          ver === 1
+            ? `${v1ts(cur)} skip ${c.pvcPath}: no STABLE yet`
+            : `${v2ts(cur)} level=info action=skip family=${c.dir} step=${c.step} reason=incomplete`,
+        );
         cur += 500;
       }
     }
@@ -247,7 +274,11 @@ function simulateJanitor(m: CellModel): void {
       const h0 = clock.hourOf(x.ms);
       if (hT >= h0 && hT <= h0 + 0.7) {
         const dir = x.relDir.split("/").pop()!;
-        emit(ver === 1 ? `${v1ts(cur)} skip ${root}/${x.relDir}/weights/step_${x.step}: no STABLE yet` : `${v2ts(cur)} level=info action=skip family=${dir} step=${x.step} reason=incomplete`);
+        emit(
+          ver === 1
+            ? `${v1ts(cur)} skip ${root}/${x.relDir}/weights/step_${x.step}: no STABLE yet`
+            : `${v2ts(cur)} level=info action=skip family=${dir} step=${x.step} reason=incomplete`,
+        );
         cur += 500;
       }
     }
@@ -255,7 +286,11 @@ function simulateJanitor(m: CellModel): void {
       if (ver === 1) emit(`${v1ts(cur)} nothing to archive (${onVolume} checkpoints on volume)`);
       else emit(`${v2ts(cur)} level=debug action=skip reason=idle checkpoints=${onVolume}`);
     }
-    if (k === 40) recs.push({ ms: cur + 1, text: "  warnings.warn(\"urllib3 (2.2.1) or chardet (5.2.0) doesn't match a supported version!\")" });
+    if (k === 40)
+      recs.push({
+        ms: cur + 1,
+        text: '  warnings.warn("urllib3 (2.2.1) or chardet (5.2.0) doesn\'t match a supported version!")',
+      });
   }
   // Lines before logStart are lost (rotated away long ago).
   m.janitor = recs.filter((r) => clock.hourOf(r.ms) >= j.logStart);
@@ -268,7 +303,8 @@ function simulateJanitor(m: CellModel): void {
       if (c.fate === "2" && c.relDir !== c.dir) throw new Error(`${spec.cell} ${key(c)}: v2-only nested`);
       if (c.archiveLineMs! - c.trueMs > 20 * 60_000) throw new Error(`${spec.cell} ${key(c)}: janitor far behind`);
     }
-    if ("XUP".includes(c.fate) && c.archiveVer !== undefined) throw new Error(`${spec.cell} ${key(c)}: untimed has a line`);
+    if ("XUP".includes(c.fate) && c.archiveVer !== undefined)
+      throw new Error(`${spec.cell} ${key(c)}: untimed has a line`);
   }
 }
 
@@ -309,7 +345,18 @@ function ols(pts: [number, number][]): [number, number] {
 
 /** Cadence fit + validation of docs/resolution.md, "Cadence fit". */
 export function fitFamily(points: [number, number][], anchors: [number, number][]): FitResult {
-  const res: FitResult = { validated: false, slope: NaN, intercept: NaN, inliers: 0, outliers: [], looMax: NaN, anchorMax: NaN, nAnchors: anchors.length, errH: null, reason: "" };
+  const res: FitResult = {
+    validated: false,
+    slope: NaN,
+    intercept: NaN,
+    inliers: 0,
+    outliers: [],
+    looMax: NaN,
+    anchorMax: NaN,
+    nAnchors: anchors.length,
+    errH: null,
+    reason: "",
+  };
   if (points.length < 3) return { ...res, reason: "fewer than 3 exact points" };
   const slopes: number[] = [];
   for (let i = 0; i < points.length; i++)

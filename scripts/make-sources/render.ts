@@ -4,9 +4,9 @@
  */
 import { gzipSync } from "node:zlib";
 import { Rng, fmtTz, isoSec } from "./lib.js";
-import { CellModel, Ckpt, findCkpt } from "./model.js";
-import { PubRepo, SpareRepo, anchorTimes, eosIds } from "./resolve.js";
-import { BASELINE, CellSpec, EOS, EosStyle, ORG, SPARE } from "./spec.js";
+import { type CellModel, type Ckpt, findCkpt } from "./model.js";
+import { type PubRepo, type SpareRepo, anchorTimes } from "./resolve.js";
+import { BASELINE, type CellSpec, EOS, type EosStyle, ORG, SPARE } from "./spec.js";
 
 export type Files = Map<string, string | Buffer>;
 
@@ -47,27 +47,50 @@ function mkdirs(root: Entry, rel: string, ms: number): Entry {
 
 const SHARDS = [4_967_372_816, 4_932_880_712, 4_991_215_424, 3_318_421_648];
 
-function weightFiles(rng: Rng, c: Ckpt, baseMs: number, withShards: boolean, stableMs: number, stableNs: number): Entry[] {
+function weightFiles(
+  rng: Rng,
+  c: Ckpt,
+  baseMs: number,
+  withShards: boolean,
+  stableMs: number,
+  stableNs: number,
+): Entry[] {
   const out: Entry[] = [];
-  const f = (name: string, size: number, ms: number) => out.push({ name, type: "f", size, ms: Math.floor(ms), ns: rng.int(0, 999_999) });
+  const f = (name: string, size: number, ms: number) =>
+    out.push({ name, type: "f", size, ms: Math.floor(ms), ns: rng.int(0, 999_999) });
   f("config.json", 1873, baseMs - 230_000);
   if (c.eos.startsWith("gen")) f("generation_config.json", 214, baseMs - 229_000);
   f("tokenizer_config.json", 9731, baseMs - 228_000);
   f("tokenizer.json", 11_422_654, baseMs - 227_000);
   f("model.safetensors.index.json", 65_841, baseMs - 3_000);
-  if (withShards) SHARDS.forEach((s, i) => f(`model-0000${i + 1}-of-00004.safetensors`, s + rng.int(0, 4096), baseMs - 220_000 + i * 52_000));
+  if (withShards)
+    SHARDS.forEach((s, i) =>
+      f(`model-0000${i + 1}-of-00004.safetensors`, s + rng.int(0, 4096), baseMs - 220_000 + i * 52_000),
+    );
   out.push({ name: "STABLE", type: "f", size: 0, ms: Math.floor(stableMs), ns: stableNs });
   return out;
 }
 
 export function pvcTree(m: CellModel): Entry {
-  const rng = new Rng("pvc:" + m.spec.cell);
+  const rng = new Rng(`pvc:${m.spec.cell}`);
   const start = m.clock.startMs;
   const root = dir(m.root, start - 600_000);
   child(root, "lost+found", () => dir("lost+found", start - 86_400_000 * 3));
   const data = mkdirs(root, "data", start + 1_200_000);
-  data.children!.push({ name: "mix-v3.jsonl", type: "f", size: 734_003_212, ms: start + 1_150_000, ns: rng.int(0, 999_999) });
-  data.children!.push({ name: "eval prompts (held out).jsonl", type: "f", size: 2_113_407, ms: start + 1_190_000, ns: rng.int(0, 999_999) });
+  data.children!.push({
+    name: "mix-v3.jsonl",
+    type: "f",
+    size: 734_003_212,
+    ms: start + 1_150_000,
+    ns: rng.int(0, 999_999),
+  });
+  data.children!.push({
+    name: "eval prompts (held out).jsonl",
+    type: "f",
+    size: 2_113_407,
+    ms: start + 1_190_000,
+    ns: rng.int(0, 999_999),
+  });
   for (const f of m.spec.families) {
     const cs = m.ckpts.filter((c) => c.dir === f.dir);
     const rel = f.nested ? `${f.nested}/${f.dir}` : f.dir;
@@ -93,7 +116,14 @@ export function pvcTree(m: CellModel): Entry {
         files = weightFiles(rng, c, c.trueMs, keep, c.trueMs, c.subNs);
         dMs = keep ? c.trueMs : c.shardDeleteMs!;
       }
-      weights.children!.push({ name: `step_${c.step}`, type: "d", size: 4096, ms: Math.floor(dMs), ns: rng.int(0, 999_999), children: files });
+      weights.children!.push({
+        name: `step_${c.step}`,
+        type: "d",
+        size: 4096,
+        ms: Math.floor(dMs),
+        ns: rng.int(0, 999_999),
+        children: files,
+      });
     }
     for (const x of m.incomplete.filter((y) => y.relDir === rel)) {
       weights.children!.push({
@@ -104,12 +134,26 @@ export function pvcTree(m: CellModel): Entry {
         ns: 0,
         children: [
           { name: "config.json", type: "f", size: 1873, ms: x.ms - 60_000, ns: 0 },
-          { name: "model-00001-of-00004.safetensors", type: "f", size: 2_147_418_112, ms: x.ms, ns: rng.int(0, 999_999) },
+          {
+            name: "model-00001-of-00004.safetensors",
+            type: "f",
+            size: 2_147_418_112,
+            ms: x.ms,
+            ns: rng.int(0, 999_999),
+          },
         ],
       });
       wMs = Math.max(wMs, x.ms);
     }
-    if (f.latestLink && lastListed) weights.children!.push({ name: "latest", type: "l", size: `step_${lastListed.step}`.length, ms: lastListed.trueMs + 1000, ns: 0, target: `step_${lastListed.step}` });
+    if (f.latestLink && lastListed)
+      weights.children!.push({
+        name: "latest",
+        type: "l",
+        size: `step_${lastListed.step}`.length,
+        ms: lastListed.trueMs + 1000,
+        ns: 0,
+        target: `step_${lastListed.step}`,
+      });
     weights.ms = Math.floor(Math.min(wMs, Date.parse("2026-11-25T08:00:00Z")));
     weights.ns = rng.int(0, 999_999);
     // trainer state (not checkpoints): the last two steps, plus one step whose weights are gone
@@ -132,7 +176,22 @@ export function pvcTree(m: CellModel): Entry {
     if (f.rollouts) {
       const ro = child(famDir, "rollouts", () => dir("rollouts", famStart + 40_000));
       for (const c of cs) {
-        ro.children!.push({ name: `step_${c.step}`, type: "d", size: 4096, ms: c.trueMs - 400_000, ns: 0, children: [{ name: "rollouts.jsonl", type: "f", size: rng.int(20_000_000, 90_000_000), ms: c.trueMs - 401_000, ns: rng.int(0, 999_999) }] });
+        ro.children!.push({
+          name: `step_${c.step}`,
+          type: "d",
+          size: 4096,
+          ms: c.trueMs - 400_000,
+          ns: 0,
+          children: [
+            {
+              name: "rollouts.jsonl",
+              type: "f",
+              size: rng.int(20_000_000, 90_000_000),
+              ms: c.trueMs - 401_000,
+              ns: rng.int(0, 999_999),
+            },
+          ],
+        });
         ro.ms = Math.max(ro.ms, c.trueMs - 400_000);
       }
     }
@@ -142,11 +201,37 @@ export function pvcTree(m: CellModel): Entry {
     for (let a = 0; a < attempts; a++) {
       const aStart = famStart + ((lastMs - famStart) * a) / attempts + 5_000;
       const files: Entry[] = [
-        { name: "trainer.log", type: "f", size: rng.int(200_000, 9_000_000), ms: Math.floor(a === attempts - 1 ? lastMs + 400_000 : aStart + (lastMs - famStart) / attempts - 60_000), ns: rng.int(0, 999_999) },
-        { name: "stdout.log", type: "f", size: rng.int(20_000, 900_000), ms: Math.floor(aStart + 1_000), ns: rng.int(0, 999_999) },
+        {
+          name: "trainer.log",
+          type: "f",
+          size: rng.int(200_000, 9_000_000),
+          ms: Math.floor(a === attempts - 1 ? lastMs + 400_000 : aStart + (lastMs - famStart) / attempts - 60_000),
+          ns: rng.int(0, 999_999),
+        },
+        {
+          name: "stdout.log",
+          type: "f",
+          size: rng.int(20_000, 900_000),
+          ms: Math.floor(aStart + 1_000),
+          ns: rng.int(0, 999_999),
+        },
       ];
-      if (a === attempts - 1) files.push({ name: "eval results.txt", type: "f", size: rng.int(900, 9000), ms: Math.floor(lastMs + 900_000), ns: rng.int(0, 999_999) });
-      logs.children!.push({ name: `attempt_${a}`, type: "d", size: 4096, ms: Math.floor(aStart), ns: 0, children: files });
+      if (a === attempts - 1)
+        files.push({
+          name: "eval results.txt",
+          type: "f",
+          size: rng.int(900, 9000),
+          ms: Math.floor(lastMs + 900_000),
+          ns: rng.int(0, 999_999),
+        });
+      logs.children!.push({
+        name: `attempt_${a}`,
+        type: "d",
+        size: 4096,
+        ms: Math.floor(aStart),
+        ns: 0,
+        children: files,
+      });
       logs.ms = Math.max(logs.ms, Math.floor(aStart));
     }
   }
@@ -159,7 +244,7 @@ function nsOf(e: Entry): number {
 
 function tsFind(e: Entry): string {
   const sec = Math.floor(e.ms / 1000);
-  const frac = String(e.ms % 1000).padStart(3, "0") + String(nsOf(e)).padStart(6, "0") + "0";
+  const frac = `${String(e.ms % 1000).padStart(3, "0") + String(nsOf(e)).padStart(6, "0")}0`;
   return `${sec}.${frac}`;
 }
 
@@ -170,7 +255,12 @@ export function renderFind(root: Entry, rng: Rng): string {
     if (!e.children) return;
     let kids = rng.shuffle(e.children);
     // readdir order is arbitrary; keep logs and data last so the capture ends in harmless entries
-    kids = kids.filter((k) => k.name !== "logs" && k.name !== "data").concat(kids.filter((k) => k.name === "logs"), kids.filter((k) => k.name === "data"));
+    kids = kids
+      .filter((k) => k.name !== "logs" && k.name !== "data")
+      .concat(
+        kids.filter((k) => k.name === "logs"),
+        kids.filter((k) => k.name === "data"),
+      );
     for (const k of kids) walk(k, `${path}/${k.name}`);
   };
   walk(root, root.name);
@@ -196,20 +286,25 @@ export function renderLs(root: Entry): string {
   const cmp = (a: Entry, b: Entry) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name));
   const walk = (e: Entry, path: string) => {
     const kids = e.children!.slice().sort(cmp);
-    const blocksK = kids.reduce((s, k) => s + (k.type === "d" ? 4 : k.type === "l" ? 0 : Math.ceil(k.size / 4096) * 4), 0);
+    const blocksK = kids.reduce(
+      (s, k) => s + (k.type === "d" ? 4 : k.type === "l" ? 0 : Math.ceil(k.size / 4096) * 4),
+      0,
+    );
     const nl = (k: Entry) => (k.type === "d" ? 2 + k.children!.filter((x) => x.type === "d").length : 1);
     const wl = Math.max(1, ...kids.map((k) => String(nl(k)).length));
     const ws = Math.max(1, ...kids.map((k) => String(k.size).length));
     const lines = [`${path}:`, `total ${blocksK}`];
     for (const k of kids) {
       const perm = k.type === "d" ? "drwxr-xr-x" : k.type === "l" ? "lrwxrwxrwx" : "-rw-r--r--";
-      lines.push(`${perm} ${String(nl(k)).padStart(wl)} root root ${String(k.size).padStart(ws)} ${tsLs(k)} ${k.name}${k.type === "l" ? ` -> ${k.target}` : ""}`);
+      lines.push(
+        `${perm} ${String(nl(k)).padStart(wl)} root root ${String(k.size).padStart(ws)} ${tsLs(k)} ${k.name}${k.type === "l" ? ` -> ${k.target}` : ""}`,
+      );
     }
     blocks.push(lines.join("\n"));
     for (const k of kids) if (k.type === "d") walk(k, `${path}/${k.name}`);
   };
   walk(root, root.name);
-  return blocks.join("\n\n") + "\n";
+  return `${blocks.join("\n\n")}\n`;
 }
 
 // ---------------------------------------------------------------- janitor files
@@ -234,12 +329,15 @@ export function renderJanitor(m: CellModel, files: Files, base: string): void {
   let from = 0;
   let carry = "";
   for (const b of bounds) {
-    const body = recs.slice(from, b.idx).map((r) => r.text + "\n").join("");
+    const body = recs
+      .slice(from, b.idx)
+      .map((r) => `${r.text}\n`)
+      .join("");
     if (b.split) {
       const t = recs[b.idx]!.text;
       const cut = Math.floor(t.length * 0.55);
       parts.push(carry + body + t.slice(0, cut)); // no trailing newline
-      carry = t.slice(cut) + "\n";
+      carry = `${t.slice(cut)}\n`;
       from = b.idx + 1;
     } else {
       parts.push(carry + body);
@@ -247,13 +345,20 @@ export function renderJanitor(m: CellModel, files: Files, base: string): void {
       from = b.idx;
     }
   }
-  parts.push(carry + recs.slice(from).map((r) => r.text + "\n").join(""));
+  parts.push(
+    carry +
+      recs
+        .slice(from)
+        .map((r) => `${r.text}\n`)
+        .join(""),
+  );
   // parts[0] is the oldest
   const n = parts.length;
   parts.forEach((p, i) => {
     const num = n - 1 - i;
     if (num === 0) files.set(`${base}/ckpt-janitor.log`, p);
-    else if (num >= m.spec.janitor.gzFrom) files.set(`${base}/ckpt-janitor.log.${num}.gz`, gzipSync(Buffer.from(p, "utf8"), { level: 9 }));
+    else if (num >= m.spec.janitor.gzFrom)
+      files.set(`${base}/ckpt-janitor.log.${num}.gz`, gzipSync(Buffer.from(p, "utf8"), { level: 9 }));
     else files.set(`${base}/ckpt-janitor.log.${num}`, p);
   });
 }
@@ -274,18 +379,20 @@ export function renderSupervisor(m: CellModel): string {
     const [d, i] = k.split(":");
     return `${m.root}/${d}/weights/step_${i}`;
   };
-  for (const [k, h] of spec.roles.fallbacks) ev.push({ ms: clock.wallOf(h), o: { event: "fallback", checkpoint: path(k) } });
-  for (const [k, h] of spec.roles.submits) ev.push({ ms: clock.wallOf(h), o: { event: "submit", checkpoint: path(k) } });
+  for (const [k, h] of spec.roles.fallbacks)
+    ev.push({ ms: clock.wallOf(h), o: { event: "fallback", checkpoint: path(k) } });
+  for (const [k, h] of spec.roles.submits)
+    ev.push({ ms: clock.wallOf(h), o: { event: "submit", checkpoint: path(k) } });
   for (const e of spec.events ?? []) ev.push({ ms: clock.wallOf(e.hour), o: e.event });
   if (m.runEndMs !== null) ev.push({ ms: m.runEndMs, o: { event: "run_end" } });
   ev.sort((a, b) => a.ms - b.ms);
-  return ev.map((e) => JSON.stringify({ ts: isoSec(e.ms), ...e.o })).join("\n") + "\n";
+  return `${ev.map((e) => JSON.stringify({ ts: isoSec(e.ms), ...e.o })).join("\n")}\n`;
 }
 
 export function renderAnchors(m: CellModel): string | null {
   const a = anchorTimes(m);
   if (a.length === 0) return null;
-  return "family\tstep\ttime\tkind\tnote\n" + a.map((x) => x.line).join("\n") + "\n";
+  return `family\tstep\ttime\tkind\tnote\n${a.map((x) => x.line).join("\n")}\n`;
 }
 
 // ---------------------------------------------------------------- hub
@@ -321,7 +428,7 @@ function configJson(style: EosStyle | "base", raw = false): string {
   top.vision_config = { model_type: "qwen3_5_vision", depth: 27, hidden_size: 1152, out_hidden_size: 4096 };
   top.tie_word_embeddings = false;
   top.transformers_version = "4.57.1";
-  return JSON.stringify(top, null, 2) + "\n";
+  return `${JSON.stringify(top, null, 2)}\n`;
 }
 
 function genConfig(style: EosStyle | "base"): string | null {
@@ -331,7 +438,7 @@ function genConfig(style: EosStyle | "base"): string | null {
   else if (style === "gen-bad-top-ok") g.eos_token_id = [248044];
   else if (style !== "gen-nokey-top-ok") return null;
   g.transformers_version = "4.57.1";
-  return JSON.stringify(g, null, 2) + "\n";
+  return `${JSON.stringify(g, null, 2)}\n`;
 }
 
 function tokConfig(withTemplate: boolean): string {
@@ -344,31 +451,45 @@ function tokConfig(withTemplate: boolean): string {
     clean_up_tokenization_spaces: false,
   };
   if (withTemplate) t.chat_template = CHAT_TEMPLATE;
-  return JSON.stringify(t, null, 2) + "\n";
+  return `${JSON.stringify(t, null, 2)}\n`;
 }
 
 export function renderHub(files: Files, published: PubRepo[], spares: SpareRepo[]): void {
   const base = "hub";
   {
     const d = `${base}/${BASELINE}`;
-    files.set(`${d}/.hub.json`, JSON.stringify({ id: BASELINE, sha: "8c5e1f0a2b9d4e6f7a1c3b5d7e9f0a2c4e6b8d0f", lastModified: "2026-08-14T09:12:44.000Z", createdAt: "2026-08-11T16:03:27.000Z" }) + "\n");
+    files.set(
+      `${d}/.hub.json`,
+      `${JSON.stringify({
+        id: BASELINE,
+        sha: "8c5e1f0a2b9d4e6f7a1c3b5d7e9f0a2c4e6b8d0f",
+        lastModified: "2026-08-14T09:12:44.000Z",
+        createdAt: "2026-08-11T16:03:27.000Z",
+      })}\n`,
+    );
     files.set(`${d}/config.json`, configJson("base"));
     files.set(`${d}/generation_config.json`, genConfig("base")!);
     files.set(`${d}/tokenizer_config.json`, tokConfig(true));
   }
   for (const p of published) {
     const d = `${base}/${p.name}`;
-    if (files.has(`${d}/.hub.json`)) throw new Error("duplicate published " + p.name);
-    files.set(`${d}/.hub.json`, JSON.stringify({ id: p.name, sha: p.sha, lastModified: p.lastModified, createdAt: p.createdAt }) + "\n");
+    if (files.has(`${d}/.hub.json`)) throw new Error(`duplicate published ${p.name}`);
+    files.set(
+      `${d}/.hub.json`,
+      `${JSON.stringify({ id: p.name, sha: p.sha, lastModified: p.lastModified, createdAt: p.createdAt })}\n`,
+    );
     files.set(`${d}/config.json`, configJson(p.eos));
     const g = genConfig(p.eos);
     if (g) files.set(`${d}/generation_config.json`, g);
     files.set(`${d}/tokenizer_config.json`, tokConfig(!p.chatTemplateFile));
-    if (p.chatTemplateFile) files.set(`${d}/chat_template.jinja`, CHAT_TEMPLATE + "\n");
+    if (p.chatTemplateFile) files.set(`${d}/chat_template.jinja`, `${CHAT_TEMPLATE}\n`);
   }
   for (const s of spares) {
     const d = `${base}/${s.name}`;
-    files.set(`${d}/.hub.json`, JSON.stringify({ id: s.name, sha: s.sha, lastModified: s.createdAt, createdAt: s.createdAt }) + "\n");
+    files.set(
+      `${d}/.hub.json`,
+      `${JSON.stringify({ id: s.name, sha: s.sha, lastModified: s.createdAt, createdAt: s.createdAt })}\n`,
+    );
     if ("XU".includes(s.ckpt.fate) || s.ckpt.idx % 5 === 0) files.set(`${d}/config.json`, configJson(s.ckpt.eos, true));
   }
 }
@@ -389,11 +510,14 @@ export function cellsJson(specs: CellSpec[]): string {
     if (Object.keys(aliases).length) o.family_aliases = aliases;
     return o;
   });
-  return JSON.stringify({ org: ORG, spare_owner: SPARE, baseline: BASELINE, required_eos_token_id: EOS, cells }, null, 2) + "\n";
+  return (
+    JSON.stringify({ org: ORG, spare_owner: SPARE, baseline: BASELINE, required_eos_token_id: EOS, cells }, null, 2) +
+    "\n"
+  );
 }
 
 export function runlog(s: CellSpec): string {
-  return s.runlog.join("\n") + "\n";
+  return `${s.runlog.join("\n")}\n`;
 }
 
 export { fmtTz };

@@ -3,9 +3,9 @@
  * generated sources, plus the published/spare repos the hub folder holds.
  */
 import { Rng, fmtTz, hhh, iso, round2 } from "./lib.js";
-import { Call, SessionCalls, total } from "./calls.js";
-import { CellModel, Ckpt, FitResult, findCkpt, fitFamily, key } from "./model.js";
-import { BASELINE, EOS, EosStyle, ORG, SPARE } from "./spec.js";
+import { type Call, type SessionCalls, total } from "./calls.js";
+import { type CellModel, type Ckpt, type FitResult, findCkpt, fitFamily, key } from "./model.js";
+import { BASELINE, EOS, type EosStyle, ORG, SPARE } from "./spec.js";
 
 export interface PubRepo {
   name: string; // owner/name
@@ -149,12 +149,14 @@ export function fitCell(m: CellModel): Map<string, number> {
       const wantX = c.fate === "X";
       if (wantX !== fit.validated) throw new Error(`${m.spec.cell} ${key(c)}: intended ${c.fate}, fit ${fit.reason}`);
       if (fit.validated) {
-        if (fit.looMax > 1.0 || fit.anchorMax > 1.0) throw new Error(`${m.spec.cell} ${f.dir}: fit not comfortably valid ${fit.looMax} ${fit.anchorMax}`);
+        if (fit.looMax > 1.0 || fit.anchorMax > 1.0)
+          throw new Error(`${m.spec.cell} ${f.dir}: fit not comfortably valid ${fit.looMax} ${fit.anchorMax}`);
         let h = fit.slope * c.step + fit.intercept;
         const { lo, hi } = bounds(m, c);
         if (lo !== null && h < lo) h = lo;
         if (hi !== null && h > hi) h = hi;
-        if (Math.abs(h - c.trueH) > fit.errH!) throw new Error(`${m.spec.cell} ${key(c)}: prediction ${h} vs true ${c.trueH} beyond ${fit.errH}`);
+        if (Math.abs(h - c.trueH) > fit.errH!)
+          throw new Error(`${m.spec.cell} ${key(c)}: prediction ${h} vs true ${c.trueH} beyond ${fit.errH}`);
         pred.set(key(c), m.clock.wallOf(h));
       }
     }
@@ -182,7 +184,7 @@ function bounds(m: CellModel, c: Ckpt): { lo: number | null; hi: number | null }
 
 export function resolveCell(m: CellModel, sessions: SessionCalls[], pred: Map<string, number>): Resolved {
   const { spec, clock } = m;
-  const rng = new Rng("resolve:" + spec.cell);
+  const rng = new Rng(`resolve:${spec.cell}`);
   const curve = curveOf(m, sessions);
   const rows: TruthRow[] = [];
   const lost: Ckpt[] = [];
@@ -195,7 +197,13 @@ export function resolveCell(m: CellModel, sessions: SessionCalls[], pred: Map<st
   const fallbackCks = spec.roles.fallbacks.map(([k]) => findCkpt(m, k)).filter((c): c is Ckpt => !!c);
 
   for (const c of m.ckpts) {
-    if (c.archived) spares.push({ name: `${SPARE}/${spec.cell}.${c.fam}.step_${c.step}`, ckpt: c, createdAt: iso((c.archiveLineMs ?? c.trueMs + 2 * 3_600_000) + 40_000), sha: rng.hex(40) });
+    if (c.archived)
+      spares.push({
+        name: `${SPARE}/${spec.cell}.${c.fam}.step_${c.step}`,
+        ckpt: c,
+        createdAt: iso((c.archiveLineMs ?? c.trueMs + 2 * 3_600_000) + 40_000),
+        sha: rng.hex(40),
+      });
   }
   if (spec.excluded) return { model: m, rows, lost, published, spares, curve, predictedMs: pred, fits: m.fits };
 
@@ -234,9 +242,25 @@ export function resolveCell(m: CellModel, sessions: SessionCalls[], pred: Map<st
       const modified = created + rng.int(3_600_000, 10 * 86_400_000);
       if ((spec.dupPublished ?? []).includes(key(c))) {
         const oldH = hour === null ? "hNA" : hhh(Math.max(0, hour - 1));
-        published.push({ name: `${ORG}/${spec.cell}.${oldH}.${c.fam}.${c.step}`, ckpt: c, eos: "gen-int-bad", createdAt: iso(created - 20 * 86_400_000), lastModified: iso(created - 19 * 86_400_000), sha: rng.hex(40), chatTemplateFile: false });
+        published.push({
+          name: `${ORG}/${spec.cell}.${oldH}.${c.fam}.${c.step}`,
+          ckpt: c,
+          eos: "gen-int-bad",
+          createdAt: iso(created - 20 * 86_400_000),
+          lastModified: iso(created - 19 * 86_400_000),
+          sha: rng.hex(40),
+          chatTemplateFile: false,
+        });
       }
-      published.push({ name: pubName, ckpt: c, eos: c.eos, createdAt: iso(created), lastModified: iso(modified), sha: rng.hex(40), chatTemplateFile: rng.chance(0.3) });
+      published.push({
+        name: pubName,
+        ckpt: c,
+        eos: c.eos,
+        createdAt: iso(created),
+        lastModified: iso(modified),
+        sha: rng.hex(40),
+        chatTemplateFile: rng.chance(0.3),
+      });
       pubEos = c.eos;
     }
     const eosIdsList = pubEos ? eosIds(pubEos) : null;
@@ -267,8 +291,11 @@ export function resolveCell(m: CellModel, sessions: SessionCalls[], pred: Map<st
     });
   }
   // order: hour (null last; extrapolated by true_hour), family, step
-  const sortH = (r: TruthRow) => (r.hour_source === "extrapolated" ? r.true_hour! : r.hour === null ? Infinity : r.hour);
-  rows.sort((a, b) => sortH(a) - sortH(b) || (a.family! < b.family! ? -1 : a.family! > b.family! ? 1 : 0) || a.step! - b.step!);
+  const sortH = (r: TruthRow) =>
+    r.hour_source === "extrapolated" ? r.true_hour! : r.hour === null ? Infinity : r.hour;
+  rows.sort(
+    (a, b) => sortH(a) - sortH(b) || (a.family! < b.family! ? -1 : a.family! > b.family! ? 1 : 0) || a.step! - b.step!,
+  );
   return { model: m, rows, lost, published, spares, curve, predictedMs: pred, fits: m.fits };
 }
 

@@ -38,7 +38,14 @@ export async function cachedObservations(
     return { observations, warnings: own.warnings };
   };
   const result = cache ? await cache.throughMany(kind, absPaths, extra, run) : await run();
-  if (!computed && onBytes) for (const p of absPaths) onBytes(await stat(p).then((s) => s.size, () => 0));
+  if (!computed && onBytes)
+    for (const p of absPaths)
+      onBytes(
+        await stat(p).then(
+          (s) => s.size,
+          () => 0,
+        ),
+      );
   appendAll(diag.warnings, result.warnings);
   return result.observations;
 }
@@ -47,12 +54,21 @@ export async function cachedObservations(
  * A `hashFile` for `hashInputs`: the file's sha256 from the cache when its
  * fingerprint is unchanged, else streamed and stored.
  */
-export function cachedSha256(cache: FileCache | undefined, onBytes?: (bytes: number) => void): (absPath: string) => Promise<string> {
+export function cachedSha256(
+  cache: FileCache | undefined,
+  onBytes?: (bytes: number) => void,
+): (absPath: string) => Promise<string> {
   return async (absPath) => {
-    const size = await stat(absPath).then((s) => s.size, () => 0);
+    const size = await stat(absPath).then(
+      (s) => s.size,
+      () => 0,
+    );
     const compute = (): Promise<string> => sha256File(absPath);
     // A small file is hashed whole: reading it costs what its fingerprint would.
-    const hex = cache && size > 2 * FINGERPRINT_EDGE_BYTES ? await cache.through("sha256", absPath, "", compute) : await compute();
+    const hex =
+      cache && size > 2 * FINGERPRINT_EDGE_BYTES
+        ? await cache.through("sha256", absPath, "", compute)
+        : await compute();
     if (onBytes) onBytes(size);
     return hex;
   };

@@ -61,7 +61,7 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
  * 64 KiB. Null when the file cannot be read.
  */
 export async function fingerprint(absPath: string): Promise<Fingerprint | null> {
-  let fh;
+  let fh: Awaited<ReturnType<typeof open>>;
   try {
     fh = await open(absPath, "r");
   } catch {
@@ -104,7 +104,7 @@ export async function codeHash(): Promise<string> {
   const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
   const files: string[] = [];
   const walk = async (dir: string): Promise<void> => {
-    let names;
+    let names: import("node:fs").Dirent[];
     try {
       names = await readdir(dir, { withFileTypes: true });
     } catch {
@@ -239,7 +239,9 @@ export class FileCache {
     const combined: Fingerprint = {
       size: fps.reduce((a, f) => a + f.size, 0),
       mtimeNs: fps.map((f) => f.mtimeNs).join(","),
-      edges: createHash("sha256").update(fps.map((f) => f.edges).join(",")).digest("hex"),
+      edges: createHash("sha256")
+        .update(fps.map((f) => f.edges).join(","))
+        .digest("hex"),
     };
     const key = await this.key(kind, absPaths.join("\0"), extra, combined);
     const hit = await this.get<T>(kind, key);

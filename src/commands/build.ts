@@ -86,10 +86,19 @@ export async function runBuild(opts: BuildCommandOptions): Promise<{ result: Bui
   await checkOutFolder(opts.out, { sources: opts.sources });
   // An output in a folder the build reads (--pvc, --trajectory), or a file of the user's at an output name
   // (a README.md of `--out .`), is refused before the work, not after.
-  await checkNotInputs([...BUILD_NAMES].map((n) => join(resolve(opts.out), n)), buildInputs(opts), { option: "--out" });
+  await checkNotInputs(
+    [...BUILD_NAMES].map((n) => join(resolve(opts.out), n)),
+    buildInputs(opts),
+    { option: "--out" },
+  );
   if (!opts.force) {
     const own = await readOwnership(resolve(opts.out));
-    const foreign = await foreignFiles(resolve(opts.out), new Map([...BUILD_NAMES].map((n) => [n, null])), own, "build");
+    const foreign = await foreignFiles(
+      resolve(opts.out),
+      new Map([...BUILD_NAMES].map((n) => [n, null])),
+      own,
+      "build",
+    );
     if (foreign.length > 0) throw foreignFileError(resolve(opts.out), foreign, "--out", own.earlier);
   }
   const progress = byteProgress({ quiet: opts.quiet });
@@ -107,29 +116,50 @@ async function buildAndWrite(
 ): Promise<{ result: BuildResult; summary: string }> {
   const log = opts.quiet ? undefined : (m: string) => progress.log(m);
   // The build cache trusts a file's size, mtime, head and tail (issue 7); the release gate reads every byte.
-  const cache = opts.noCache || opts.strict ? undefined : new FileCache(opts.cacheDir !== undefined ? resolve(opts.cacheDir) : defaultCacheDir(opts.env));
+  const cache =
+    opts.noCache || opts.strict
+      ? undefined
+      : new FileCache(opts.cacheDir !== undefined ? resolve(opts.cacheDir) : defaultCacheDir(opts.env));
   const onBytes = progress.active ? (n: number) => progress.add(n) : undefined;
   if (progress.active) progress.stage("reading", (await inputBytes(sourcesDir)).extracted);
-  const hubOpts = opts.hub ? hubOptionsFrom({ hubUrl: opts.hubUrl, cacheDir: opts.cacheDir, concurrency: opts.concurrency }, opts.env) : null;
+  const hubOpts = opts.hub
+    ? hubOptionsFrom({ hubUrl: opts.hubUrl, cacheDir: opts.cacheDir, concurrency: opts.concurrency }, opts.env)
+    : null;
   let liveRepos: HubRepo[] = [];
   const readHub = hubOpts
     ? async (registry: CellsFile, diag: Diagnostics): Promise<HubRepo[]> =>
         (liveRepos = await readLiveHub(registry, { ...hubOpts, retry: opts.hubRetry, log }, diag))
     : undefined;
-  const result = await buildManifest({ sourcesDir, toleranceH: opts.toleranceH, outlierFloorH: opts.outlierFloorH, log, pvcDirs: opts.pvc, trajectoryDirs: opts.trajectory, readHub, cache, onBytes });
+  const result = await buildManifest({
+    sourcesDir,
+    toleranceH: opts.toleranceH,
+    outlierFloorH: opts.outlierFloorH,
+    log,
+    pvcDirs: opts.pvc,
+    trajectoryDirs: opts.trajectory,
+    readHub,
+    cache,
+    onBytes,
+  });
   const args = {
-    sources: opts.sources, out: opts.out,
+    sources: opts.sources,
+    out: opts.out,
     // Where the sources are seen from the output folder, so explain/validate run from any folder compare the right inputs
     // (the typed paths are relative to the working folder; an absolute path would make the report depend on it).
     sources_from_out: relative(resolve(opts.out), resolve(opts.sources)).split(sep).join("/") || ".",
-    strict: Boolean(opts.strict), tolerance_h: opts.toleranceH ?? DEFAULT_TOLERANCE_H,
+    strict: Boolean(opts.strict),
+    tolerance_h: opts.toleranceH ?? DEFAULT_TOLERANCE_H,
     outlier_floor_h: opts.outlierFloorH ?? DEFAULT_OUTLIER_FLOOR_H,
     ...(opts.pvc && Object.keys(opts.pvc).length > 0 ? { pvc: opts.pvc } : {}),
     ...(opts.trajectory && Object.keys(opts.trajectory).length > 0 ? { trajectory: opts.trajectory } : {}),
     ...(hubOpts ? { hub: redactUrl(hubOpts.hubUrl) } : {}),
   };
   // Hashing may add INPUT_UNREADABLE warnings, so it comes before the warnings are listed and the gate is checked.
-  const inputs = await trajectoryInputs(liveInputs(await hashAll(sourcesDir, cache, progress, result), opts.pvc, hubOpts ? liveRepos : null), opts.trajectory, cache);
+  const inputs = await trajectoryInputs(
+    liveInputs(await hashAll(sourcesDir, cache, progress, result), opts.pvc, hubOpts ? liveRepos : null),
+    opts.trajectory,
+    cache,
+  );
   // Read before anything is written: the warnings of the previous build into the same folder, to say which are new.
   const previous = await readBuildReport(resolve(opts.out)).catch(() => null);
   const compared = compareWarnings(result.warnings, previous?.warnings ?? null);
@@ -137,11 +167,28 @@ async function buildAndWrite(
   // The previous build read another sources folder: its new and gone warnings compare two sweeps, and the line says so.
   // Where the previous build's sources were, seen from the output folder when it recorded that (any working folder), else as typed.
   const fromOut = previous?.arguments.sources_from_out;
-  const previousDir = typeof fromOut === "string" ? resolve(opts.out, fromOut) : typeof previousSources === "string" ? resolve(previousSources) : null;
-  const otherSources = typeof previousSources === "string" && previousDir !== null && previousDir !== sourcesDir ? { previous: previousSources, current: opts.sources } : null;
-  const warningLines = renderWarnings(result.warnings, { compared, verbose: opts.verbose, out: opts.out, strict: opts.strict, otherSources });
+  const previousDir =
+    typeof fromOut === "string"
+      ? resolve(opts.out, fromOut)
+      : typeof previousSources === "string"
+        ? resolve(previousSources)
+        : null;
+  const otherSources =
+    typeof previousSources === "string" && previousDir !== null && previousDir !== sourcesDir
+      ? { previous: previousSources, current: opts.sources }
+      : null;
+  const warningLines = renderWarnings(result.warnings, {
+    compared,
+    verbose: opts.verbose,
+    out: opts.out,
+    strict: opts.strict,
+    otherSources,
+  });
   if (opts.strict && result.warnings.length > 0) {
-    throw new ExitCodeError(EXIT.strictWarnings, `--strict: ${result.warnings.length} warning(s); nothing written\n${warningLines.join("\n")}`);
+    throw new ExitCodeError(
+      EXIT.strictWarnings,
+      `--strict: ${result.warnings.length} warning(s); nothing written\n${warningLines.join("\n")}`,
+    );
   }
   // The files are a function of (result, args, inputs): a warm build with nothing changed takes them from the cache.
   const files = await cachedOutputs(cache, { result, args, inputs }, async () => {
@@ -156,11 +203,18 @@ async function buildAndWrite(
     ]);
     const csv = made.get("manifest.csv")!;
     made.set("README.md", indexCard(result));
-    made.set("datapackage.json", dataPackage(csv, { name: `${result.registry.org}-index`, title: "AgentPTB checkpoint index" }));
+    made.set(
+      "datapackage.json",
+      dataPackage(csv, { name: `${result.registry.org}-index`, title: "AgentPTB checkpoint index" }),
+    );
     made.set("manifest.schema.json", manifestJsonSchema());
     return made;
   });
-  await writeFilesAtomically(resolve(opts.out), files, "--out", { writer: "build", force: opts.force, inputs: buildInputs(opts) });
+  await writeFilesAtomically(resolve(opts.out), files, "--out", {
+    writer: "build",
+    force: opts.force,
+    inputs: buildInputs(opts),
+  });
   return { result, summary: summarise(result, opts.out, warningLines) };
 }
 
@@ -172,8 +226,16 @@ async function buildAndWrite(
 function buildInputs(opts: BuildCommandOptions): { path: string; named?: string; option: string }[] {
   return [
     { path: opts.sources, option: "--sources" },
-    ...Object.entries(opts.pvc ?? {}).map(([cell, dir]) => ({ path: dir, option: "--pvc", named: `--pvc ${cell}=${dir}` })),
-    ...Object.entries(opts.trajectory ?? {}).map(([cell, dir]) => ({ path: dir, option: "--trajectory", named: `--trajectory ${cell}=${dir}` })),
+    ...Object.entries(opts.pvc ?? {}).map(([cell, dir]) => ({
+      path: dir,
+      option: "--pvc",
+      named: `--pvc ${cell}=${dir}`,
+    })),
+    ...Object.entries(opts.trajectory ?? {}).map(([cell, dir]) => ({
+      path: dir,
+      option: "--trajectory",
+      named: `--trajectory ${cell}=${dir}`,
+    })),
   ];
 }
 
@@ -194,22 +256,42 @@ async function hashAll(
   result: BuildResult,
 ): Promise<Record<string, string>> {
   if (progress.active) progress.stage("hashing", (await inputBytes(sourcesDir)).all);
-  const warned = new Set(result.warnings.filter((w) => /_(UNREADABLE|READ_ERROR)$/.test(w.code)).map((w) => w.file).filter((f): f is string => f !== null));
+  const warned = new Set(
+    result.warnings
+      .filter((w) => /_(UNREADABLE|READ_ERROR)$/.test(w.code))
+      .map((w) => w.file)
+      .filter((f): f is string => f !== null),
+  );
   const covered = (rel: string): boolean => {
     const path = rel.replace(/\/$/, "");
     return [...warned].some((f) => f === path || f.startsWith(`${path}/`) || path.startsWith(`${f}/`));
   };
   const unreadable = new Set<string>();
-  const inputs = await hashInputs(sourcesDir, cachedSha256(cache, progress.active ? (n) => progress.add(n) : undefined), (rel, err) => {
-    unreadable.add(rel);
-    if (!covered(rel)) {
-      result.warnings.push({ code: "INPUT_UNREADABLE", message: `cannot read ${rel}: ${fsReason(err)}; build-report.json has no hash of it`, file: rel.replace(/\/$/, ""), line: null });
-    }
-  });
+  const inputs = await hashInputs(
+    sourcesDir,
+    cachedSha256(cache, progress.active ? (n) => progress.add(n) : undefined),
+    (rel, err) => {
+      unreadable.add(rel);
+      if (!covered(rel)) {
+        result.warnings.push({
+          code: "INPUT_UNREADABLE",
+          message: `cannot read ${rel}: ${fsReason(err)}; build-report.json has no hash of it`,
+          file: rel.replace(/\/$/, ""),
+          line: null,
+        });
+      }
+    },
+  );
   // Every file hashed is read by a reader, known, or a warning (INPUT_NOT_READ and its kin).
   if (result.inputsRead) {
     const named = new Set(result.warnings.map((w) => w.file).filter((f): f is string => f !== null));
-    appendAll(result.warnings, unreadInputWarnings(Object.keys(inputs), result.inputsRead, result.registry, { namedByWarnings: named, unreadable: (p) => unreadable.has(p) }));
+    appendAll(
+      result.warnings,
+      unreadInputWarnings(Object.keys(inputs), result.inputsRead, result.registry, {
+        namedByWarnings: named,
+        unreadable: (p) => unreadable.has(p),
+      }),
+    );
   }
   return inputs;
 }
@@ -223,15 +305,22 @@ async function hashAll(
  */
 export function summarise(result: BuildResult, out: string, warningLines?: string[]): string {
   const c = countRows(result.rows);
-  const lines = [`wrote ${out.replace(/(.)\/+$/, "$1").replace(/\/$/, "")}/: manifest.json, manifest.csv, model-ids.txt, provenance.jsonl, build-report.json, report.html, README.md, datapackage.json, manifest.schema.json`];
+  const lines = [
+    `wrote ${out.replace(/(.)\/+$/, "$1").replace(/\/$/, "")}/: manifest.json, manifest.csv, model-ids.txt, provenance.jsonl, build-report.json, report.html, README.md, datapackage.json, manifest.schema.json`,
+  ];
   lines.push(`${c.rows} rows: ${c.checkpoints} checkpoints + 1 baseline`);
   lines.push("", "| cell | driver | effort | checkpoints | eos_ok |", "|---|---|---|---|---|");
   for (const cell of result.registry.cells) {
     if (cell.excluded) continue;
-    lines.push(`| ${mdCell(`\`${cell.cell}\``)} | ${mdCell(cell.driver)} | ${mdCell(cell.effort)} | ${c.per_cell[cell.cell] ?? 0} | ${c.eos_ok_per_cell[cell.cell] ?? "0/0"} |`);
+    lines.push(
+      `| ${mdCell(`\`${cell.cell}\``)} | ${mdCell(cell.driver)} | ${mdCell(cell.effort)} | ${c.per_cell[cell.cell] ?? 0} | ${c.eos_ok_per_cell[cell.cell] ?? "0/0"} |`,
+    );
   }
   if (result.rows.some((r) => r.cell !== "BASELINE" && r.eos_ok === null)) {
-    lines.push("", "eos_ok: ok/known; unknown = eos_ok null (no published repo yet, or its files give no stop ids), neither correct nor broken");
+    lines.push(
+      "",
+      "eos_ok: ok/known; unknown = eos_ok null (no published repo yet, or its files give no stop ids), neither correct nor broken",
+    );
   }
   lines.push("", "| hour_source | n |", "|---|---|");
   for (const [k, n] of Object.entries(c.per_hour_source)) lines.push(`| \`${k}\` | ${n} |`);
@@ -248,30 +337,99 @@ export function registerBuild(program: Command): void {
     .description("Build the manifest from a sources folder (SOURCES.md layout) into an output folder.")
     .option("--sources <dir>", "the sources folder to read", "sources")
     .option("--out <dir>", "the folder to write the manifest files into (not inside --sources)", outPathOption, "out")
-    .option("--force", "replace files in --out that ptb-manifest build did not write (else OUT_FOREIGN_FILE, nothing written); never a file the build reads (OUT_IS_INPUT)", false)
+    .option(
+      "--force",
+      "replace files in --out that ptb-manifest build did not write (else OUT_FOREIGN_FILE, nothing written); never a file the build reads (OUT_IS_INPUT)",
+      false,
+    )
     .option("--strict", "treat every warning as a failure: exit 2 and write nothing (the release gate)", false)
-    .option("--tolerance-h <hours>", "largest leave-one-out error and anchor residual for an extrapolated hour (the validation gate: it never changes which points are fitted)", parseHours, DEFAULT_TOLERANCE_H)
-    .option("--outlier-floor-h <hours>", "floor of the cadence fit's outlier cut: a point is fitted when its residual from the robust line is within max(floor, 3·MAD)", parseHours, DEFAULT_OUTLIER_FLOOR_H)
+    .option(
+      "--tolerance-h <hours>",
+      "largest leave-one-out error and anchor residual for an extrapolated hour (the validation gate: it never changes which points are fitted)",
+      parseHours,
+      DEFAULT_TOLERANCE_H,
+    )
+    .option(
+      "--outlier-floor-h <hours>",
+      "floor of the cadence fit's outlier cut: a point is fitted when its residual from the robust line is within max(floor, 3·MAD)",
+      parseHours,
+      DEFAULT_OUTLIER_FLOOR_H,
+    )
     .option("--verbose", "list every warning (grouped by code), not one example per code", false)
     .option("-q, --quiet", "no progress messages nor progress bar on stderr", false)
-    .option("--pvc <cell=dir>", "read CELL's checkpoint tree from the mounted directory DIR instead of its pvc/ listing (repeatable)", collectCellDirs("--pvc"))
-    .option("--trajectory <cell=dir>", "read CELL's driver session logs from DIR (e.g. on another disk) instead of its trajectory/ folder (repeatable)", collectCellDirs("--trajectory"))
-    .option("--hub", "read the published repos, spare repos and baseline from the Hub instead of hub/ (token: HF_TOKEN, else HF_TOKEN_PATH, else $HF_HOME/token; HF_ENDPOINT)", false)
+    .option(
+      "--pvc <cell=dir>",
+      "read CELL's checkpoint tree from the mounted directory DIR instead of its pvc/ listing (repeatable)",
+      collectCellDirs("--pvc"),
+    )
+    .option(
+      "--trajectory <cell=dir>",
+      "read CELL's driver session logs from DIR (e.g. on another disk) instead of its trajectory/ folder (repeatable)",
+      collectCellDirs("--trajectory"),
+    )
+    .option(
+      "--hub",
+      "read the published repos, spare repos and baseline from the Hub instead of hub/ (token: HF_TOKEN, else HF_TOKEN_PATH, else $HF_HOME/token; HF_ENDPOINT)",
+      false,
+    )
     .option("--hub-url <url>", "with --hub: the Hub's URL (default: HF_ENDPOINT, else https://huggingface.co)")
-    .option("--cache-dir <dir>", "cache of per-file extractor results and input hashes (warm rebuilds), and with --hub of the Hub's small files (default: $XDG_CACHE_HOME/ptb-manifest)")
+    .option(
+      "--cache-dir <dir>",
+      "cache of per-file extractor results and input hashes (warm rebuilds), and with --hub of the Hub's small files (default: $XDG_CACHE_HOME/ptb-manifest)",
+    )
     .option("--no-cache", "neither read nor write the build cache (every input is read again; --strict implies it)")
     .option("--concurrency <n>", "with --hub: repos fetched at once (default 8)", parseCount)
-    .addHelpText("after", "\nExit codes: 0 written; 1 fatal input error (nothing written); 2 --strict with warnings (nothing written); 64 usage error; 70 internal error.")
-    .action(async (o: { sources: string; out: string; strict: boolean; toleranceH: number; outlierFloorH: number; verbose: boolean; quiet: boolean; pvc?: Record<string, string>; trajectory?: Record<string, string>; hub: boolean; hubUrl?: string; cacheDir?: string; cache: boolean; concurrency?: number; force: boolean }, command: Command) => {
-      if (!o.hub && (o.hubUrl !== undefined || o.concurrency !== undefined)) {
-        command.error("error: --hub-url and --concurrency need --hub", { exitCode: EXIT.usage, code: "ptb.hubOptionWithoutHub" });
-      }
-      const { summary } = await runBuild({
-        sources: o.sources, out: o.out, strict: o.strict, toleranceH: o.toleranceH, outlierFloorH: o.outlierFloorH, verbose: o.verbose, quiet: o.quiet,
-        pvc: o.pvc, trajectory: o.trajectory, hub: o.hub, hubUrl: o.hubUrl, cacheDir: o.cacheDir, concurrency: o.concurrency, noCache: !o.cache, force: o.force,
-      });
-      process.stdout.write(`${summary}\n`);
-    });
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 written; 1 fatal input error (nothing written); 2 --strict with warnings (nothing written); 64 usage error; 70 internal error.",
+    )
+    .action(
+      async (
+        o: {
+          sources: string;
+          out: string;
+          strict: boolean;
+          toleranceH: number;
+          outlierFloorH: number;
+          verbose: boolean;
+          quiet: boolean;
+          pvc?: Record<string, string>;
+          trajectory?: Record<string, string>;
+          hub: boolean;
+          hubUrl?: string;
+          cacheDir?: string;
+          cache: boolean;
+          concurrency?: number;
+          force: boolean;
+        },
+        command: Command,
+      ) => {
+        if (!o.hub && (o.hubUrl !== undefined || o.concurrency !== undefined)) {
+          command.error("error: --hub-url and --concurrency need --hub", {
+            exitCode: EXIT.usage,
+            code: "ptb.hubOptionWithoutHub",
+          });
+        }
+        const { summary } = await runBuild({
+          sources: o.sources,
+          out: o.out,
+          strict: o.strict,
+          toleranceH: o.toleranceH,
+          outlierFloorH: o.outlierFloorH,
+          verbose: o.verbose,
+          quiet: o.quiet,
+          pvc: o.pvc,
+          trajectory: o.trajectory,
+          hub: o.hub,
+          hubUrl: o.hubUrl,
+          cacheDir: o.cacheDir,
+          concurrency: o.concurrency,
+          noCache: !o.cache,
+          force: o.force,
+        });
+        process.stdout.write(`${summary}\n`);
+      },
+    );
 }
 
 /**
@@ -280,7 +438,11 @@ export function registerBuild(program: Command): void {
  * with `--pvc`); each Hub repo read is listed as `hub/<owner>/<name>/` →
  * `commit <sha>` instead. Keys stay sorted.
  */
-function liveInputs(inputs: Record<string, string>, pvc: Record<string, string> | undefined, hubRepos: HubRepo[] | null): Record<string, string> {
+function liveInputs(
+  inputs: Record<string, string>,
+  pvc: Record<string, string> | undefined,
+  hubRepos: HubRepo[] | null,
+): Record<string, string> {
   if (!hubRepos && !(pvc && Object.keys(pvc).length > 0)) return inputs;
   const skip = [...(hubRepos ? ["hub/"] : []), ...Object.keys(pvc ?? {}).map((c) => `${c}/pvc/`)];
   const out: [string, string][] = Object.entries(inputs).filter(([k]) => !skip.some((p) => k.startsWith(p)));
@@ -293,7 +455,9 @@ function liveInputs(inputs: Record<string, string>, pvc: Record<string, string> 
  * `--trajectory`): collects them into cell → folder; a value without
  * `CELL=` or `DIR`, or a cell given twice, is a usage error.
  */
-function collectCellDirs(option: string): (value: string, previous: Record<string, string> | undefined) => Record<string, string> {
+function collectCellDirs(
+  option: string,
+): (value: string, previous: Record<string, string> | undefined) => Record<string, string> {
   return (value, previous) => {
     const i = value.indexOf("=");
     if (i <= 0 || i === value.length - 1) throw new InvalidArgumentError(`expected CELL=DIR, got "${value}"`);
@@ -308,12 +472,17 @@ function collectCellDirs(option: string): (value: string, previous: Record<strin
  * for `<cell>/trajectory/` (hashed, named as if they were there), so the same
  * files inside or outside the sources give the same inputs. Keys stay sorted.
  */
-async function trajectoryInputs(inputs: Record<string, string>, dirs: Record<string, string> | undefined, cache: FileCache | undefined): Promise<Record<string, string>> {
+async function trajectoryInputs(
+  inputs: Record<string, string>,
+  dirs: Record<string, string> | undefined,
+  cache: FileCache | undefined,
+): Promise<Record<string, string>> {
   if (!dirs || Object.keys(dirs).length === 0) return inputs;
   const skip = Object.keys(dirs).map((c) => `${c}/trajectory/`);
   const out: [string, string][] = Object.entries(inputs).filter(([k]) => !skip.some((p) => k.startsWith(p)));
   for (const [cell, dir] of Object.entries(dirs)) {
-    for (const [k, v] of Object.entries(await hashInputs(resolve(dir), cachedSha256(cache)))) out.push([`${cell}/trajectory/${k}`, v]);
+    for (const [k, v] of Object.entries(await hashInputs(resolve(dir), cachedSha256(cache))))
+      out.push([`${cell}/trajectory/${k}`, v]);
   }
   return Object.fromEntries(out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

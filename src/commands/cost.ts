@@ -86,19 +86,46 @@ export async function readScores(path: string): Promise<Score[]> {
       rows = parse(text, { columns: true, skip_empty_lines: true, info: true }) as typeof rows;
     } catch (err) {
       const e = err as Error & { lines?: number };
-      throw new InputError("COST_BAD_SCORES", `not a CSV of model_id,suite,score: ${e.message.split("\n")[0]}`, path, e.lines ?? null);
+      throw new InputError(
+        "COST_BAD_SCORES",
+        `not a CSV of model_id,suite,score: ${e.message.split("\n")[0]}`,
+        path,
+        e.lines ?? null,
+      );
     }
     for (const r of rows) records.push({ rec: r.record, line: r.info.lines });
   }
   if (records.length === 0) throw new InputError("COST_BAD_SCORES", "the scores file holds no scores", path);
   const seen = new Map<string, number>();
   return records.map(({ rec, line }) => {
-    const score = typeof rec.score === "number" ? rec.score : typeof rec.score === "string" && /^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$/.test(rec.score) ? Number(rec.score) : NaN;
-    if (typeof rec.model_id !== "string" || rec.model_id === "" || typeof rec.suite !== "string" || rec.suite === "" || !Number.isFinite(score)) {
-      throw new InputError("COST_BAD_SCORES", `expected model_id, suite and a numeric score: ${JSON.stringify(rec)}`, path, line);
+    const score =
+      typeof rec.score === "number"
+        ? rec.score
+        : typeof rec.score === "string" && /^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$/.test(rec.score)
+          ? Number(rec.score)
+          : NaN;
+    if (
+      typeof rec.model_id !== "string" ||
+      rec.model_id === "" ||
+      typeof rec.suite !== "string" ||
+      rec.suite === "" ||
+      !Number.isFinite(score)
+    ) {
+      throw new InputError(
+        "COST_BAD_SCORES",
+        `expected model_id, suite and a numeric score: ${JSON.stringify(rec)}`,
+        path,
+        line,
+      );
     }
     const key = `${rec.model_id}\u0000${rec.suite}`;
-    if (seen.has(key)) throw new InputError("COST_DUPLICATE_SCORE", `${rec.model_id} is scored twice on suite ${rec.suite} (lines ${seen.get(key)} and ${line})`, path, line);
+    if (seen.has(key))
+      throw new InputError(
+        "COST_DUPLICATE_SCORE",
+        `${rec.model_id} is scored twice on suite ${rec.suite} (lines ${seen.get(key)} and ${line})`,
+        path,
+        line,
+      );
     seen.set(key, line);
     return { model_id: rec.model_id, suite: rec.suite, score, at: `${path}:${line}` };
   });
@@ -124,7 +151,11 @@ export async function readScores(path: string): Promise<Score[]> {
  *   the suites there are); `COST_NO_MATCH` when no score names a row of the
  *   manifest (the wrong manifest, or a scores file of other models).
  */
-export function computeCost(manifest: Row[], scores: Score[], opts: { suite?: string; includeEosBroken?: boolean; earlierNames?: Map<string, string> } = {}): CostReport {
+export function computeCost(
+  manifest: Row[],
+  scores: Score[],
+  opts: { suite?: string; includeEosBroken?: boolean; earlierNames?: Map<string, string> } = {},
+): CostReport {
   const baseline = manifest.find((r) => r.cell === "BASELINE");
   const cells = [...new Set(manifest.filter((r) => r.cell !== "BASELINE").map((r) => r.cell))];
   const byId = new Map(manifest.map((r) => [r.model_id, r]));
@@ -137,12 +168,18 @@ export function computeCost(manifest: Row[], scores: Score[], opts: { suite?: st
     if (owner !== org || !name) return undefined;
     const p = parsePublishedName(name, cells);
     // An id under a family's earlier name (family_aliases), as the build matched it: `"{cell}/{name}"` → family.
-    return p ? byKey.get(`${p.cell}/${opts.earlierNames?.get(`${p.cell}/${p.family}`) ?? p.family}/${p.step}`) : undefined;
+    return p
+      ? byKey.get(`${p.cell}/${opts.earlierNames?.get(`${p.cell}/${p.family}`) ?? p.family}/${p.step}`)
+      : undefined;
   };
   const wanted = scores.filter((s) => opts.suite === undefined || s.suite === opts.suite);
   if (wanted.length === 0) {
     const known = [...new Set(scores.map((s) => s.suite))].sort(cmpStr);
-    throw new InputError("COST_UNKNOWN_SUITE", `--suite ${JSON.stringify(opts.suite)}: no score is on that suite; the scores file has ${known.map((k) => JSON.stringify(k)).join(", ")}`, scores[0]?.at.slice(0, scores[0].at.lastIndexOf(":")) ?? null);
+    throw new InputError(
+      "COST_UNKNOWN_SUITE",
+      `--suite ${JSON.stringify(opts.suite)}: no score is on that suite; the scores file has ${known.map((k) => JSON.stringify(k)).join(", ")}`,
+      scores[0]?.at.slice(0, scores[0].at.lastIndexOf(":")) ?? null,
+    );
   }
   if (!wanted.some((s) => lookup(s.model_id))) {
     const first = wanted[0]!;
@@ -158,17 +195,32 @@ export function computeCost(manifest: Row[], scores: Score[], opts: { suite?: st
   for (const s of wanted) if (baseline && lookup(s.model_id) === baseline) baselineScore.set(s.suite, s.score);
   for (const suite of suites) {
     if (!baselineScore.has(suite)) {
-      throw new InputError("COST_NO_BASELINE", `suite "${suite}" has no score for the baseline ${baseline?.model_id ?? "(no baseline row)"}: a gain needs its zero point`, null);
+      throw new InputError(
+        "COST_NO_BASELINE",
+        `suite "${suite}" has no score for the baseline ${baseline?.model_id ?? "(no baseline row)"}: a gain needs its zero point`,
+        null,
+      );
     }
   }
-  const report: CostReport = { suites: suites.map((suite) => ({ suite, baseline_score: baselineScore.get(suite)! })), rows: [], excluded: [], unmatched: [] };
+  const report: CostReport = {
+    suites: suites.map((suite) => ({ suite, baseline_score: baselineScore.get(suite)! })),
+    rows: [],
+    excluded: [],
+    unmatched: [],
+  };
   const scoredRow = new Map<string, Score>();
   for (const s of wanted) {
     const row = lookup(s.model_id);
     if (row) {
       // A stale id and the current one name one checkpoint: two scores for it on one suite is a conflict.
       const first = scoredRow.get(`${row.model_id}\u0000${s.suite}`);
-      if (first) throw new InputError("COST_DUPLICATE_SCORE", `${row.model_id} is scored twice on suite ${s.suite} (as ${first.model_id} at ${first.at} and as ${s.model_id})`, s.at.slice(0, s.at.lastIndexOf(":")), Number(s.at.slice(s.at.lastIndexOf(":") + 1)));
+      if (first)
+        throw new InputError(
+          "COST_DUPLICATE_SCORE",
+          `${row.model_id} is scored twice on suite ${s.suite} (as ${first.model_id} at ${first.at} and as ${s.model_id})`,
+          s.at.slice(0, s.at.lastIndexOf(":")),
+          Number(s.at.slice(s.at.lastIndexOf(":") + 1)),
+        );
       scoredRow.set(`${row.model_id}\u0000${s.suite}`, s);
     }
     if (!row) {
@@ -183,21 +235,40 @@ export function computeCost(manifest: Row[], scores: Score[], opts: { suite?: st
     let note: string | null = null;
     let cost: number | null = null;
     if (gain <= 0) note = "no gain over the baseline: no cost";
-    else if (tokens === null) note = row.hour === null ? "hour unrecoverable: no token count" : "driver tokens unknown (null): no cost";
+    else if (tokens === null)
+      note = row.hour === null ? "hour unrecoverable: no token count" : "driver tokens unknown (null): no cost";
     else cost = roundTo(tokens / gain, 2);
     const item: CostRow = {
-      model_id: row.model_id, scored_as: s.model_id === row.model_id ? null : s.model_id, cell: row.cell, role: row.role, hour: row.hour,
-      suite: s.suite, score: s.score, baseline_score: base, gain, driver_tokens_at_hour: tokens, cost_per_point: cost, eos_ok: row.eos_ok, note,
+      model_id: row.model_id,
+      scored_as: s.model_id === row.model_id ? null : s.model_id,
+      cell: row.cell,
+      role: row.role,
+      hour: row.hour,
+      suite: s.suite,
+      score: s.score,
+      baseline_score: base,
+      gain,
+      driver_tokens_at_hour: tokens,
+      cost_per_point: cost,
+      eos_ok: row.eos_ok,
+      note,
     };
     if (row.eos_ok !== true) {
-      const reason = row.eos_ok === false ? "eos_ok false: stops without <|im_end|>, so its score is a floor (packaging, not capability)" : "eos_ok null: no published repo yet, packaging unknown";
+      const reason =
+        row.eos_ok === false
+          ? "eos_ok false: stops without <|im_end|>, so its score is a floor (packaging, not capability)"
+          : "eos_ok null: no published repo yet, packaging unknown";
       if (opts.includeEosBroken) report.rows.push({ ...item, note: [reason, note].filter(Boolean).join("; ") });
       else report.excluded.push({ ...item, reason });
       continue;
     }
     report.rows.push(item);
   }
-  const order = (a: CostRow, b: CostRow) => cmpStr(a.suite, b.suite) || cmpStr(a.cell, b.cell) || (a.hour ?? Infinity) - (b.hour ?? Infinity) || cmpStr(a.model_id, b.model_id);
+  const order = (a: CostRow, b: CostRow) =>
+    cmpStr(a.suite, b.suite) ||
+    cmpStr(a.cell, b.cell) ||
+    (a.hour ?? Infinity) - (b.hour ?? Infinity) ||
+    cmpStr(a.model_id, b.model_id);
   report.rows.sort(order);
   report.excluded.sort(order);
   report.unmatched.sort((a, b) => cmpStr(a.suite, b.suite) || cmpStr(a.model_id, b.model_id));
@@ -216,13 +287,31 @@ function roundTo(x: number, decimals: number): number {
   return Number(x.toFixed(decimals));
 }
 
-const COLUMNS = ["model_id", "scored_as", "cell", "role", "hour", "suite", "score", "baseline_score", "gain", "driver_tokens_at_hour", "cost_per_point", "eos_ok", "note"] as const;
+const COLUMNS = [
+  "model_id",
+  "scored_as",
+  "cell",
+  "role",
+  "hour",
+  "suite",
+  "score",
+  "baseline_score",
+  "gain",
+  "driver_tokens_at_hour",
+  "cost_per_point",
+  "eos_ok",
+  "note",
+] as const;
 
 /** The figures as CSV (null as an empty field). */
 export function costCsv(report: CostReport): string {
   // Text fields get the manifest's formula escaping, so a suite named `=cmd()` stays text in a spreadsheet.
   return stringify(
-    report.rows.map((r) => COLUMNS.map((k) => (r[k] === null ? "" : typeof r[k] === "string" ? escapeCsvText(r[k] as string) : String(r[k])))),
+    report.rows.map((r) =>
+      COLUMNS.map((k) =>
+        r[k] === null ? "" : typeof r[k] === "string" ? escapeCsvText(r[k] as string) : String(r[k]),
+      ),
+    ),
     { header: true, columns: [...COLUMNS], record_delimiter: "\n" },
   );
 }
@@ -233,8 +322,13 @@ export function renderCost(report: CostReport): string {
   for (const { suite, baseline_score } of report.suites) {
     out.push(`suite ${suite} (baseline ${baseline_score})`);
     for (const r of report.rows.filter((x) => x.suite === suite)) {
-      const cost = r.cost_per_point === null ? `no cost (${r.note})` : `${Math.round(r.cost_per_point).toLocaleString("en-US")} tokens/point`;
-      out.push(`  ${r.model_id}  h ${r.hour ?? "NA"}  ${r.role}  score ${r.score}  gain ${+r.gain.toFixed(6)}  ${cost}${r.scored_as ? `  (scored as ${r.scored_as})` : ""}`);
+      const cost =
+        r.cost_per_point === null
+          ? `no cost (${r.note})`
+          : `${Math.round(r.cost_per_point).toLocaleString("en-US")} tokens/point`;
+      out.push(
+        `  ${r.model_id}  h ${r.hour ?? "NA"}  ${r.role}  score ${r.score}  gain ${+r.gain.toFixed(6)}  ${cost}${r.scored_as ? `  (scored as ${r.scored_as})` : ""}`,
+      );
     }
   }
   if (report.excluded.length) {
@@ -269,13 +363,22 @@ export async function costHtml(report: CostReport): Promise<string> {
           data: { values },
           mark: { type: "line", point: true },
           encoding: {
-            x: { field: x, type: "quantitative", title: x === "hour" ? "budget hour" : "driver tokens", axis: x === "hour" ? {} : { format: "~s" } },
+            x: {
+              field: x,
+              type: "quantitative",
+              title: x === "hour" ? "budget hour" : "driver tokens",
+              axis: x === "hour" ? {} : { format: "~s" },
+            },
             y: { field: "score", type: "quantitative", scale: { zero: false } },
             color: { field: "cell", type: "nominal" },
             tooltip: [{ field: "model_id" }, { field: "score" }, { field: "cost_per_point" }],
           },
         },
-        { data: { values: [{ baseline_score }] }, mark: { type: "rule", strokeDash: [4, 4], color: "#888" }, encoding: { y: { field: "baseline_score", type: "quantitative" } } },
+        {
+          data: { values: [{ baseline_score }] },
+          mark: { type: "rule", strokeDash: [4, 4], color: "#888" },
+          encoding: { y: { field: "baseline_score", type: "quantitative" } },
+        },
       ],
     });
     parts.push(`<section data-suite="${escapeHtml(suite)}"><h2>${escapeHtml(suite)} <small>baseline ${baseline_score}</small></h2>
@@ -297,41 +400,89 @@ ${parts.join("\n")}
 export function registerCost(program: Command): void {
   program
     .command("cost")
-    .description("Join eval scores to the manifest: gain over the baseline and driver tokens per point of gain (eos_ok rows only), plus cost.html.")
-    .requiredOption("--scores <file>", "eval results: CSV (model_id,suite,score) or JSONL; stale and hNA Hub ids are mapped to their rows")
-    .option("--manifest <file>", "the manifest to join: manifest.json, manifest.csv or a build's output folder", "out/manifest.json")
+    .description(
+      "Join eval scores to the manifest: gain over the baseline and driver tokens per point of gain (eos_ok rows only), plus cost.html.",
+    )
+    .requiredOption(
+      "--scores <file>",
+      "eval results: CSV (model_id,suite,score) or JSONL; stale and hNA Hub ids are mapped to their rows",
+    )
+    .option(
+      "--manifest <file>",
+      "the manifest to join: manifest.json, manifest.csv or a build's output folder",
+      "out/manifest.json",
+    )
     .option("--suite <name>", "only this suite (one the scores file has, else COST_UNKNOWN_SUITE)")
     .option("--json", "print the report as one JSON object", false)
     .addOption(new Option("--csv", "print the figures as CSV").default(false).conflicts("json"))
     .option("--include-eos-broken", "keep rows with eos_ok false or null in the figures, marked in their note", false)
     .option("--html <file>", "where to write cost.html (default: beside the manifest)", outPathOption)
-    .option("--force", "replace the --html file even if ptb-manifest cost did not write it (else OUT_FOREIGN_FILE); never the manifest or scores it reads (OUT_IS_INPUT)", false)
-    .action(async (o: { scores: string; manifest: string; suite?: string; json: boolean; csv: boolean; includeEosBroken: boolean; html?: string; force: boolean }) => {
-      let rows: Row[];
-      try {
-        rows = await readManifestRows(o.manifest);
-      } catch (err) {
-        if (!(err instanceof InputError)) throw err;
-        throw new InputError("COST_BAD_MANIFEST", `cannot read a manifest from ${o.manifest} (run ptb-manifest build first): ${err.message}`, err.file, err.line);
-      }
-      const report = computeCost(rows, await readScores(o.scores), { suite: o.suite, includeEosBroken: o.includeEosBroken, earlierNames: await earlierNamesBeside(o.manifest) });
-      const manifestDir = (await stat(o.manifest)).isDirectory() ? o.manifest : dirname(o.manifest);
-      const html = resolve(o.html ?? join(manifestDir, "cost.html"));
-      // cost.html never replaces what this run reads: the manifest, the provenance beside it, the scores.
-      const manifestFile = manifestDir === o.manifest ? join(o.manifest, "manifest.json") : o.manifest;
-      const inputs = [
-        { path: manifestFile, option: "--manifest" },
-        { path: join(manifestDir, "provenance.jsonl"), option: "--manifest", named: `the provenance.jsonl beside --manifest ${o.manifest}` },
-        { path: o.scores, option: "--scores" },
-      ];
-      await writeFilesAtomically(dirname(html), new Map([[basename(html), await costHtml(report)]]), "--html", { writer: "cost", force: o.force, inputs });
-      process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : o.csv ? costCsv(report) : renderCost(report));
-      // What the figures leave out is said on stderr too, so --csv (which has no room for it) does not hide it.
-      if (report.unmatched.length) {
-        const u = report.unmatched[0]!;
-        process.stderr.write(`ptb-manifest: warning COST_UNMATCHED_SCORE at ${u.at}: ${report.unmatched.length} score(s) name a model id with no row of ${o.manifest} (the first: ${u.model_id}); they are not in the figures\n`);
-      }
-      if (report.excluded.length) process.stderr.write(`ptb-manifest: ${report.excluded.length} score(s) left out for broken or unknown packaging (eos_ok false or null; --include-eos-broken keeps them)\n`);
-      process.stderr.write(`ptb-manifest: wrote ${html}\n`);
-    });
+    .option(
+      "--force",
+      "replace the --html file even if ptb-manifest cost did not write it (else OUT_FOREIGN_FILE); never the manifest or scores it reads (OUT_IS_INPUT)",
+      false,
+    )
+    .action(
+      async (o: {
+        scores: string;
+        manifest: string;
+        suite?: string;
+        json: boolean;
+        csv: boolean;
+        includeEosBroken: boolean;
+        html?: string;
+        force: boolean;
+      }) => {
+        let rows: Row[];
+        try {
+          rows = await readManifestRows(o.manifest);
+        } catch (err) {
+          if (!(err instanceof InputError)) throw err;
+          throw new InputError(
+            "COST_BAD_MANIFEST",
+            `cannot read a manifest from ${o.manifest} (run ptb-manifest build first): ${err.message}`,
+            err.file,
+            err.line,
+          );
+        }
+        const report = computeCost(rows, await readScores(o.scores), {
+          suite: o.suite,
+          includeEosBroken: o.includeEosBroken,
+          earlierNames: await earlierNamesBeside(o.manifest),
+        });
+        const manifestDir = (await stat(o.manifest)).isDirectory() ? o.manifest : dirname(o.manifest);
+        const html = resolve(o.html ?? join(manifestDir, "cost.html"));
+        // cost.html never replaces what this run reads: the manifest, the provenance beside it, the scores.
+        const manifestFile = manifestDir === o.manifest ? join(o.manifest, "manifest.json") : o.manifest;
+        const inputs = [
+          { path: manifestFile, option: "--manifest" },
+          {
+            path: join(manifestDir, "provenance.jsonl"),
+            option: "--manifest",
+            named: `the provenance.jsonl beside --manifest ${o.manifest}`,
+          },
+          { path: o.scores, option: "--scores" },
+        ];
+        await writeFilesAtomically(dirname(html), new Map([[basename(html), await costHtml(report)]]), "--html", {
+          writer: "cost",
+          force: o.force,
+          inputs,
+        });
+        process.stdout.write(
+          o.json ? `${JSON.stringify(report, null, 2)}\n` : o.csv ? costCsv(report) : renderCost(report),
+        );
+        // What the figures leave out is said on stderr too, so --csv (which has no room for it) does not hide it.
+        if (report.unmatched.length) {
+          const u = report.unmatched[0]!;
+          process.stderr.write(
+            `ptb-manifest: warning COST_UNMATCHED_SCORE at ${u.at}: ${report.unmatched.length} score(s) name a model id with no row of ${o.manifest} (the first: ${u.model_id}); they are not in the figures\n`,
+          );
+        }
+        if (report.excluded.length)
+          process.stderr.write(
+            `ptb-manifest: ${report.excluded.length} score(s) left out for broken or unknown packaging (eos_ok false or null; --include-eos-broken keeps them)\n`,
+          );
+        process.stderr.write(`ptb-manifest: wrote ${html}\n`);
+      },
+    );
 }

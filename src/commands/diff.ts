@@ -63,7 +63,10 @@ function bad(file: string, message: string, line: number | null = null): InputEr
 export function hubIdProblem(id: string): string | null {
   const parts = id.split("/");
   if (parts.length !== 2) return "is not owner/name";
-  for (const [what, part] of [["owner", parts[0]!], ["name", parts[1]!]] as const) {
+  for (const [what, part] of [
+    ["owner", parts[0]!],
+    ["name", parts[1]!],
+  ] as const) {
     const problem = hubNameProblem(part);
     if (problem) return `has a ${what} that ${problem}`;
   }
@@ -126,7 +129,10 @@ function addRows(side: Side, file: string, rows: { value: unknown; line: number 
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const at = issue.path.length ? `${issue.path.join(".")}: ` : "";
-      const field = issue.path.length === 1 && value && typeof value === "object" ? (value as Record<string, unknown>)[issue.path[0] as string] : undefined;
+      const field =
+        issue.path.length === 1 && value && typeof value === "object"
+          ? (value as Record<string, unknown>)[issue.path[0] as string]
+          : undefined;
       const got = field !== undefined && field !== null ? ` (got ${shown(field)})` : "";
       throw bad(file, `${label}${named} is not a manifest row: ${at}${issue.message}${got}`, line);
     }
@@ -134,8 +140,18 @@ function addRows(side: Side, file: string, rows: { value: unknown; line: number 
     const problem = hubIdProblem(row.model_id);
     if (problem) throw bad(file, `${label}: model_id ${shown(row.model_id)} ${problem}: not a Hub model id`, line);
     const key = keyOfRecord(row);
-    if (ids.has(row.model_id)) throw bad(file, `${label}: model_id ${row.model_id} is also the id of ${ids.get(row.model_id)}: a manifest holds each id once`, line);
-    if (keys.has(key)) throw bad(file, `${label} (${row.model_id}): checkpoint ${key} is also the checkpoint of ${keys.get(key)}: a manifest holds each checkpoint once`, line);
+    if (ids.has(row.model_id))
+      throw bad(
+        file,
+        `${label}: model_id ${row.model_id} is also the id of ${ids.get(row.model_id)}: a manifest holds each id once`,
+        line,
+      );
+    if (keys.has(key))
+      throw bad(
+        file,
+        `${label} (${row.model_id}): checkpoint ${key} is also the checkpoint of ${keys.get(key)}: a manifest holds each checkpoint once`,
+        line,
+      );
     ids.set(row.model_id, label);
     keys.set(key, `${label} (${row.model_id})`);
     add(side, key, row);
@@ -155,7 +171,8 @@ function jsonRows(file: string, text: string): { value: unknown; line: number | 
     const line = pos ? text.slice(0, Number(pos[1])).split("\n").length : null;
     throw bad(file, `not JSON: ${message}`, line);
   }
-  if (!Array.isArray(rows)) throw bad(file, `a manifest.json is a JSON array of rows, not ${rows === null ? "null" : typeof rows}`, 1);
+  if (!Array.isArray(rows))
+    throw bad(file, `a manifest.json is a JSON array of rows, not ${rows === null ? "null" : typeof rows}`, 1);
   if (rows.length === 0) throw bad(file, "a manifest with no rows (every build has at least the baseline row)", 1);
   const lines = arrayElementLines(text);
   return rows.map((value, i) => ({ value, line: lines[i] ?? null, label: `row ${i + 1}` }));
@@ -174,7 +191,12 @@ function csvRows(file: string, text: string): { value: unknown; line: number | n
   const missing = ROW_KEYS.filter((k) => !header.includes(k));
   const extra = header.filter((k, i) => !(ROW_KEYS as string[]).includes(k) || header.indexOf(k) !== i);
   if (missing.length || extra.length) {
-    const what = [missing.length ? `without ${missing.join(", ")}` : "", extra.length ? `with ${extra.map((k) => JSON.stringify(k)).join(", ")} (unknown or twice)` : ""].filter(Boolean).join(" and ");
+    const what = [
+      missing.length ? `without ${missing.join(", ")}` : "",
+      extra.length ? `with ${extra.map((k) => JSON.stringify(k)).join(", ")} (unknown or twice)` : "",
+    ]
+      .filter(Boolean)
+      .join(" and ");
     throw bad(file, `the header row is not manifest.csv's: ${what}`, 1);
   }
   if (records.length < 2) throw bad(file, "a manifest with no rows (every build has at least the baseline row)", 1);
@@ -189,7 +211,11 @@ function csvRows(file: string, text: string): { value: unknown; line: number | n
         value[k] = parseCsvCell(k, cell);
       } catch (err) {
         const id = records[r]!.record[header.indexOf("model_id")];
-        throw bad(file, `${label}${id ? ` (${shown(id)})` : ""} is not a manifest row: ${k}: ${(err as Error).message}`, line);
+        throw bad(
+          file,
+          `${label}${id ? ` (${shown(id)})` : ""} is not a manifest row: ${k}: ${(err as Error).message}`,
+          line,
+        );
       }
     });
     out.push({ value, line, label });
@@ -204,8 +230,10 @@ function idLines(side: Side, file: string, text: string): void {
     const id = raw.replace(/\r$/, "").trim();
     if (id === "") return;
     const problem = hubIdProblem(id);
-    if (problem) throw bad(file, `${shown(id)} ${problem}: a model-ids.txt holds one Hub model id (owner/name) a line`, i + 1);
-    if (seen.has(id)) throw bad(file, `${id} is also on line ${seen.get(id)}: a model-ids.txt holds each id once`, i + 1);
+    if (problem)
+      throw bad(file, `${shown(id)} ${problem}: a model-ids.txt holds one Hub model id (owner/name) a line`, i + 1);
+    if (seen.has(id))
+      throw bad(file, `${id} is also on line ${seen.get(id)}: a model-ids.txt holds each id once`, i + 1);
     seen.set(id, i + 1);
     add(side, keyOfId(id, null), { model_id: id });
   });
@@ -228,12 +256,17 @@ function idLines(side: Side, file: string, text: string): void {
  */
 export async function loadSide(path: string): Promise<Side> {
   const side: Side = new Map();
-  let info;
+  let info: import("node:fs").Stats;
   try {
     info = await stat(path);
   } catch (err) {
     const code = fsErrorCode(err);
-    throw bad(path, code === "ENOENT" || code === "ENOTDIR" || code === null ? `no such file or folder: ${path}` : `cannot read ${path}: ${fsReason(err)}`);
+    throw bad(
+      path,
+      code === "ENOENT" || code === "ENOTDIR" || code === null
+        ? `no such file or folder: ${path}`
+        : `cannot read ${path}: ${fsReason(err)}`,
+    );
   }
   if (info.isDirectory()) {
     if ((await stat(join(path, "cells.json")).catch(() => null))?.isFile()) {
@@ -242,17 +275,24 @@ export async function loadSide(path: string): Promise<Side> {
       const diag = new Diagnostics();
       const repos = await readHubSnapshot(path, diag);
       // What the build would warn about in this Hub snapshot, the diff says too (a bad .hub.json is a repo left out).
-      for (const w of diag.warnings) printWarning(w.code, w.file === null ? path : join(path, w.file), w.line, w.message);
+      for (const w of diag.warnings)
+        printWarning(w.code, w.file === null ? path : join(path, w.file), w.line, w.message);
       for (const repo of repos) {
         const p = repo.owner === registry.org ? parsePublishedName(repo.name, cells) : null;
         // A repo named with a directory's earlier name is that family's (family_aliases): a rename, not a removal.
-        if (p) add(side, `${p.cell}/${familyOfName(registry.cells.find((c) => c.cell === p.cell)!, p.family)}/${p.step}`, { model_id: repo.id });
+        if (p)
+          add(side, `${p.cell}/${familyOfName(registry.cells.find((c) => c.cell === p.cell)!, p.family)}/${p.step}`, {
+            model_id: repo.id,
+          });
         else if (repo.id === registry.baseline) add(side, repo.id, { model_id: repo.id });
       }
       return side;
     }
     if (!(await stat(join(path, "manifest.json")).catch(() => null))) {
-      throw bad(path, `a folder that is neither a sources folder (cells.json) nor a build's output folder (manifest.json)`);
+      throw bad(
+        path,
+        `a folder that is neither a sources folder (cells.json) nor a build's output folder (manifest.json)`,
+      );
     }
     return loadSide(join(path, "manifest.json"));
   }
@@ -265,7 +305,8 @@ export async function loadSide(path: string): Promise<Side> {
 
 /** The text of a manifest file (BOM dropped), refused when it is not a regular file, empty or blank. */
 async function manifestText(path: string, info: Stats): Promise<string> {
-  if (!info.isFile()) throw bad(path, `not a regular file (a device, FIFO or socket): a diff side is a manifest file or folder`);
+  if (!info.isFile())
+    throw bad(path, `not a regular file (a device, FIFO or socket): a diff side is a manifest file or folder`);
   if (info.size === 0) throw bad(path, "an empty file is not a manifest");
   const text = (
     await orOnFsError(
@@ -297,7 +338,8 @@ export async function readManifestRows(path: string): Promise<Row[]> {
     throw bad(path, `no such file or folder: ${path}`);
   }
   if (info.isDirectory()) {
-    if (!(await stat(join(path, "manifest.json")).catch(() => null))) throw bad(path, "a folder without manifest.json (not a build's output folder)");
+    if (!(await stat(join(path, "manifest.json")).catch(() => null)))
+      throw bad(path, "a folder without manifest.json (not a build's output folder)");
     return readManifestRows(join(path, "manifest.json"));
   }
   const text = await manifestText(path, info);
@@ -324,7 +366,13 @@ export async function provenanceRecords(outDir: string): Promise<unknown[]> {
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    if (isBuild) printWarning("PROVENANCE_UNREADABLE", file, null, `${fsErrorCode(err) === "ENOENT" ? "missing" : `cannot be read: ${fsReason(err)}`}; ${cannot}`);
+    if (isBuild)
+      printWarning(
+        "PROVENANCE_UNREADABLE",
+        file,
+        null,
+        `${fsErrorCode(err) === "ENOENT" ? "missing" : `cannot be read: ${fsReason(err)}`}; ${cannot}`,
+      );
     return [];
   }
   let bad = 0;
@@ -338,7 +386,8 @@ export async function provenanceRecords(outDir: string): Promise<unknown[]> {
       return [];
     }
   });
-  if (bad > 0 && isBuild) printWarning("PROVENANCE_UNREADABLE", file, first, `${bad} line(s) are not JSON; ${cannot} where they are named`);
+  if (bad > 0 && isBuild)
+    printWarning("PROVENANCE_UNREADABLE", file, first, `${bad} line(s) are not JSON; ${cannot} where they are named`);
   return records;
 }
 
@@ -382,7 +431,15 @@ export function rekeySide(side: Side, names: Map<string, string>): Side {
  */
 export function diffSides(oldSide: Side, newSide: Side, oldName: string, newName: string): ManifestDiff {
   const keys = [...new Set([...oldSide.keys(), ...newSide.keys()])].sort(cmpStr);
-  const out: ManifestDiff = { old: oldName, new: newName, added: [], removed: [], changed: [], renames: [], conflicts: [] };
+  const out: ManifestDiff = {
+    old: oldName,
+    new: newName,
+    added: [],
+    removed: [],
+    changed: [],
+    renames: [],
+    conflicts: [],
+  };
   for (const key of keys) {
     const olds = oldSide.get(key) ?? [];
     const news = newSide.get(key) ?? [];
@@ -404,7 +461,8 @@ export function diffSides(oldSide: Side, newSide: Side, oldName: string, newName
         if (a !== b) fields[k] = { old: before[k], new: now[k] };
       }
       if (Object.keys(fields).length > 0) out.changed.push({ key, model_id: String(now.model_id), fields });
-      if (before.model_id !== now.model_id) out.renames.push({ from: String(before.model_id), to: String(now.model_id) });
+      if (before.model_id !== now.model_id)
+        out.renames.push({ from: String(before.model_id), to: String(now.model_id) });
     }
   }
   out.added.sort(cmpStr);
@@ -429,10 +487,15 @@ export function renderDiff(d: ManifestDiff): string {
   out.push(`changed (${d.changed.length}):`);
   for (const c of d.changed) {
     out.push(`  ~ ${c.key} (${c.model_id})`);
-    for (const [k, v] of Object.entries(c.fields)) out.push(`      ${k}: ${JSON.stringify(v.old)} → ${JSON.stringify(v.new)}`);
+    for (const [k, v] of Object.entries(c.fields))
+      out.push(`      ${k}: ${JSON.stringify(v.old)} → ${JSON.stringify(v.new)}`);
   }
   out.push(`renames (${d.renames.length}):`, ...d.renames.map((r) => `  ${r.from} → ${r.to}`));
-  if (d.conflicts.length > 0) out.push(`not renamed (${d.conflicts.length}, to settle by hand):`, ...d.conflicts.map((c) => `  ${c.from} → ${c.to}: ${c.reason}`));
+  if (d.conflicts.length > 0)
+    out.push(
+      `not renamed (${d.conflicts.length}, to settle by hand):`,
+      ...d.conflicts.map((c) => `  ${c.from} → ${c.to}: ${c.reason}`),
+    );
   return `${out.join("\n")}\n`;
 }
 
@@ -440,17 +503,30 @@ export function renderDiff(d: ManifestDiff): string {
 export function registerDiff(program: Command): void {
   program
     .command("diff")
-    .description("Compare two manifests: rows added, removed, changed field by field, and the rename plan (old id → new id).")
-    .argument("<old>", "manifest.json, manifest.csv, model-ids.txt, an output folder, or a sources folder (its Hub snapshot's published ids)")
+    .description(
+      "Compare two manifests: rows added, removed, changed field by field, and the rename plan (old id → new id).",
+    )
+    .argument(
+      "<old>",
+      "manifest.json, manifest.csv, model-ids.txt, an output folder, or a sources folder (its Hub snapshot's published ids)",
+    )
     .argument("<new>", "the same kinds as <old>")
     .option("--json", "print the diff as one JSON object", false)
-    .addHelpText("after", "\nExit codes (as diff(1)): 0 the sides are equal; 1 they differ (rows added, removed or changed, or renames); 2 a side is not a manifest (DIFF_INPUT ...); 64 usage error; 70 internal error.")
+    .addHelpText(
+      "after",
+      "\nExit codes (as diff(1)): 0 the sides are equal; 1 they differ (rows added, removed or changed, or renames); 2 a side is not a manifest (DIFF_INPUT ...); 64 usage error; 70 internal error.",
+    )
     .action(async (oldPath: string, newPath: string, o: { json: boolean }) => {
       let d: ManifestDiff;
       try {
         // Ids under a family's earlier name (family_aliases) pair with its rows, as the builds matched them.
         const names = new Map([...(await earlierNamesBeside(oldPath)), ...(await earlierNamesBeside(newPath))]);
-        d = diffSides(rekeySide(await loadSide(oldPath), names), rekeySide(await loadSide(newPath), names), oldPath, newPath);
+        d = diffSides(
+          rekeySide(await loadSide(oldPath), names),
+          rekeySide(await loadSide(newPath), names),
+          oldPath,
+          newPath,
+        );
       } catch (err) {
         // "Cannot compare" must not read as "differ" (1): the trouble code of diff(1).
         if (err instanceof InputError) throw new ExitCodeError(DIFF_EXIT.trouble, inputErrorLine(err), true);

@@ -40,11 +40,21 @@ export function findRow(result: BuildResult, id: string): { row: Row; index: num
     if (key) {
       // A directory name or an earlier name of a family (family_aliases) names that family.
       const cell = result.registry.cells.find((c) => c.cell === key!.cell);
-      if (cell) key.family = familyOfName(cell, key.family, new Set(result.rows.filter((r) => r.cell === cell.cell).map((r) => r.family!)));
+      if (cell)
+        key.family = familyOfName(
+          cell,
+          key.family,
+          new Set(result.rows.filter((r) => r.cell === cell.cell).map((r) => r.family!)),
+        );
       index = result.rows.findIndex((r) => r.cell === key!.cell && r.family === key!.family && r.step === key!.step);
     }
     // A repo named with a family's earlier name (family_aliases): the row the build matched it to.
-    if (index < 0) index = result.provenance.findIndex((p) => "evidence" in p && p.evidence.some((e) => (e.kind === "published_repo" || e.kind === "spare_repo") && e.raw === id));
+    if (index < 0)
+      index = result.provenance.findIndex(
+        (p) =>
+          "evidence" in p &&
+          p.evidence.some((e) => (e.kind === "published_repo" || e.kind === "spare_repo") && e.raw === id),
+      );
   }
   if (index < 0) {
     const excluded = result.excluded.find((e) => id.includes(`/${e.cell}.`) || id.startsWith(`${e.cell}/`));
@@ -54,7 +64,11 @@ export function findRow(result: BuildResult, id: string): { row: Row; index: num
       : lost
         ? ` (lost: seen in ${lost.seen_in.join(", ")}, but its weights survive nowhere)`
         : "";
-    throw new InputError("EXPLAIN_NOT_FOUND", `no row for ${JSON.stringify(id)}${hint}; give a model id or cell/family/step`, null);
+    throw new InputError(
+      "EXPLAIN_NOT_FOUND",
+      `no row for ${JSON.stringify(id)}${hint}; give a model id or cell/family/step`,
+      null,
+    );
   }
   return { row: result.rows[index]!, index };
 }
@@ -85,46 +99,86 @@ export function renderExplanation(x: Explanation): string {
   if (x.build) lines.push(x.build.line, ...optionNotes(x.build), "");
   lines.push(row.model_id);
   if (x.query !== row.model_id) lines.push(`  (asked as ${x.query})`);
-  lines.push(`  cell ${row.cell}${row.driver ? ` (${row.driver}, ${row.effort})` : ""}   family ${row.family ?? "-"}   step ${row.step ?? "-"}`);
+  lines.push(
+    `  cell ${row.cell}${row.driver ? ` (${row.driver}, ${row.effort})` : ""}   family ${row.family ?? "-"}   step ${row.step ?? "-"}`,
+  );
   lines.push(`  hour ${fmtH(row.hour)}   hour_source ${row.hour_source}   role ${row.role}`);
-  if (row.hour_lower_bound !== null || row.hour_upper_bound !== null) lines.push(`  bounds [${fmtH(row.hour_lower_bound)}, ${fmtH(row.hour_upper_bound)}]`);
+  if (row.hour_lower_bound !== null || row.hour_upper_bound !== null)
+    lines.push(`  bounds [${fmtH(row.hour_lower_bound)}, ${fmtH(row.hour_upper_bound)}]`);
   if (row.hour_error_h !== null) lines.push(`  hour_error_h ±${row.hour_error_h}`);
-  lines.push(`  driver_tokens_at_hour ${row.driver_tokens_at_hour ?? "null"}   eos_ok ${row.eos_ok}   eos_token_id ${JSON.stringify(row.eos_token_id)}`);
+  lines.push(
+    `  driver_tokens_at_hour ${row.driver_tokens_at_hour ?? "null"}   eos_ok ${row.eos_ok}   eos_token_id ${JSON.stringify(row.eos_token_id)}`,
+  );
   lines.push(`  source ${row.source}`);
   const p = x.provenance;
   lines.push("", `Rule: ${p.rule}`);
   if (!("evidence" in p)) {
-    lines.push(`eos read from ${p.eos.repo}: ${p.eos.from ?? "no file gives eos_token_id"}; chat template in ${p.eos.chatTemplate ?? "none"}`);
+    lines.push(
+      `eos read from ${p.eos.repo}: ${p.eos.from ?? "no file gives eos_token_id"}; chat template in ${p.eos.chatTemplate ?? "none"}`,
+    );
     return `${lines.join("\n")}\n`;
   }
   if (x.run) {
-    lines.push(`Run: run_start ${x.run.run_start}, end ${x.run.run_end} (${x.run.run_end_from}); budget hours exclude paused time.`);
+    lines.push(
+      `Run: run_start ${x.run.run_start}, end ${x.run.run_end} (${x.run.run_end_from}); budget hours exclude paused time.`,
+    );
   }
-  if (p.write_time) lines.push(`Write time: ${p.write_time} = budget hour ${fmtH(row.hour)} → h${row.model_id.match(/\.h(\d{3}|NA)\./)?.[1] ?? "?"}`);
+  if (p.write_time)
+    lines.push(
+      `Write time: ${p.write_time} = budget hour ${fmtH(row.hour)} → h${row.model_id.match(/\.h(\d{3}|NA)\./)?.[1] ?? "?"}`,
+    );
   lines.push("", `Evidence considered (${p.evidence.length}):`);
   for (const e of p.evidence) lines.push(...evidenceLine(e));
   if (p.fit) {
     const f = p.fit;
-    lines.push("", `Cadence fit of family ${f.family}: ${(f.slopeHPerStep * 60).toFixed(3)} min/step, hour(step 0) ${f.interceptH.toFixed(2)}`);
-    lines.push(`  points used (steps): ${f.used.join(", ") || "none"}; outliers rejected: ${f.outliers.join(", ") || "none"}`);
-    lines.push(`  leave-one-out error: max ${fmtH(f.looMaxH)} h, p95 ${fmtH(Number.isFinite(f.looP95H) ? f.looP95H : null)} h`);
-    for (const a of f.anchors) lines.push(`  anchor step ${a.step}: anchor h ${a.anchorHour.toFixed(2)}, predicted h ${a.predictedHour.toFixed(2)}, residual ${a.residualH.toFixed(2)} h`);
+    lines.push(
+      "",
+      `Cadence fit of family ${f.family}: ${(f.slopeHPerStep * 60).toFixed(3)} min/step, hour(step 0) ${f.interceptH.toFixed(2)}`,
+    );
+    lines.push(
+      `  points used (steps): ${f.used.join(", ") || "none"}; outliers rejected: ${f.outliers.join(", ") || "none"}`,
+    );
+    lines.push(
+      `  leave-one-out error: max ${fmtH(f.looMaxH)} h, p95 ${fmtH(Number.isFinite(f.looP95H) ? f.looP95H : null)} h`,
+    );
+    for (const a of f.anchors)
+      lines.push(
+        `  anchor step ${a.step}: anchor h ${a.anchorHour.toFixed(2)}, predicted h ${a.predictedHour.toFixed(2)}, residual ${a.residualH.toFixed(2)} h`,
+      );
     lines.push(`  ${f.validated ? "VALIDATED" : "NOT VALIDATED"}: ${f.reason}`);
   }
   if (p.bounds) {
     const b = p.bounds;
     lines.push("", "Bounds from step order (exactly timed checkpoints of the same family):");
-    lines.push(`  lower ${fmtH(b.lower)}${b.lowerFrom !== null ? ` (step ${b.lowerFrom}, the latest exactly timed lower step)` : " (no exactly timed lower step)"}`);
-    lines.push(`  upper ${fmtH(b.upper)}${b.upperFrom !== null ? ` (step ${b.upperFrom}, the earliest exactly timed higher step)` : " (no exactly timed higher step)"}`);
+    lines.push(
+      `  lower ${fmtH(b.lower)}${b.lowerFrom !== null ? ` (step ${b.lowerFrom}, the latest exactly timed lower step)` : " (no exactly timed lower step)"}`,
+    );
+    lines.push(
+      `  upper ${fmtH(b.upper)}${b.upperFrom !== null ? ` (step ${b.upperFrom}, the earliest exactly timed higher step)` : " (no exactly timed higher step)"}`,
+    );
   }
   if (p.tokens) {
     const t = p.tokens;
-    lines.push("", `Driver tokens at ${t.at} (calls from run_start up to it): ${t.total} = uncached ${t.uncachedInput} + cache read ${t.cacheRead} + cache write ${t.cacheWrite} + output ${t.output}, ${t.calls} calls, last ${t.lastCallTime ?? "none"}`);
-    for (const c of t.callsAround) lines.push(`  ${c.counted ? "counted " : "after   "} ${c.time}  +${c.total}  (cumulative ${c.cumulativeTotal})  ${c.file}:${c.line}`);
+    lines.push(
+      "",
+      `Driver tokens at ${t.at} (calls from run_start up to it): ${t.total} = uncached ${t.uncachedInput} + cache read ${t.cacheRead} + cache write ${t.cacheWrite} + output ${t.output}, ${t.calls} calls, last ${t.lastCallTime ?? "none"}`,
+    );
+    for (const c of t.callsAround)
+      lines.push(
+        `  ${c.counted ? "counted " : "after   "} ${c.time}  +${c.total}  (cumulative ${c.cumulativeTotal})  ${c.file}:${c.line}`,
+      );
   } else {
-    lines.push("", p.write_time === null ? "Driver tokens: null (no hour)" : "Driver tokens: null (unknown: no model call of the cell's trajectory is placed in the run, or a session file could not be read, or the logs end more than 1 budget hour before the write time; see the build's TRAJECTORY_* warnings)");
+    lines.push(
+      "",
+      p.write_time === null
+        ? "Driver tokens: null (no hour)"
+        : "Driver tokens: null (unknown: no model call of the cell's trajectory is placed in the run, or a session file could not be read, or the logs end more than 1 budget hour before the write time; see the build's TRAJECTORY_* warnings)",
+    );
   }
-  lines.push("", `Role: ${p.role.role}${p.role.event ? ` from ${p.role.event.file}:${p.role.event.line}: ${p.role.event.raw}` : " (no submit or fallback event names it)"}`);
+  lines.push(
+    "",
+    `Role: ${p.role.role}${p.role.event ? ` from ${p.role.event.file}:${p.role.event.line}: ${p.role.event.raw}` : " (no submit or fallback event names it)"}`,
+  );
   lines.push(
     p.eos.repo
       ? `eos: read from ${p.eos.repo}, ${p.eos.from ?? "no file gives eos_token_id"}: ${JSON.stringify(p.eos.ids)}; chat template in ${p.eos.chatTemplate ?? "none"}`
@@ -143,34 +197,85 @@ export function optionNotes(build: DescribedBuild): string[] {
  * against the build found in `--out`: one that was given and differs from
  * what that build recorded is reported (it does not change that build's decisions).
  */
-export function ignoredOptions(build: DescribedBuild, given: { flag: string; key: string; value: number; fallback: number }[]): string[] {
+export function ignoredOptions(
+  build: DescribedBuild,
+  given: { flag: string; key: string; value: number; fallback: number }[],
+): string[] {
   if (!build.found) return [];
   return given
     .filter((g) => g.value !== (typeof build.arguments[g.key] === "number" ? build.arguments[g.key] : g.fallback))
-    .map((g) => `${g.flag} ${g.value} does not apply: the build in ${build.out}/ decided with ${g.flag} ${String(build.arguments[g.key] ?? g.fallback)} (rebuild with ${g.flag} ${g.value}, or give --out a folder without a build to derive now)`);
+    .map(
+      (g) =>
+        `${g.flag} ${g.value} does not apply: the build in ${build.out}/ decided with ${g.flag} ${String(build.arguments[g.key] ?? g.fallback)} (rebuild with ${g.flag} ${g.value}, or give --out a folder without a build to derive now)`,
+    );
 }
 
 /** Registers `ptb-manifest explain`. */
 export function registerExplain(program: Command): void {
   program
     .command("explain")
-    .description("Explain one row of the last build into --out: every observation considered, the rule that chose its hour, why the others lost, fit, bounds, tokens, role, eos.")
+    .description(
+      "Explain one row of the last build into --out: every observation considered, the rule that chose its hour, why the others lost, fit, bounds, tokens, role, eos.",
+    )
     .argument("<id>", "a model id (also a stale or hNA id as published on the Hub), or cell/family/step")
-    .option("--out <dir>", "the output folder of the build to explain (its build-report.json, manifest.json, provenance.jsonl); with no build there, derive now from --sources", "out")
-    .option("--sources <dir>", "the sources folder: compared with the build's recorded inputs (default: the build's own --sources), or derived from when --out holds no build", "sources")
-    .option("--tolerance-h <hours>", "with no build in --out: largest leave-one-out error and anchor residual for an extrapolated hour", parseHours, DEFAULT_TOLERANCE_H)
-    .option("--outlier-floor-h <hours>", "with no build in --out: floor of the cadence fit's outlier cut, hours (a point is fitted when its residual is within max(floor, 3·MAD))", parseHours, DEFAULT_OUTLIER_FLOOR_H)
+    .option(
+      "--out <dir>",
+      "the output folder of the build to explain (its build-report.json, manifest.json, provenance.jsonl); with no build there, derive now from --sources",
+      "out",
+    )
+    .option(
+      "--sources <dir>",
+      "the sources folder: compared with the build's recorded inputs (default: the build's own --sources), or derived from when --out holds no build",
+      "sources",
+    )
+    .option(
+      "--tolerance-h <hours>",
+      "with no build in --out: largest leave-one-out error and anchor residual for an extrapolated hour",
+      parseHours,
+      DEFAULT_TOLERANCE_H,
+    )
+    .option(
+      "--outlier-floor-h <hours>",
+      "with no build in --out: floor of the cadence fit's outlier cut, hours (a point is fitted when its residual is within max(floor, 3·MAD))",
+      parseHours,
+      DEFAULT_OUTLIER_FLOOR_H,
+    )
     .option("--json", "print one JSON object {query, row, provenance, run, build}", false)
-    .addHelpText("after", "\nThe first line says which build is explained: the one in --out (its arguments, and whether its inputs changed since), or none (derived now).")
-    .action(async (id: string, o: { out: string; sources: string; toleranceH: number; outlierFloorH: number; json: boolean }, command: Command) => {
-      const { result, build } = await describedResult({
-        out: o.out, sources: o.sources, sourcesGiven: command.getOptionValueSource("sources") === "cli", toleranceH: o.toleranceH, outlierFloorH: o.outlierFloorH,
-      });
-      const given = [
-        { flag: "--tolerance-h", key: "tolerance_h", value: o.toleranceH, fallback: DEFAULT_TOLERANCE_H, cli: command.getOptionValueSource("toleranceH") === "cli" },
-        { flag: "--outlier-floor-h", key: "outlier_floor_h", value: o.outlierFloorH, fallback: DEFAULT_OUTLIER_FLOOR_H, cli: command.getOptionValueSource("outlierFloorH") === "cli" },
-      ].filter((g) => g.cli);
-      const x = { ...explainRow(result, id), build: { ...build, notes: ignoredOptions(build, given) } };
-      process.stdout.write(o.json ? `${JSON.stringify(x, null, 2)}\n` : renderExplanation(x));
-    });
+    .addHelpText(
+      "after",
+      "\nThe first line says which build is explained: the one in --out (its arguments, and whether its inputs changed since), or none (derived now).",
+    )
+    .action(
+      async (
+        id: string,
+        o: { out: string; sources: string; toleranceH: number; outlierFloorH: number; json: boolean },
+        command: Command,
+      ) => {
+        const { result, build } = await describedResult({
+          out: o.out,
+          sources: o.sources,
+          sourcesGiven: command.getOptionValueSource("sources") === "cli",
+          toleranceH: o.toleranceH,
+          outlierFloorH: o.outlierFloorH,
+        });
+        const given = [
+          {
+            flag: "--tolerance-h",
+            key: "tolerance_h",
+            value: o.toleranceH,
+            fallback: DEFAULT_TOLERANCE_H,
+            cli: command.getOptionValueSource("toleranceH") === "cli",
+          },
+          {
+            flag: "--outlier-floor-h",
+            key: "outlier_floor_h",
+            value: o.outlierFloorH,
+            fallback: DEFAULT_OUTLIER_FLOOR_H,
+            cli: command.getOptionValueSource("outlierFloorH") === "cli",
+          },
+        ].filter((g) => g.cli);
+        const x = { ...explainRow(result, id), build: { ...build, notes: ignoredOptions(build, given) } };
+        process.stdout.write(o.json ? `${JSON.stringify(x, null, 2)}\n` : renderExplanation(x));
+      },
+    );
 }

@@ -100,22 +100,39 @@ export async function readReleaseState(outDir: string): Promise<ReleaseState> {
   let report: { arguments?: { strict?: unknown }; warnings?: unknown; warning_counts?: unknown };
   try {
     report = JSON.parse(await readFile(path, "utf8")) as typeof report;
-    if (report === null || typeof report !== "object" || typeof report.arguments !== "object" || report.arguments === null) throw new Error("no arguments recorded");
+    if (
+      report === null ||
+      typeof report !== "object" ||
+      typeof report.arguments !== "object" ||
+      report.arguments === null
+    )
+      throw new Error("no arguments recorded");
   } catch (err) {
-    throw new InputError("PUBLISH_NO_BUILD", `no valid build-report.json in ${outDir} (run ptb-manifest build first): ${(err as Error).message.split("\n")[0]}`, path);
+    throw new InputError(
+      "PUBLISH_NO_BUILD",
+      `no valid build-report.json in ${outDir} (run ptb-manifest build first): ${(err as Error).message.split("\n")[0]}`,
+      path,
+    );
   }
   const byCode = new Map<string, number>();
   if (report.warning_counts && typeof report.warning_counts === "object" && !Array.isArray(report.warning_counts)) {
-    for (const [code, n] of Object.entries(report.warning_counts as Record<string, unknown>)) if (typeof n === "number" && n > 0) byCode.set(code, n);
+    for (const [code, n] of Object.entries(report.warning_counts as Record<string, unknown>))
+      if (typeof n === "number" && n > 0) byCode.set(code, n);
   } else if (Array.isArray(report.warnings)) {
     for (const w of report.warnings as { code?: unknown }[]) {
       const code = typeof w?.code === "string" ? w.code : "UNKNOWN";
       byCode.set(code, (byCode.get(code) ?? 0) + 1);
     }
   } else {
-    throw new InputError("PUBLISH_NO_BUILD", `${path} records no warnings (neither warning_counts nor warnings): not a build report of this tool; run ptb-manifest build`, path);
+    throw new InputError(
+      "PUBLISH_NO_BUILD",
+      `${path} records no warnings (neither warning_counts nor warnings): not a build report of this tool; run ptb-manifest build`,
+      path,
+    );
   }
-  const counts = [...byCode].map(([code, count]) => ({ code, count })).sort((a, b) => b.count - a.count || cmpStr(a.code, b.code));
+  const counts = [...byCode]
+    .map(([code, count]) => ({ code, count }))
+    .sort((a, b) => b.count - a.count || cmpStr(a.code, b.code));
   const warnings = counts.reduce((n, c) => n + c.count, 0);
   const strict = report.arguments.strict === true;
   return { strict, warnings, counts, ok: strict && warnings === 0 };
@@ -146,7 +163,11 @@ export async function readManifestRows(outDir: string): Promise<Row[]> {
     if (!Array.isArray(data)) throw new Error("not a JSON array of rows");
     return data.map((r) => RowSchema.parse(r));
   } catch (err) {
-    throw new InputError("PUBLISH_NO_BUILD", `no valid manifest in ${outDir} (run ptb-manifest build first): ${(err as Error).message.split("\n")[0]}`, path);
+    throw new InputError(
+      "PUBLISH_NO_BUILD",
+      `no valid manifest in ${outDir} (run ptb-manifest build first): ${(err as Error).message.split("\n")[0]}`,
+      path,
+    );
   }
 }
 
@@ -164,16 +185,25 @@ function authHeaders(hub: HubAccess): Record<string, string> {
  *
  * @throws HubApiError for any other answer that is not ok (mapped by `hubError`).
  */
-async function datasetHead(repo: string, hub: HubAccess): Promise<{ exists: boolean; sha: string | null; maybePrivate: boolean }> {
+async function datasetHead(
+  repo: string,
+  hub: HubAccess,
+): Promise<{ exists: boolean; sha: string | null; maybePrivate: boolean }> {
   const url = `${hub.hubUrl}/api/datasets/${repo}/revision/main`;
   const res = await hub.fetch(url, { headers: authHeaders(hub) });
   const errorCode = res.headers.get("x-error-code");
   if (res.ok) {
     const info = (await res.json()) as { sha?: unknown };
-    return { exists: true, sha: typeof info.sha === "string" && SHA_RE.test(info.sha) ? info.sha : null, maybePrivate: false };
+    return {
+      exists: true,
+      sha: typeof info.sha === "string" && SHA_RE.test(info.sha) ? info.sha : null,
+      maybePrivate: false,
+    };
   }
-  if (res.status === 404 && (errorCode === null || errorCode === "RepoNotFound")) return { exists: false, sha: null, maybePrivate: false };
-  if (res.status === 401 && !hub.accessToken && errorCode === "RepoNotFound") return { exists: false, sha: null, maybePrivate: true };
+  if (res.status === 404 && (errorCode === null || errorCode === "RepoNotFound"))
+    return { exists: false, sha: null, maybePrivate: false };
+  if (res.status === 401 && !hub.accessToken && errorCode === "RepoNotFound")
+    return { exists: false, sha: null, maybePrivate: true };
   throw await apiErrorOf(res, url);
 }
 
@@ -193,7 +223,12 @@ export { orderRenames } from "../resolve/rename-plan.js";
  *   `HUB_UNAVAILABLE`, `HUB_ACCESS_DENIED` for a 401/403, never read as
  *   "the repo does not exist", `HUB_ERROR`).
  */
-export async function planPublish(outDir: string, repo: string, hub: HubAccess, release?: ReleaseState): Promise<PublishPlan> {
+export async function planPublish(
+  outDir: string,
+  repo: string,
+  hub: HubAccess,
+  release?: ReleaseState,
+): Promise<PublishPlan> {
   try {
     return await computePlan(outDir, repo, hub, release ?? (await readReleaseState(outDir)));
   } catch (err) {
@@ -214,7 +249,11 @@ async function computePlan(outDir: string, repo: string, hub: HubAccess, release
     try {
       content = await readFile(join(outDir, path));
     } catch {
-      throw new InputError("PUBLISH_NO_BUILD", `${path} is missing from ${outDir} (run ptb-manifest build first)`, join(outDir, path));
+      throw new InputError(
+        "PUBLISH_NO_BUILD",
+        `${path} is missing from ${outDir} (run ptb-manifest build first)`,
+        join(outDir, path),
+      );
     }
     const recorded = own.recorded.get(path);
     if (!recorded || recorded.writer !== "build" || recorded.sha256 !== sha256Of(content)) {
@@ -225,13 +264,18 @@ async function computePlan(outDir: string, repo: string, hub: HubAccess, release
       );
     }
     if (path === "build-report.json") continue;
-    const current = exists ? await downloadFile({ repo: { type: "dataset", name: repo }, path, revision: head.sha ?? "main", ...hub }) : null;
-    const status = current === null ? "new" : Buffer.from(await current.arrayBuffer()).equals(content) ? "same" : "changed";
+    const current = exists
+      ? await downloadFile({ repo: { type: "dataset", name: repo }, path, revision: head.sha ?? "main", ...hub })
+      : null;
+    const status =
+      current === null ? "new" : Buffer.from(await current.arrayBuffer()).equals(content) ? "same" : "changed";
     files.push({ path, bytes: content.length, sha256: createHash("sha256").update(content).digest("hex"), status });
   }
   const org = rows.find((r) => r.cell !== "BASELINE")?.model_id.split("/")[0];
   const cells = [...new Set(rows.filter((r) => r.cell !== "BASELINE").map((r) => r.cell))];
-  const idOf = new Map(rows.filter((r) => r.family !== null).map((r) => [`${r.cell}/${r.family}/${r.step}`, r.model_id]));
+  const idOf = new Map(
+    rows.filter((r) => r.family !== null).map((r) => [`${r.cell}/${r.family}/${r.step}`, r.model_id]),
+  );
   const existing = new Set<string>();
   const renames: { from: string; to: string }[] = [];
   if (org) {
@@ -244,7 +288,15 @@ async function computePlan(outDir: string, repo: string, hub: HubAccess, release
       if (to && to !== m.name) renames.push({ from: m.name, to });
     }
   }
-  return { repo, createRepo: !exists, parentCommit: head.sha, repoMaybePrivate: head.maybePrivate, release, files, ...orderRenames(renames, existing) };
+  return {
+    repo,
+    createRepo: !exists,
+    parentCommit: head.sha,
+    repoMaybePrivate: head.maybePrivate,
+    release,
+    files,
+    ...orderRenames(renames, existing),
+  };
 }
 
 /**
@@ -280,7 +332,12 @@ export async function executePlan(plan: PublishPlan, outDir: string, hub: HubAcc
       parentCommit = (await datasetHead(plan.repo, hub)).sha;
     } catch (err) {
       if (err instanceof HubApiError && err.statusCode === 409) {
-        return fail(`create ${plan.repo}`, hubChanged(`the dataset repo ${plan.repo} was created by someone else since the plan (the Hub answered 409): nothing was uploaded`));
+        return fail(
+          `create ${plan.repo}`,
+          hubChanged(
+            `the dataset repo ${plan.repo} was created by someone else since the plan (the Hub answered 409): nothing was uploaded`,
+          ),
+        );
       }
       return fail(`create ${plan.repo}`, err);
     }
@@ -288,17 +345,30 @@ export async function executePlan(plan: PublishPlan, outDir: string, hub: HubAcc
   if (changed.length > 0) {
     try {
       const operations = await Promise.all(
-        changed.map(async (f) => ({ operation: "addOrUpdate" as const, path: f.path, content: new Blob([await readFile(join(outDir, f.path))]) })),
+        changed.map(async (f) => ({
+          operation: "addOrUpdate" as const,
+          path: f.path,
+          content: new Blob([await readFile(join(outDir, f.path))]),
+        })),
       );
       const res = await commit({
-        repo, operations, title: `ptb-manifest: update ${changed.map((f) => f.path).join(", ")}`,
+        repo,
+        operations,
+        title: `ptb-manifest: update ${changed.map((f) => f.path).join(", ")}`,
         ...(parentCommit ? { parentCommit } : {}),
-        useXet: false, ...hub, accessToken,
+        useXet: false,
+        ...hub,
+        accessToken,
       });
       outcome.committed = res?.commit.oid ?? null;
     } catch (err) {
       if (parentCommit && err instanceof HubApiError && (err.statusCode === 412 || err.statusCode === 409)) {
-        return fail(`upload to ${plan.repo}`, hubChanged(`${plan.repo} has changed on the Hub since the plan (its main is no longer at ${parentCommit}; the Hub answered ${err.statusCode}): nothing was uploaded, nothing overwritten`));
+        return fail(
+          `upload to ${plan.repo}`,
+          hubChanged(
+            `${plan.repo} has changed on the Hub since the plan (its main is no longer at ${parentCommit}; the Hub answered ${err.statusCode}): nothing was uploaded, nothing overwritten`,
+          ),
+        );
       }
       return fail(`upload to ${plan.repo}`, err);
     }
@@ -312,7 +382,9 @@ export async function executePlan(plan: PublishPlan, outDir: string, hub: HubAcc
         body: JSON.stringify({ fromRepo: r.from, toRepo: r.to, type: "model" }),
       });
       if (res.status === 404 || res.status === 409) {
-        throw hubChanged(`${res.status === 404 ? `${r.from} is gone` : `${r.to} is taken`} on the Hub since the plan (the Hub answered ${res.status}): not renamed`);
+        throw hubChanged(
+          `${res.status === 404 ? `${r.from} is gone` : `${r.to} is taken`} on the Hub since the plan (the Hub answered ${res.status}): not renamed`,
+        );
       }
       if (!res.ok) throw await apiErrorOf(res, url);
     } catch (err) {
@@ -325,7 +397,10 @@ export async function executePlan(plan: PublishPlan, outDir: string, hub: HubAcc
 }
 
 function noToken(): InputError {
-  return new InputError("PUBLISH_NO_TOKEN", "publishing writes to the Hub and no token is set: set HF_TOKEN to a token with write access, or log in (the token file at HF_TOKEN_PATH, else $HF_HOME/token); its value is never shown");
+  return new InputError(
+    "PUBLISH_NO_TOKEN",
+    "publishing writes to the Hub and no token is set: set HF_TOKEN to a token with write access, or log in (the token file at HF_TOKEN_PATH, else $HF_HOME/token); its value is never shown",
+  );
 }
 
 function hubChanged(message: string): InputError {
@@ -335,16 +410,40 @@ function hubChanged(message: string): InputError {
 /** Renders a plan as text; the last line says what `--yes` would do (or refuse). */
 export function renderPlan(plan: PublishPlan, opts: { allowWarnings?: boolean } = {}): string {
   const state = plan.createRepo
-    ? plan.repoMaybePrivate ? " (not visible without a token: to be created, unless it is private)" : " (to be created)"
-    : plan.parentCommit ? ` (at commit ${plan.parentCommit})` : " (the Hub gave no commit: a change made meanwhile cannot be detected)";
-  const gate = plan.release.ok ? "" : opts.allowWarnings ? " (published anyway: --allow-warnings)" : "; publish --yes refuses it without --allow-warnings";
+    ? plan.repoMaybePrivate
+      ? " (not visible without a token: to be created, unless it is private)"
+      : " (to be created)"
+    : plan.parentCommit
+      ? ` (at commit ${plan.parentCommit})`
+      : " (the Hub gave no commit: a change made meanwhile cannot be detected)";
+  const gate = plan.release.ok
+    ? ""
+    : opts.allowWarnings
+      ? " (published anyway: --allow-warnings)"
+      : "; publish --yes refuses it without --allow-warnings";
   const out = [`publish to dataset ${plan.repo}${state}`, `build: ${describeRelease(plan.release)}${gate}`, "files:"];
-  for (const f of plan.files) out.push(`  ${f.status.padEnd(7)} ${f.path} (${f.bytes} bytes, sha256 ${f.sha256.slice(0, 12)})`);
-  out.push(`renames (${plan.renames.length}, in order):`, ...plan.renames.map((r, i) => `  ${i + 1}. ${r.from} → ${r.to}`));
-  if (plan.conflicts.length) out.push(`not renamed (${plan.conflicts.length}, to settle by hand):`, ...plan.conflicts.map((c) => `  ${c.from} → ${c.to}: ${c.reason}`));
+  for (const f of plan.files)
+    out.push(`  ${f.status.padEnd(7)} ${f.path} (${f.bytes} bytes, sha256 ${f.sha256.slice(0, 12)})`);
+  out.push(
+    `renames (${plan.renames.length}, in order):`,
+    ...plan.renames.map((r, i) => `  ${i + 1}. ${r.from} → ${r.to}`),
+  );
+  if (plan.conflicts.length)
+    out.push(
+      `not renamed (${plan.conflicts.length}, to settle by hand):`,
+      ...plan.conflicts.map((c) => `  ${c.from} → ${c.to}: ${c.reason}`),
+    );
   const nothing = plan.files.every((f) => f.status === "same") && plan.renames.length === 0 && !plan.createRepo;
-  const pin = plan.parentCommit ? ` (add --parent-commit ${plan.parentCommit} to apply it only if the dataset is still at this commit)` : "";
-  out.push(nothing ? "nothing to do" : !plan.release.ok && !opts.allowWarnings ? `not a release build: rebuild with build --strict, or run again with --yes --allow-warnings to apply${pin}` : `run again with --yes to apply${pin}`);
+  const pin = plan.parentCommit
+    ? ` (add --parent-commit ${plan.parentCommit} to apply it only if the dataset is still at this commit)`
+    : "";
+  out.push(
+    nothing
+      ? "nothing to do"
+      : !plan.release.ok && !opts.allowWarnings
+        ? `not a release build: rebuild with build --strict, or run again with --yes --allow-warnings to apply${pin}`
+        : `run again with --yes to apply${pin}`,
+  );
   return `${out.join("\n")}\n`;
 }
 
@@ -352,12 +451,21 @@ export function renderPlan(plan: PublishPlan, opts: { allowWarnings?: boolean } 
 export function registerPublish(program: Command): void {
   program
     .command("publish")
-    .description("Publish the index: upload README.md, manifest.json and manifest.csv in one commit, then rename the checkpoint repos a rebuild moved. Without --yes, only print the plan.")
+    .description(
+      "Publish the index: upload README.md, manifest.json and manifest.csv in one commit, then rename the checkpoint repos a rebuild moved. Without --yes, only print the plan.",
+    )
     .option("--repo <owner/name>", "the index dataset repo (default: <org>/checkpoint-index)")
     .option("--out <dir>", "the build's output folder to publish", "out")
     .option("--yes", "apply the plan (otherwise nothing is changed)", false)
-    .option("--allow-warnings", "with --yes: publish a build made without --strict, or with warnings (the release gate refuses it otherwise)", false)
-    .option("--parent-commit <sha>", "with --yes: apply only if the dataset repo is still at this commit (the one the printed plan names; 7 or more leading hex digits)")
+    .option(
+      "--allow-warnings",
+      "with --yes: publish a build made without --strict, or with warnings (the release gate refuses it otherwise)",
+      false,
+    )
+    .option(
+      "--parent-commit <sha>",
+      "with --yes: apply only if the dataset repo is still at this commit (the one the printed plan names; 7 or more leading hex digits)",
+    )
     .option("--json", "print the plan (and outcome) as JSON", false)
     .option("--hub-url <url>", "the Hub's URL (default: HF_ENDPOINT, else https://huggingface.co)")
     .addHelpText(
@@ -382,55 +490,87 @@ export function registerPublish(program: Command): void {
         "  64  usage error",
       ].join("\n"),
     )
-    .action(async (o: { repo?: string; out: string; yes: boolean; allowWarnings: boolean; parentCommit?: string; json: boolean; hubUrl?: string }, command: Command) => {
-      if (!o.yes && o.parentCommit !== undefined) {
-        command.error("error: --parent-commit needs --yes", { exitCode: 64, code: "ptb.parentCommitWithoutYes" });
-      }
-      const outDir = resolve(o.out);
-      const manifest = await readManifestRows(outDir);
-      const org = manifest.find((r) => r.cell !== "BASELINE")?.model_id.split("/")[0];
-      if (o.repo === undefined && org === undefined) {
-        throw new InputError("PUBLISH_BAD_REPO", `the manifest in ${outDir} has no checkpoint row, so its org (the default <org>/checkpoint-index) is unknown: give --repo OWNER/NAME`);
-      }
-      const repo = o.repo ?? `${org}/checkpoint-index`;
-      if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) throw new InputError("PUBLISH_BAD_REPO", `--repo must be OWNER/NAME, got ${JSON.stringify(repo)}`);
-      // The release gate, before the Hub is asked anything.
-      const release = await readReleaseState(outDir);
-      if (o.yes && !release.ok && !o.allowWarnings) {
-        throw new InputError(
-          "PUBLISH_NOT_RELEASE",
-          `the build in ${outDir} is ${describeRelease(release)}: nothing was done. Rebuild with build --strict and fix or accept each warning (README: Warnings and errors), or pass --allow-warnings to publish it anyway`,
-          join(outDir, "build-report.json"),
-        );
-      }
-      const opts = hubOptionsFrom({ hubUrl: o.hubUrl });
-      if (o.yes && !opts.accessToken) throw noToken();
-      const hub: HubAccess = { hubUrl: opts.hubUrl, accessToken: opts.accessToken, tokenSource: opts.tokenSource, fetch: createHubFetch({ hubUrl: opts.hubUrl }) };
-      const plan = await planPublish(outDir, repo, hub, release);
-      if (!o.yes) {
-        process.stdout.write(o.json ? `${JSON.stringify({ plan }, null, 2)}\n` : renderPlan(plan));
-        return;
-      }
-      const pinned = o.parentCommit?.trim().toLowerCase();
-      if (pinned !== undefined && !(plan.parentCommit !== null && pinned.length >= 7 && plan.parentCommit.startsWith(pinned))) {
-        throw hubChanged(`${repo} is ${plan.parentCommit ? `at commit ${plan.parentCommit}` : plan.createRepo ? "absent" : "at an unknown commit"}, not at --parent-commit ${o.parentCommit}: nothing was done`);
-      }
-      const outcome = await executePlan(plan, outDir, hub);
-      if (o.json) process.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
-      else {
-        process.stdout.write(renderPlan(plan, { allowWarnings: o.allowWarnings }).replace(/\n[^\n]*\n$/, "\n"));
-        process.stdout.write(`committed: ${outcome.committed ?? "nothing (files unchanged)"}\nrenamed: ${outcome.renamed.length} of ${plan.renames.length}\n`);
-      }
-      if (outcome.failed) {
-        const f = outcome.failed;
-        const again = f.code === "PUBLISH_HUB_CHANGED" ? "" : "; run publish again to continue";
-        throw new InputError(f.code, `publish stopped at ${f.step}: ${f.error}\n${outcome.remaining.length} rename(s) remain${again}`);
-      }
-      if (plan.conflicts.length > 0) {
-        throw new ExitCodeError(
-          EXIT_CONFLICTS_LEFT,
-          `error PUBLISH_CONFLICTS_LEFT: ${plan.conflicts.length} rename(s) not done, to settle by hand:\n${plan.conflicts.map((c) => `  ${c.from} → ${c.to}: ${c.reason}`).join("\n")}`,
-        );
-      }
-    });
+    .action(
+      async (
+        o: {
+          repo?: string;
+          out: string;
+          yes: boolean;
+          allowWarnings: boolean;
+          parentCommit?: string;
+          json: boolean;
+          hubUrl?: string;
+        },
+        command: Command,
+      ) => {
+        if (!o.yes && o.parentCommit !== undefined) {
+          command.error("error: --parent-commit needs --yes", { exitCode: 64, code: "ptb.parentCommitWithoutYes" });
+        }
+        const outDir = resolve(o.out);
+        const manifest = await readManifestRows(outDir);
+        const org = manifest.find((r) => r.cell !== "BASELINE")?.model_id.split("/")[0];
+        if (o.repo === undefined && org === undefined) {
+          throw new InputError(
+            "PUBLISH_BAD_REPO",
+            `the manifest in ${outDir} has no checkpoint row, so its org (the default <org>/checkpoint-index) is unknown: give --repo OWNER/NAME`,
+          );
+        }
+        const repo = o.repo ?? `${org}/checkpoint-index`;
+        if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo))
+          throw new InputError("PUBLISH_BAD_REPO", `--repo must be OWNER/NAME, got ${JSON.stringify(repo)}`);
+        // The release gate, before the Hub is asked anything.
+        const release = await readReleaseState(outDir);
+        if (o.yes && !release.ok && !o.allowWarnings) {
+          throw new InputError(
+            "PUBLISH_NOT_RELEASE",
+            `the build in ${outDir} is ${describeRelease(release)}: nothing was done. Rebuild with build --strict and fix or accept each warning (README: Warnings and errors), or pass --allow-warnings to publish it anyway`,
+            join(outDir, "build-report.json"),
+          );
+        }
+        const opts = hubOptionsFrom({ hubUrl: o.hubUrl });
+        if (o.yes && !opts.accessToken) throw noToken();
+        const hub: HubAccess = {
+          hubUrl: opts.hubUrl,
+          accessToken: opts.accessToken,
+          tokenSource: opts.tokenSource,
+          fetch: createHubFetch({ hubUrl: opts.hubUrl }),
+        };
+        const plan = await planPublish(outDir, repo, hub, release);
+        if (!o.yes) {
+          process.stdout.write(o.json ? `${JSON.stringify({ plan }, null, 2)}\n` : renderPlan(plan));
+          return;
+        }
+        const pinned = o.parentCommit?.trim().toLowerCase();
+        if (
+          pinned !== undefined &&
+          !(plan.parentCommit !== null && pinned.length >= 7 && plan.parentCommit.startsWith(pinned))
+        ) {
+          throw hubChanged(
+            `${repo} is ${plan.parentCommit ? `at commit ${plan.parentCommit}` : plan.createRepo ? "absent" : "at an unknown commit"}, not at --parent-commit ${o.parentCommit}: nothing was done`,
+          );
+        }
+        const outcome = await executePlan(plan, outDir, hub);
+        if (o.json) process.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
+        else {
+          process.stdout.write(renderPlan(plan, { allowWarnings: o.allowWarnings }).replace(/\n[^\n]*\n$/, "\n"));
+          process.stdout.write(
+            `committed: ${outcome.committed ?? "nothing (files unchanged)"}\nrenamed: ${outcome.renamed.length} of ${plan.renames.length}\n`,
+          );
+        }
+        if (outcome.failed) {
+          const f = outcome.failed;
+          const again = f.code === "PUBLISH_HUB_CHANGED" ? "" : "; run publish again to continue";
+          throw new InputError(
+            f.code,
+            `publish stopped at ${f.step}: ${f.error}\n${outcome.remaining.length} rename(s) remain${again}`,
+          );
+        }
+        if (plan.conflicts.length > 0) {
+          throw new ExitCodeError(
+            EXIT_CONFLICTS_LEFT,
+            `error PUBLISH_CONFLICTS_LEFT: ${plan.conflicts.length} rename(s) not done, to settle by hand:\n${plan.conflicts.map((c) => `  ${c.from} → ${c.to}: ${c.reason}`).join("\n")}`,
+          );
+        }
+      },
+    );
 }

@@ -44,7 +44,12 @@ export async function runSnapshotPvc(opts: SnapshotPvcOptions): Promise<{ lines:
   const rootWhy = unlistableName(pvcRoot);
   if (rootWhy !== null) {
     await readPvcTree(opts.dir, { pvcRoot, diag }).next(); // PVC_DIR_MISSING first, as for any other root
-    diag.warn(PVC_BAD_NAME, `the root path ${JSON.stringify(pvcRoot)} ${rootWhy.replace(/ in its name/, "")}: nothing is listed`, pvcRoot, null);
+    diag.warn(
+      PVC_BAD_NAME,
+      `the root path ${JSON.stringify(pvcRoot)} ${rootWhy.replace(/ in its name/, "")}: nothing is listed`,
+      pvcRoot,
+      null,
+    );
     return { lines, diag };
   }
   // The walk itself leaves out (and warns PVC_BAD_NAME about) every name a listing line cannot hold.
@@ -119,13 +124,21 @@ export interface SnapshotHubCommandOptions {
  *   from `loadCells`, `hubOptionsFrom` and `snapshotHub` (`OUT_FOREIGN_FILE`,
  *   `HUB_UNREACHABLE`, `HUB_UNAVAILABLE`, ...): nothing is written then.
  */
-export async function runSnapshotHub(opts: SnapshotHubCommandOptions): Promise<{ repos: number; files: number; stats: LiveHubStats; diag: Diagnostics }> {
+export async function runSnapshotHub(
+  opts: SnapshotHubCommandOptions,
+): Promise<{ repos: number; files: number; stats: LiveHubStats; diag: Diagnostics }> {
   const cellsJson = join(resolve(opts.sources), "cells.json");
-  await checkNotInputs([opts.out], [{ path: cellsJson, option: "--sources", named: `${cellsJson} (of --sources)` }], { option: "--out", whole: true });
+  await checkNotInputs([opts.out], [{ path: cellsJson, option: "--sources", named: `${cellsJson} (of --sources)` }], {
+    option: "--out",
+    whole: true,
+  });
   const registry = await loadCells(resolve(opts.sources));
   const diag = new Diagnostics();
   const log = opts.quiet ? undefined : (m: string) => process.stderr.write(`${m}\n`);
-  const hub = { ...hubOptionsFrom({ hubUrl: opts.hubUrl, cacheDir: opts.cacheDir, concurrency: opts.concurrency }, opts.env), log };
+  const hub = {
+    ...hubOptionsFrom({ hubUrl: opts.hubUrl, cacheDir: opts.cacheDir, concurrency: opts.concurrency }, opts.env),
+    log,
+  };
   const done = await snapshotHub(registry, hub, opts.out, diag, opts.force);
   return { ...done, diag };
 }
@@ -134,7 +147,9 @@ export async function runSnapshotHub(opts: SnapshotHubCommandOptions): Promise<{
 export function registerSnapshot(program: Command): void {
   program
     .command("snapshot-pvc")
-    .description("Print the find-format listing (pvc/listing.tsv) of a mounted PVC tree, to keep before the volume is released.")
+    .description(
+      "Print the find-format listing (pvc/listing.tsv) of a mounted PVC tree, to keep before the volume is released.",
+    )
     .argument("<dir>", "the mounted checkpoint tree")
     .option("--as <pvc_root>", "print paths under this PVC path (the cell's pvc_root) instead of DIR")
     .addHelpText(
@@ -153,24 +168,49 @@ export function registerSnapshot(program: Command): void {
       const counts = new Map<string, number>();
       for (const w of warnings) counts.set(w.code, (counts.get(w.code) ?? 0) + 1);
       const summary = [...counts].map(([code, n]) => `${n} ${code}`).join(", ");
-      throw new ExitCodeError(EXIT.strictWarnings, `snapshot-pvc: the listing is incomplete (${summary}): the entries named above are not in it\n`.replace(/\n$/, ""));
+      throw new ExitCodeError(
+        EXIT.strictWarnings,
+        `snapshot-pvc: the listing is incomplete (${summary}): the entries named above are not in it\n`.replace(
+          /\n$/,
+          "",
+        ),
+      );
     });
   program
     .command("snapshot-hub")
-    .description("Write the Hub's published repos, spare repos and baseline as a hub/ snapshot folder (small files only).")
-    .requiredOption("--out <dir>", "the hub/ folder to write (replaced whole, only if ptb-manifest wrote every file in it), e.g. sources/hub", outPathOption)
+    .description(
+      "Write the Hub's published repos, spare repos and baseline as a hub/ snapshot folder (small files only).",
+    )
+    .requiredOption(
+      "--out <dir>",
+      "the hub/ folder to write (replaced whole, only if ptb-manifest wrote every file in it), e.g. sources/hub",
+      outPathOption,
+    )
     .option("--force", "replace --out even if it holds files ptb-manifest did not write (else OUT_FOREIGN_FILE)", false)
     .option("--sources <dir>", "the sources folder whose cells.json names the org, spare owner and baseline", "sources")
     .option("--hub-url <url>", "the Hub's URL (default: HF_ENDPOINT, else https://huggingface.co)")
     .option("--cache-dir <dir>", "cache of small files by repo and commit (default: $XDG_CACHE_HOME/ptb-manifest)")
     .option("--concurrency <n>", "repos fetched at once", parseCount, 8)
     .option("-q, --quiet", "no progress messages on stderr", false)
-    .addHelpText("after", "\nThe Hub token (HF_TOKEN, else the file at HF_TOKEN_PATH, else $HF_HOME/token), when there is one, is sent to the Hub (never printed or stored).")
-    .action(async (o: { out: string; sources: string; hubUrl?: string; cacheDir?: string; concurrency: number; quiet: boolean; force: boolean }) => {
-      const { repos, files, diag } = await runSnapshotHub(o);
-      printWarnings(diag);
-      process.stdout.write(`wrote ${o.out}: ${repos} repos, ${files} files\n`);
-    });
+    .addHelpText(
+      "after",
+      "\nThe Hub token (HF_TOKEN, else the file at HF_TOKEN_PATH, else $HF_HOME/token), when there is one, is sent to the Hub (never printed or stored).",
+    )
+    .action(
+      async (o: {
+        out: string;
+        sources: string;
+        hubUrl?: string;
+        cacheDir?: string;
+        concurrency: number;
+        quiet: boolean;
+        force: boolean;
+      }) => {
+        const { repos, files, diag } = await runSnapshotHub(o);
+        printWarnings(diag);
+        process.stdout.write(`wrote ${o.out}: ${repos} repos, ${files} files\n`);
+      },
+    );
 }
 
 /** A positive integer option (`--concurrency`). */

@@ -3,7 +3,7 @@
  * in total or cumulatively up to a moment.
  */
 import { resolve } from "node:path";
-import { Command, Option } from "commander";
+import { type Command, Option } from "commander";
 import { Diagnostics, InputError, warningLine, type Warning } from "../diagnostics.js";
 import { loadCells } from "../sources/cells.js";
 import { readSupervisor } from "../extractors/supervisor.js";
@@ -76,7 +76,9 @@ export function tokensReport(t: TokenTotals | null, warnings: Warning[]): Tokens
 
 function human(report: TokensReport, format: TrajectoryFormat, atIso: string | null, sinceIso: string | null): string {
   const n = (x: number | null): string => (x === null ? "null (unknown)" : x.toLocaleString("en-US"));
-  const scope = [sinceIso === null ? null : `from ${sinceIso}`, atIso === null ? null : `at or before ${atIso}`].filter((x) => x !== null);
+  const scope = [sinceIso === null ? null : `from ${sinceIso}`, atIso === null ? null : `at or before ${atIso}`].filter(
+    (x) => x !== null,
+  );
   const rows: [string, string][] = [
     ...(report.cell !== undefined ? ([["cell", report.cell]] as [string, string][]) : []),
     ["format", format],
@@ -90,7 +92,7 @@ function human(report: TokensReport, format: TrajectoryFormat, atIso: string | n
     ["last call time", report.last_call_time ?? "-"],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
-  return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join("\n") + "\n";
+  return `${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join("\n")}\n`;
 }
 
 /** Options of the `tokens` command (commander's parse). */
@@ -140,18 +142,37 @@ export function registerTokens(program: Command): void {
         "With --sources and --cell, counts that cell exactly as build does (its format, its trajectory/ folder, calls from its run_start): " +
         "--at at a row's write time gives that row's driver_tokens_at_hour.",
     )
-    .addOption(new Option("--format <format>", "the trajectory format (cells.json trajectory_format); not with --cell").choices([...TRAJECTORY_FORMATS]))
+    .addOption(
+      new Option("--format <format>", "the trajectory format (cells.json trajectory_format); not with --cell").choices([
+        ...TRAJECTORY_FORMATS,
+      ]),
+    )
     .argument("[path...]", "session files or folders of one run (not with --cell)")
     .option(
       "--at <iso-time>",
       "cumulative totals of the calls completed at or before this moment: ISO 8601 with Z or an offset, e.g. 2026-02-23T11:43:08.301Z",
     )
-    .option("--since <iso-time>", "count only the calls completed at or after this moment (with --cell: default the cell's run_start)")
+    .option(
+      "--since <iso-time>",
+      "count only the calls completed at or after this moment (with --cell: default the cell's run_start)",
+    )
     .option("--sources <dir>", "with --cell: the sources folder (default: sources)")
-    .option("--cell <cell>", "count this cell of --sources as the build does (format, trajectory/ folder and run_start from the sources)")
-    .option("--trajectory <dir>", "with --cell: the cell's trajectory folder, when the build reads it from elsewhere (build --trajectory CELL=DIR)")
-    .option("--hour <h>", "with --cell, instead of --at: the moment the cell's budget clock reads H hours (pauses skipped)")
-    .option("--json", "print exactly one JSON object: uncached_input, cache_read, cache_write, output, total, calls, last_call_time, warnings")
+    .option(
+      "--cell <cell>",
+      "count this cell of --sources as the build does (format, trajectory/ folder and run_start from the sources)",
+    )
+    .option(
+      "--trajectory <dir>",
+      "with --cell: the cell's trajectory folder, when the build reads it from elsewhere (build --trajectory CELL=DIR)",
+    )
+    .option(
+      "--hour <h>",
+      "with --cell, instead of --at: the moment the cell's budget clock reads H hours (pauses skipped)",
+    )
+    .option(
+      "--json",
+      "print exactly one JSON object: uncached_input, cache_read, cache_write, output, total, calls, last_call_time, warnings",
+    )
     .option("-q, --quiet", "no progress bar on stderr (there is none when stdout or stderr is not a terminal)")
     .addHelpText(
       "after",
@@ -178,18 +199,23 @@ export function registerTokens(program: Command): void {
       let atMs = time("--at", opts.at);
       let sinceMs = time("--since", opts.since);
       // An empty window counts nothing: a total of 0 for it would be a plausible number, not an answer.
-      if (atMs !== null && sinceMs !== null && sinceMs > atMs) usage(`--since ${opts.since} is after --at ${opts.at}: no call can be completed in that window`);
+      if (atMs !== null && sinceMs !== null && sinceMs > atMs)
+        usage(`--since ${opts.since} is after --at ${opts.at}: no call can be completed in that window`);
       let hour: number | null = null;
       if (opts.hour !== undefined) {
         hour = /^[0-9]+(\.[0-9]+)?$/.test(opts.hour.trim()) ? Number(opts.hour) : Number.NaN;
-        if (/^\s*-/.test(opts.hour)) usage(`option '--hour <h>' argument '${opts.hour}' is before the run's start: budget hours start at 0`);
-        if (!Number.isFinite(hour)) usage(`option '--hour <h>' argument '${opts.hour}' is not a number of hours (e.g. 20.75)`);
+        if (/^\s*-/.test(opts.hour))
+          usage(`option '--hour <h>' argument '${opts.hour}' is before the run's start: budget hours start at 0`);
+        if (!Number.isFinite(hour))
+          usage(`option '--hour <h>' argument '${opts.hour}' is not a number of hours (e.g. 20.75)`);
         if (opts.cell === undefined) usage("--hour needs --cell (the budget clock is the cell's)");
         if (atMs !== null) usage("give --at or --hour, not both");
       }
       if (opts.cell === undefined) {
-        if (opts.sources !== undefined || opts.trajectory !== undefined) usage(`${opts.sources !== undefined ? "--sources" : "--trajectory"} needs --cell`);
-        if (opts.format === undefined) usage("required option '--format <format>' not specified (or give --sources DIR --cell CELL)");
+        if (opts.sources !== undefined || opts.trajectory !== undefined)
+          usage(`${opts.sources !== undefined ? "--sources" : "--trajectory"} needs --cell`);
+        if (opts.format === undefined)
+          usage("required option '--format <format>' not specified (or give --sources DIR --cell CELL)");
         if (paths.length === 0) usage("missing required argument 'path' (or give --sources DIR --cell CELL)");
       } else {
         if (opts.format !== undefined) usage("--cell takes the format from cells.json: do not give --format");
@@ -207,27 +233,41 @@ export function registerTokens(program: Command): void {
           const registry = await loadCells(sourcesDir);
           const cell = registry.cells.find((c) => c.cell === opts.cell);
           if (!cell) {
-            throw new InputError("TRAJECTORY_UNKNOWN_CELL", `--cell ${opts.cell}: no such cell in cells.json (cells: ${registry.cells.map((c) => c.cell).join(", ")})`, "cells.json");
+            throw new InputError(
+              "TRAJECTORY_UNKNOWN_CELL",
+              `--cell ${opts.cell}: no such cell in cells.json (cells: ${registry.cells.map((c) => c.cell).join(", ")})`,
+              "cells.json",
+            );
           }
           const diag = new Diagnostics();
           const supervisor = await readSupervisor(sourcesDir, cell, diag);
           if (hour !== null) {
             const clock = new BudgetClock(supervisor.runStartMs, supervisor.pauses);
             atMs = clock.timeAt(hour);
-            if (!Number.isFinite(atMs)) usage(`the budget clock of ${cell.cell} never reads ${opts.hour} h (a pause that never ended stopped it)`);
+            if (!Number.isFinite(atMs))
+              usage(
+                `the budget clock of ${cell.cell} never reads ${opts.hour} h (a pause that never ended stopped it)`,
+              );
             // The run's end as the build takes it (resolve/resolve-cell.ts): run_end, else 100 budget hours or a pause never resumed.
             const runEndMs = clock.runEnd(supervisor.runEndMs).ms;
             if (atMs > runEndMs) {
               const endHour = clock.hourAt(runEndMs);
-              usage(`--hour ${opts.hour} is after the end of ${cell.cell}'s run (${new Date(runEndMs).toISOString()}, budget hour ${Math.round(endHour * 100) / 100}${supervisor.runEndMs !== null ? ", its run_end" : ""}): no row can be at that hour`);
+              usage(
+                `--hour ${opts.hour} is after the end of ${cell.cell}'s run (${new Date(runEndMs).toISOString()}, budget hour ${Math.round(endHour * 100) / 100}${supervisor.runEndMs !== null ? ", its run_end" : ""}): no row can be at that hour`,
+              );
             }
           }
-          if (atMs !== null && sinceMs !== null && sinceMs > atMs) usage(`--since ${opts.since} is after the moment of --hour ${opts.hour} (${new Date(atMs).toISOString()}): no call can be completed in that window`);
+          if (atMs !== null && sinceMs !== null && sinceMs > atMs)
+            usage(
+              `--since ${opts.since} is after the moment of --hour ${opts.hour} (${new Date(atMs).toISOString()}): no call can be completed in that window`,
+            );
           sinceMs ??= supervisor.runStartMs;
           format = cell.trajectory_format;
           cellName = cell.cell;
           const counted = await countCellTokens(sourcesDir, cell, supervisor.runStartMs, {
-            dir: opts.trajectory, onBytes: progress.active ? (n) => progress.add(n) : undefined, clock: new BudgetClock(supervisor.runStartMs, supervisor.pauses),
+            dir: opts.trajectory,
+            onBytes: progress.active ? (n) => progress.add(n) : undefined,
+            clock: new BudgetClock(supervisor.runStartMs, supervisor.pauses),
           });
           warnings = [...diag.warnings, ...counted.reading.warnings];
           // As the build counts a row at that moment: null past the logs' end (resolve/token-coverage.ts).
@@ -237,12 +277,18 @@ export function registerTokens(program: Command): void {
         } else {
           format = opts.format!;
           if (progress.active) progress.stage("reading", await trajectoryBytes(format, paths));
-          const reading = await readTrajectory(format, paths, { onBytes: progress.active ? (n) => progress.add(n) : undefined });
+          const reading = await readTrajectory(format, paths, {
+            onBytes: progress.active ? (n) => progress.add(n) : undefined,
+          });
           warnings = reading.warnings;
           const ledger = new TokenLedger(reading.calls);
           // No call to count (no session file, none of the format, none placed in time for --at/--since): unknown, null.
           const timed = atMs !== null || sinceMs !== null;
-          if (timed) totals = ledger.placedCalls() === 0 ? null : ledger.at(atMs ?? Number.POSITIVE_INFINITY, sinceMs ?? Number.NEGATIVE_INFINITY);
+          if (timed)
+            totals =
+              ledger.placedCalls() === 0
+                ? null
+                : ledger.at(atMs ?? Number.POSITIVE_INFINITY, sinceMs ?? Number.NEGATIVE_INFINITY);
           else totals = reading.calls.length === 0 ? null : ledger.totals();
         }
       } finally {
@@ -250,7 +296,13 @@ export function registerTokens(program: Command): void {
       }
       const scoped = cellName !== undefined || sinceMs !== null;
       const report: TokensReport = {
-        ...(scoped ? { ...(cellName !== undefined ? { cell: cellName, format } : {}), since: isoOrNull(sinceMs), at: isoOrNull(atMs) } : {}),
+        ...(scoped
+          ? {
+              ...(cellName !== undefined ? { cell: cellName, format } : {}),
+              since: isoOrNull(sinceMs),
+              at: isoOrNull(atMs),
+            }
+          : {}),
         ...tokensReport(totals, warnings),
       };
       if (opts.json) {

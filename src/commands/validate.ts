@@ -28,11 +28,37 @@ export interface ValidationReport {
       reason: string;
     };
   }[];
-  anchors: { cell: string; family: string; step: number; anchor_hour: number; row_hour: number | null; hour_source: string | null; residual_h: number | null; miss: boolean; file: string; line: number | null }[];
+  anchors: {
+    cell: string;
+    family: string;
+    step: number;
+    anchor_hour: number;
+    row_hour: number | null;
+    hour_source: string | null;
+    residual_h: number | null;
+    miss: boolean;
+    file: string;
+    line: number | null;
+  }[];
   /** Every `anchors.tsv` line (or file) the build did not use, with the warning that says why. */
   unused_anchors: { code: string; reason: string; file: string | null; line: number | null }[];
-  conflicts: { model_id: string; hour: number; kind: string; evidence_hour: number; diff_h: number; file: string; line: number | null }[];
-  step_order: { cell: string; family: string; lower_step: number; lower_hour: number; higher_step: number; higher_hour: number }[];
+  conflicts: {
+    model_id: string;
+    hour: number;
+    kind: string;
+    evidence_hour: number;
+    diff_h: number;
+    file: string;
+    line: number | null;
+  }[];
+  step_order: {
+    cell: string;
+    family: string;
+    lower_step: number;
+    lower_hour: number;
+    higher_step: number;
+    higher_hour: number;
+  }[];
   /** The tolerance the fits were validated at, when it is not `tolerance_h` (a build in `--out` made with another). */
   fits_tolerance_h?: number;
   /** Which build was checked: the last one written into `--out`, or one derived now (set by the command). */
@@ -54,15 +80,21 @@ export function validateBuild(result: BuildResult, toleranceH = DEFAULT_TOLERANC
   const families: ValidationReport["families"] = [];
   for (const [cell, fits] of Object.entries(result.fits)) {
     for (const [family, fit] of Object.entries(fits).sort((a, b) => cmpStr(a[0], b[0]))) {
-      const points = result.rows.filter((r) => r.cell === cell && r.family === family && (r.hour_source === "mtime" || r.hour_source === "janitor")).length;
+      const points = result.rows.filter(
+        (r) => r.cell === cell && r.family === family && (r.hour_source === "mtime" || r.hour_source === "janitor"),
+      ).length;
       families.push({
-        cell, family, points,
+        cell,
+        family,
+        points,
         fit: fit && {
           slope_min_per_step: Math.round(fit.slopeHPerStep * 60 * 1e4) / 1e4,
-          used: fit.used, outliers: fit.outliers,
+          used: fit.used,
+          outliers: fit.outliers,
           loo_max_h: Number.isFinite(fit.looMaxH) ? round2(fit.looMaxH) : null,
           loo_p95_h: Number.isFinite(fit.looP95H) ? round2(fit.looP95H) : null,
-          validated: fit.validated, reason: fit.reason,
+          validated: fit.validated,
+          reason: fit.reason,
         },
       });
     }
@@ -73,7 +105,15 @@ export function validateBuild(result: BuildResult, toleranceH = DEFAULT_TOLERANC
     const p = result.provenance[i] as RowEvidence;
     if (!("evidence" in p)) return;
     for (const e of p.evidence) {
-      if (e.budgetHour === null || e.rejected === "copy_back" || e.rejected === "retry" || e.rejected === "directory_mtime" || e.rejected === "outside_run" || e.rejected === "before_run_start") continue;
+      if (
+        e.budgetHour === null ||
+        e.rejected === "copy_back" ||
+        e.rejected === "retry" ||
+        e.rejected === "directory_mtime" ||
+        e.rejected === "outside_run" ||
+        e.rejected === "before_run_start"
+      )
+        continue;
       if (e.kind === "anchor") {
         // A row left without an hour (its fit failed, perhaps because of this very anchor) is checked
         // against the family's fitted line, so a bad anchor cannot hide by making its row unrecoverable.
@@ -81,14 +121,31 @@ export function validateBuild(result: BuildResult, toleranceH = DEFAULT_TOLERANC
         const against = row.hour ?? (fit ? predictHour(fit, row.step!) : null);
         const residual = against === null ? null : round2(against - e.budgetHour);
         anchors.push({
-          cell: row.cell, family: row.family!, step: row.step!, anchor_hour: e.budgetHour, row_hour: row.hour, hour_source: row.hour_source,
-          residual_h: residual, miss: residual !== null && Math.abs(residual) > toleranceH, file: e.file, line: e.line,
+          cell: row.cell,
+          family: row.family!,
+          step: row.step!,
+          anchor_hour: e.budgetHour,
+          row_hour: row.hour,
+          hour_source: row.hour_source,
+          residual_h: residual,
+          miss: residual !== null && Math.abs(residual) > toleranceH,
+          file: e.file,
+          line: e.line,
         });
       } else if ((e.kind === "pvc_stable" || e.kind === "janitor_archive") && !e.used && row.hour !== null) {
         const diff = round2(e.budgetHour - row.hour);
         // A janitor v1 time is an action after the write: only an earlier one contradicts.
         const contradicts = e.timeIs === "after_write" ? diff < -toleranceH : Math.abs(diff) > toleranceH;
-        if (contradicts) conflicts.push({ model_id: row.model_id, hour: row.hour, kind: e.kind, evidence_hour: e.budgetHour, diff_h: diff, file: e.file, line: e.line });
+        if (contradicts)
+          conflicts.push({
+            model_id: row.model_id,
+            hour: row.hour,
+            kind: e.kind,
+            evidence_hour: e.budgetHour,
+            diff_h: diff,
+            file: e.file,
+            line: e.line,
+          });
       }
     }
   });
@@ -99,8 +156,16 @@ export function validateBuild(result: BuildResult, toleranceH = DEFAULT_TOLERANC
         if (result.rows.some((r) => r.cell === cell && r.family === family && r.step === a.step)) continue;
         const residual = round2(a.residualH);
         anchors.push({
-          cell, family, step: a.step, anchor_hour: round2(a.anchorHour), row_hour: null, hour_source: null,
-          residual_h: residual, miss: Math.abs(residual) > toleranceH, file: `${cell}/anchors.tsv`, line: null,
+          cell,
+          family,
+          step: a.step,
+          anchor_hour: round2(a.anchorHour),
+          row_hour: null,
+          hour_source: null,
+          residual_h: residual,
+          miss: Math.abs(residual) > toleranceH,
+          file: `${cell}/anchors.tsv`,
+          line: null,
         });
       }
     }
@@ -109,21 +174,46 @@ export function validateBuild(result: BuildResult, toleranceH = DEFAULT_TOLERANC
     .filter((w) => ANCHOR_UNUSED_CODES.has(w.code))
     .map((w) => ({ code: w.code, reason: w.message, file: w.file, line: w.line }));
   const stepOrder: ValidationReport["step_order"] = [];
-  const exact = result.rows.filter((r) => r.hour !== null && (r.hour_source === "mtime" || r.hour_source === "janitor"));
+  const exact = result.rows.filter(
+    (r) => r.hour !== null && (r.hour_source === "mtime" || r.hour_source === "janitor"),
+  );
   const byFamily = new Map<string, typeof exact>();
-  for (const r of exact) byFamily.set(`${r.cell}\u0000${r.family}`, [...(byFamily.get(`${r.cell}\u0000${r.family}`) ?? []), r]);
+  for (const r of exact)
+    byFamily.set(`${r.cell}\u0000${r.family}`, [...(byFamily.get(`${r.cell}\u0000${r.family}`) ?? []), r]);
   for (const members of byFamily.values()) {
-    for (const { lower, higher } of stepOrderContradictions(members.map((r) => ({ step: r.step!, hour: r.hour!, item: r })))) {
-      stepOrder.push({ cell: higher.item.cell, family: higher.item.family!, lower_step: lower.step, lower_hour: lower.hour, higher_step: higher.step, higher_hour: higher.hour });
+    for (const { lower, higher } of stepOrderContradictions(
+      members.map((r) => ({ step: r.step!, hour: r.hour!, item: r })),
+    )) {
+      stepOrder.push({
+        cell: higher.item.cell,
+        family: higher.item.family!,
+        lower_step: lower.step,
+        lower_hour: lower.hour,
+        higher_step: higher.step,
+        higher_hour: higher.hour,
+      });
     }
   }
   const ok = !anchors.some((a) => a.miss) && conflicts.length === 0 && stepOrder.length === 0;
-  return { tolerance_h: toleranceH, ok, families, anchors, unused_anchors: unusedAnchors, conflicts, step_order: stepOrder };
+  return {
+    tolerance_h: toleranceH,
+    ok,
+    families,
+    anchors,
+    unused_anchors: unusedAnchors,
+    conflicts,
+    step_order: stepOrder,
+  };
 }
 
 /** The warnings that leave an `anchors.tsv` line (or the whole file) unused (README: Warnings and errors). */
 const ANCHOR_UNUSED_CODES = new Set([
-  "ANCHOR_BAD_LINE", "ANCHOR_CUT_LINE", "ANCHOR_NOT_TAB_SEPARATED", "ANCHOR_UNKNOWN_FAMILY", "ANCHOR_UNKNOWN_STEP", "ANCHOR_UNREADABLE",
+  "ANCHOR_BAD_LINE",
+  "ANCHOR_CUT_LINE",
+  "ANCHOR_NOT_TAB_SEPARATED",
+  "ANCHOR_UNKNOWN_FAMILY",
+  "ANCHOR_UNKNOWN_STEP",
+  "ANCHOR_UNREADABLE",
 ]);
 
 /** An hour, a residual or an error for the text report: `n/a` for null. */
@@ -146,7 +236,10 @@ export function renderValidation(v: ValidationReport): string {
         : `  ${f.cell}/${f.family}: ${f.points} exact points, no fit`,
     );
   }
-  out.push("", `Anchors (${v.anchors.length}${v.fits_tolerance_h !== undefined ? `, tolerance ${v.tolerance_h} h` : ""}):`);
+  out.push(
+    "",
+    `Anchors (${v.anchors.length}${v.fits_tolerance_h !== undefined ? `, tolerance ${v.tolerance_h} h` : ""}):`,
+  );
   for (const a of v.anchors) {
     const mark = a.residual_h === null ? "n/a " : a.miss ? "MISS" : "ok  ";
     const against =
@@ -155,16 +248,24 @@ export function renderValidation(v: ValidationReport): string {
         : a.row_hour === null
           ? `residual ${a.residual_h} h against the family's fit`
           : `residual ${a.residual_h} h`;
-    out.push(`  ${mark} ${a.cell}/${a.family}/${a.step}: anchor h ${a.anchor_hour}, row h ${a.row_hour ?? "null"} (${a.hour_source ?? "no hour_source"}), ${against}  ${where(a.file, a.line)}`);
+    out.push(
+      `  ${mark} ${a.cell}/${a.family}/${a.step}: anchor h ${a.anchor_hour}, row h ${a.row_hour ?? "null"} (${a.hour_source ?? "no hour_source"}), ${against}  ${where(a.file, a.line)}`,
+    );
   }
   if (v.unused_anchors.length > 0) {
     out.push("", `Anchors not used (${v.unused_anchors.length}):`);
     for (const u of v.unused_anchors) out.push(`  ${u.code}: ${u.reason}  ${where(u.file, u.line)}`);
   }
   out.push("", `Conflicts between sources (${v.conflicts.length}):`);
-  for (const c of v.conflicts) out.push(`  ${c.model_id}: hour ${c.hour}, ${c.kind} says ${c.evidence_hour} (${c.diff_h > 0 ? "+" : ""}${c.diff_h} h)  ${where(c.file, c.line)}`);
+  for (const c of v.conflicts)
+    out.push(
+      `  ${c.model_id}: hour ${c.hour}, ${c.kind} says ${c.evidence_hour} (${c.diff_h > 0 ? "+" : ""}${c.diff_h} h)  ${where(c.file, c.line)}`,
+    );
   out.push("", `Step-order contradictions (${v.step_order.length}):`);
-  for (const s of v.step_order) out.push(`  ${s.cell}/${s.family}: step ${s.lower_step} at h ${s.lower_hour} but step ${s.higher_step} at h ${s.higher_hour}`);
+  for (const s of v.step_order)
+    out.push(
+      `  ${s.cell}/${s.family}: step ${s.lower_step} at h ${s.lower_hour} but step ${s.higher_step} at h ${s.higher_hour}`,
+    );
   const misses = v.anchors.filter((a) => a.miss).length;
   out.push(
     "",
@@ -179,36 +280,84 @@ export function renderValidation(v: ValidationReport): string {
 export function registerValidate(program: Command): void {
   program
     .command("validate")
-    .description("Check the hours of the last build into --out against independent evidence: cadence fits, anchors, source conflicts, step order. Exit 1 on any miss.")
-    .option("--out <dir>", "the output folder of the build to check (its build-report.json, manifest.json, provenance.jsonl); with no build there, derive now from --sources", "out")
-    .option("--sources <dir>", "the sources folder: compared with the build's recorded inputs (default: the build's own --sources), or derived from when --out holds no build", "sources")
+    .description(
+      "Check the hours of the last build into --out against independent evidence: cadence fits, anchors, source conflicts, step order. Exit 1 on any miss.",
+    )
+    .option(
+      "--out <dir>",
+      "the output folder of the build to check (its build-report.json, manifest.json, provenance.jsonl); with no build there, derive now from --sources",
+      "out",
+    )
+    .option(
+      "--sources <dir>",
+      "the sources folder: compared with the build's recorded inputs (default: the build's own --sources), or derived from when --out holds no build",
+      "sources",
+    )
     .option("--json", "print the report as one JSON object", false)
-    .option("--tolerance-h <hours>", "largest accepted anchor residual or disagreement between sources, hours (default: the build's own --tolerance-h, else 1.5)", parseHours)
-    .option("--outlier-floor-h <hours>", "with no build in --out: floor of the cadence fit's outlier cut, hours (a point is fitted when its residual is within max(floor, 3·MAD))", parseHours, DEFAULT_OUTLIER_FLOOR_H)
+    .option(
+      "--tolerance-h <hours>",
+      "largest accepted anchor residual or disagreement between sources, hours (default: the build's own --tolerance-h, else 1.5)",
+      parseHours,
+    )
+    .option(
+      "--outlier-floor-h <hours>",
+      "with no build in --out: floor of the cadence fit's outlier cut, hours (a point is fitted when its residual is within max(floor, 3·MAD))",
+      parseHours,
+      DEFAULT_OUTLIER_FLOOR_H,
+    )
     .addHelpText(
       "after",
       "\nThe first line says which build is checked: the one in --out (its arguments, and whether its inputs changed since), or none (derived now)." +
         "\nExit codes: 0 pass; 1 an anchor misses by more than the tolerance, sources conflict, or step order is contradicted (or a fatal input error).",
     )
-    .action(async (o: { out: string; sources: string; json: boolean; toleranceH?: number; outlierFloorH: number }, command: Command) => {
-      const { result, build } = await describedResult({
-        out: o.out, sources: o.sources, sourcesGiven: command.getOptionValueSource("sources") === "cli",
-        toleranceH: o.toleranceH ?? DEFAULT_TOLERANCE_H, outlierFloorH: o.outlierFloorH,
-      });
-      const built = typeof build.arguments.tolerance_h === "number" ? build.arguments.tolerance_h : DEFAULT_TOLERANCE_H;
-      const toleranceH = o.toleranceH ?? built;
-      const notes = ignoredOptions(build, command.getOptionValueSource("outlierFloorH") === "cli" ? [{ flag: "--outlier-floor-h", key: "outlier_floor_h", value: o.outlierFloorH, fallback: DEFAULT_OUTLIER_FLOOR_H }] : []);
-      if (build.found && toleranceH !== built) notes.push(`--tolerance-h ${toleranceH} is the tolerance of the checks below; the fits are the build's, validated at ${built} h`);
-      const v: ValidationReport = { ...validateBuild(result, toleranceH), ...(build.found && toleranceH !== built ? { fits_tolerance_h: built } : {}), build: { ...build, notes } };
-      process.stdout.write(o.json ? `${JSON.stringify(v, null, 2)}\n` : renderValidation(v));
-      // The verdict is printed once, on stdout (the last line, or "ok" in the JSON); the exit code carries it too.
-      if (!v.ok) throw new ExitCodeError(1, "");
-    });
+    .action(
+      async (
+        o: { out: string; sources: string; json: boolean; toleranceH?: number; outlierFloorH: number },
+        command: Command,
+      ) => {
+        const { result, build } = await describedResult({
+          out: o.out,
+          sources: o.sources,
+          sourcesGiven: command.getOptionValueSource("sources") === "cli",
+          toleranceH: o.toleranceH ?? DEFAULT_TOLERANCE_H,
+          outlierFloorH: o.outlierFloorH,
+        });
+        const built =
+          typeof build.arguments.tolerance_h === "number" ? build.arguments.tolerance_h : DEFAULT_TOLERANCE_H;
+        const toleranceH = o.toleranceH ?? built;
+        const notes = ignoredOptions(
+          build,
+          command.getOptionValueSource("outlierFloorH") === "cli"
+            ? [
+                {
+                  flag: "--outlier-floor-h",
+                  key: "outlier_floor_h",
+                  value: o.outlierFloorH,
+                  fallback: DEFAULT_OUTLIER_FLOOR_H,
+                },
+              ]
+            : [],
+        );
+        if (build.found && toleranceH !== built)
+          notes.push(
+            `--tolerance-h ${toleranceH} is the tolerance of the checks below; the fits are the build's, validated at ${built} h`,
+          );
+        const v: ValidationReport = {
+          ...validateBuild(result, toleranceH),
+          ...(build.found && toleranceH !== built ? { fits_tolerance_h: built } : {}),
+          build: { ...build, notes },
+        };
+        process.stdout.write(o.json ? `${JSON.stringify(v, null, 2)}\n` : renderValidation(v));
+        // The verdict is printed once, on stdout (the last line, or "ok" in the JSON); the exit code carries it too.
+        if (!v.ok) throw new ExitCodeError(1, "");
+      },
+    );
 }
 
 /** Parses a `--tolerance-h` value: a positive number of hours (a usage error otherwise). */
 export function parseHours(value: string): number {
   const n = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : NaN;
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`expected a positive number of hours, got "${value}"`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError(`expected a positive number of hours, got "${value}"`);
   return n;
 }

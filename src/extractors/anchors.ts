@@ -32,7 +32,12 @@ export async function readAnchors(sourcesDir: string, cell: Cell, diag: Diagnost
   let firstSpaced: number | null = null;
   const flush = (): void => {
     if (tabbed === 0 && spaced > 0) {
-      diag.warn("ANCHOR_NOT_TAB_SEPARATED", `fields are separated by spaces, not tabs (anchors.tsv is tab-separated): its ${spaced} line(s) are skipped`, file, firstSpaced);
+      diag.warn(
+        "ANCHOR_NOT_TAB_SEPARATED",
+        `fields are separated by spaces, not tabs (anchors.tsv is tab-separated): its ${spaced} line(s) are skipped`,
+        file,
+        firstSpaced,
+      );
     } else {
       for (const [code, message, line] of pending) diag.warn(code, message, file, line);
     }
@@ -47,32 +52,51 @@ export async function readAnchors(sourcesDir: string, cell: Cell, diag: Diagnost
       }
       const fields = line.text.split("\t");
       if (line.lineNo === 1 && fields[0] === "family") {
-        if (fields.slice(0, 3).join(",") !== "family,step,time") pending.push(["ANCHOR_BAD_HEADER", `unexpected header: ${line.text}`, 1]);
+        if (fields.slice(0, 3).join(",") !== "family,step,time")
+          pending.push(["ANCHOR_BAD_HEADER", `unexpected header: ${line.text}`, 1]);
         continue;
       }
       const [family = "", step = "", time = "", kind = "", note = ""] = fields;
       const ms = parseIsoTime(time);
       if (fields.length < 3 || parseStep(step) === null || family === "" || Number.isNaN(ms)) {
-        const spaces = fields.length < 3 && line.text.trim().split(/\s+/).length >= 3 ? " (fields must be separated by tabs)" : "";
-        pending.push(["ANCHOR_BAD_LINE", `expected family, integer step and ISO time with offset${spaces}: ${clip(line.text)}`, line.lineNo]);
+        const spaces =
+          fields.length < 3 && line.text.trim().split(/\s+/).length >= 3 ? " (fields must be separated by tabs)" : "";
+        pending.push([
+          "ANCHOR_BAD_LINE",
+          `expected family, integer step and ISO time with offset${spaces}: ${clip(line.text)}`,
+          line.lineNo,
+        ]);
         continue;
       }
       if (line.unterminated && fields.length < 4) {
         // The file's last line has no line end and ends in its time: a cut "+05:30" still
         // parses as "+05", so the time cannot be trusted. With a tab after the time it is whole.
-        pending.push(["ANCHOR_CUT_LINE", `last line has no line end and may be cut off inside its time; skipped (end the line, or add the kind column): ${clip(line.text)}`, line.lineNo]);
+        pending.push([
+          "ANCHOR_CUT_LINE",
+          `last line has no line end and may be cut off inside its time; skipped (end the line, or add the kind column): ${clip(line.text)}`,
+          line.lineNo,
+        ]);
         continue;
       }
       out.push({
-        cell: cell.cell, family, step: Number(step), kind: "anchor", familyDir: null, utcMs: ms,
-        timeNote: `anchor (${kind || "unspecified"})`, origin: { file, line: line.lineNo, offset: line.offset, raw: line.text },
-        extractor: "anchors", detail: { kind, note }, seq: seq++,
+        cell: cell.cell,
+        family,
+        step: Number(step),
+        kind: "anchor",
+        familyDir: null,
+        utcMs: ms,
+        timeNote: `anchor (${kind || "unspecified"})`,
+        origin: { file, line: line.lineNo, offset: line.offset, raw: line.text },
+        extractor: "anchors",
+        detail: { kind, note },
+        seq: seq++,
       });
     }
     flush();
   } catch (err) {
     flush();
-    if (fsErrorCode(err) !== "ENOENT") warnUnreadable(diag, "ANCHOR_UNREADABLE", file, err, "none of its anchors is used (anchors only validate hours)");
+    if (fsErrorCode(err) !== "ENOENT")
+      warnUnreadable(diag, "ANCHOR_UNREADABLE", file, err, "none of its anchors is used (anchors only validate hours)");
   }
   return out;
 }

@@ -50,20 +50,39 @@ export async function readHubSnapshot(sourcesDir: string, diag: Diagnostics): Pr
       const dir = `hub/${owner}/${name}`;
       const abs = join(hubDir, owner, name);
       // A repo folder that cannot be listed: the repo exists (its name is known), its files are unknown.
-      const folderError = await readdir(abs).then(() => null, (err: unknown) => err);
+      const folderError = await readdir(abs).then(
+        () => null,
+        (err: unknown) => err,
+      );
       if (folderError !== null) {
         warnUnreadable(diag, "HUB_UNREADABLE", dir, folderError, "its stop ids are unknown (eos_ok null)");
-        repos.push({ id: `${owner}/${name}`, owner, name, dir, sha: null, lastModified: null, eos: { ids: null, from: null, chatTemplate: null } });
+        repos.push({
+          id: `${owner}/${name}`,
+          owner,
+          name,
+          dir,
+          sha: null,
+          lastModified: null,
+          eos: { ids: null, from: null, chatTemplate: null },
+        });
         continue;
       }
       const hubJson = await readJson(abs, ".hub.json", dir, diag);
       const info = hubJson === UNREADABLE ? null : hubJson;
       const id = `${owner}/${name}`;
       if (info && typeof info.id === "string" && info.id !== id) {
-        diag.warn("HUB_ID_MISMATCH", `.hub.json says id ${info.id}; the folder says ${id} (the folder is used)`, `${dir}/.hub.json`, null);
+        diag.warn(
+          "HUB_ID_MISMATCH",
+          `.hub.json says id ${info.id}; the folder says ${id} (the folder is used)`,
+          `${dir}/.hub.json`,
+          null,
+        );
       }
       repos.push({
-        id, owner, name, dir,
+        id,
+        owner,
+        name,
+        dir,
         sha: typeof info?.sha === "string" ? info.sha : null,
         lastModified: typeof info?.lastModified === "string" ? info.lastModified : null,
         eos: await readEos(abs, dir, diag),
@@ -91,7 +110,11 @@ export async function readEos(abs: string, dir: string, diag: Diagnostics): Prom
   const candidates: [string, string, unknown][] = [
     ["generation_config.json", "generation_config.json", gen === UNREADABLE ? UNREADABLE : gen?.eos_token_id],
     ["config.json", "config.json", cfg === UNREADABLE ? UNREADABLE : cfg?.eos_token_id],
-    ["config.json text_config", "config.json", cfg === UNREADABLE ? UNREADABLE : (cfg?.text_config as Record<string, unknown> | undefined)?.eos_token_id],
+    [
+      "config.json text_config",
+      "config.json",
+      cfg === UNREADABLE ? UNREADABLE : (cfg?.text_config as Record<string, unknown> | undefined)?.eos_token_id,
+    ],
   ];
   for (const [from, fileName, value] of candidates) {
     // A file that cannot be read may hold the answer: the ids are unknown, never a lower-priority file's.
@@ -99,7 +122,12 @@ export async function readEos(abs: string, dir: string, diag: Diagnostics): Prom
     if (value === undefined || value === null) continue;
     const ids = normaliseIds(value);
     if (ids === null) {
-      diag.warn("HUB_BAD_EOS", `eos_token_id ${JSON.stringify(value)} is not a token id (an int ≥ 0) or a list of them`, `${dir}/${fileName}`, null);
+      diag.warn(
+        "HUB_BAD_EOS",
+        `eos_token_id ${JSON.stringify(value)} is not a token id (an int ≥ 0) or a list of them`,
+        `${dir}/${fileName}`,
+        null,
+      );
       continue;
     }
     return { ids, from, chatTemplate };
@@ -121,13 +149,24 @@ const UNREADABLE: unique symbol = Symbol("unreadable");
  * A repo file as a JSON object: null when absent or not a JSON object
  * (`HUB_BAD_JSON`), {@link UNREADABLE} when it cannot be read (`HUB_UNREADABLE`).
  */
-async function readJson(abs: string, name: string, dir: string, diag: Diagnostics): Promise<Record<string, unknown> | null | typeof UNREADABLE> {
+async function readJson(
+  abs: string,
+  name: string,
+  dir: string,
+  diag: Diagnostics,
+): Promise<Record<string, unknown> | null | typeof UNREADABLE> {
   let text: string;
   try {
     text = await readFile(join(abs, name), "utf8");
   } catch (err) {
     if (fsErrorCode(err) === "ENOENT") return null;
-    warnUnreadable(diag, "HUB_UNREADABLE", `${dir}/${name}`, err, name === ".hub.json" ? "the repo's commit is unknown" : "the stop ids it may give are unknown");
+    warnUnreadable(
+      diag,
+      "HUB_UNREADABLE",
+      `${dir}/${name}`,
+      err,
+      name === ".hub.json" ? "the repo's commit is unknown" : "the stop ids it may give are unknown",
+    );
     return UNREADABLE;
   }
   try {
@@ -156,7 +195,10 @@ async function listDirs(dir: string, rel: string): Promise<string[]> {
 
 /** Whether a file is at `path` (readable or not: the chat template's place is what is recorded). */
 async function exists(path: string): Promise<boolean> {
-  return stat(path).then((st) => st.isFile(), () => false);
+  return stat(path).then(
+    (st) => st.isFile(),
+    () => false,
+  );
 }
 
 /** A parsed published repo name `{cell}.h{HHH|NA}.{family}.{step}` (index-card.md: Model id format). */
@@ -183,7 +225,10 @@ export function parsePublishedName(name: string, cellNames: string[]): Published
 }
 
 /** Parses a spare repo name `<cell>.<family>.step_<N>` (SOURCES.md: hub/). */
-export function parseSpareName(name: string, cellNames: string[]): { cell: string; family: string; step: number } | null {
+export function parseSpareName(
+  name: string,
+  cellNames: string[],
+): { cell: string; family: string; step: number } | null {
   const sorted = [...cellNames].sort((a, b) => b.length - a.length);
   for (const cell of sorted) {
     if (!name.startsWith(`${cell}.`)) continue;

@@ -116,7 +116,14 @@ export async function readJanitorLog(
   const dir = join(sourcesDir, cell.cell, "janitor");
   const parts = await janitorParts(dir);
   const out: Observation[] = [];
-  const state: JanitorState = { lastUtcMs: null, freeForm: 0, inTraceback: false, seq: 0, anyLine: false, repeated: { first: [], second: 0 } };
+  const state: JanitorState = {
+    lastUtcMs: null,
+    freeForm: 0,
+    inTraceback: false,
+    seq: 0,
+    anyLine: false,
+    repeated: { first: [], second: 0 },
+  };
   let carry: { text: string; origin: Origin } | null = null;
   // copytruncate writes a few lines into both parts around a rotation (SOURCES.md: janitor): the
   // lines that open a part and repeat the end of the part before it are read once, in silence.
@@ -173,7 +180,12 @@ export async function readJanitorLog(
         }
       }
     } catch (err) {
-      diag.warn("JANITOR_UNREADABLE", `cannot read the rest of ${name}: ${fsReason(err)}; the other parts are used`, file, null);
+      diag.warn(
+        "JANITOR_UNREADABLE",
+        `cannot read the rest of ${name}: ${fsReason(err)}; the other parts are used`,
+        file,
+        null,
+      );
     }
     flushHead();
     previousTail = tail.slice(-ROTATION_OVERLAP_LINES);
@@ -192,12 +204,23 @@ export async function readJanitorLog(
     );
   }
   // A folder that cannot be listed is not a missing log: say why there is no janitor evidence.
-  const folderError = parts.length === 0 ? await readdir(dir).then(() => null, (err: unknown) => (fsErrorCode(err) === "ENOENT" ? null : err)) : null;
+  const folderError =
+    parts.length === 0
+      ? await readdir(dir).then(
+          () => null,
+          (err: unknown) => (fsErrorCode(err) === "ENOENT" ? null : err),
+        )
+      : null;
   if (folderError !== null) {
     warnUnreadable(diag, "JANITOR_UNREADABLE", relDir, folderError, "no janitor evidence");
   } else if (!state.anyLine) {
     const what = parts.length === 0 ? `no ${LOG} (nor a rotated part)` : `an empty janitor log (${parts.join(", ")})`;
-    diag.warn("JANITOR_MISSING", `cell "${cell.cell}" has ${what}: no janitor evidence`, `${relDir}/${parts.length === 0 ? LOG : parts[parts.length - 1]}`, null);
+    diag.warn(
+      "JANITOR_MISSING",
+      `cell "${cell.cell}" has ${what}: no janitor evidence`,
+      `${relDir}/${parts.length === 0 ? LOG : parts[parts.length - 1]}`,
+      null,
+    );
   }
   return out;
 }
@@ -206,7 +229,12 @@ export async function readJanitorLog(
 function cutLine(text: string, origin: Origin, state: JanitorState, diag: Diagnostics): void {
   if (text.trim() === "") return;
   state.anyLine = true;
-  diag.warn("JANITOR_CUT_LINE", `last line has no line end (the log was cut off while being written); skipped: ${clip(text.trim())}`, origin.file, origin.line);
+  diag.warn(
+    "JANITOR_CUT_LINE",
+    `last line has no line end (the log was cut off while being written); skipped: ${clip(text.trim())}`,
+    origin.file,
+    origin.line,
+  );
 }
 
 function handleLine(
@@ -229,7 +257,12 @@ function handleLine(
       return;
     }
     if (state.lastUtcMs !== null && utc < state.lastUtcMs - 1000) {
-      diag.warn("JANITOR_OUT_OF_ORDER", `time ${v2[1]} is earlier than the line before it (${new Date(state.lastUtcMs).toISOString()}); the janitor writes in time order`, origin.file, origin.line);
+      diag.warn(
+        "JANITOR_OUT_OF_ORDER",
+        `time ${v2[1]} is earlier than the line before it (${new Date(state.lastUtcMs).toISOString()}); the janitor writes in time order`,
+        origin.file,
+        origin.line,
+      );
     }
     state.lastUtcMs = utc;
     handleV2(v2[2]!, utc, origin, cell, state, diag, out);
@@ -252,7 +285,12 @@ function handleLine(
       return;
     }
     if (state.lastUtcMs !== null && picked.utcMs < state.lastUtcMs - 1000) {
-      diag.warn("JANITOR_OUT_OF_ORDER", `local time ${trimmed.slice(0, 19)} (${cell.janitor_tz}) is earlier than the line before it (${new Date(state.lastUtcMs).toISOString()}) in every reading; the janitor writes in time order`, origin.file, origin.line);
+      diag.warn(
+        "JANITOR_OUT_OF_ORDER",
+        `local time ${trimmed.slice(0, 19)} (${cell.janitor_tz}) is earlier than the line before it (${new Date(state.lastUtcMs).toISOString()}) in every reading; the janitor writes in time order`,
+        origin.file,
+        origin.line,
+      );
     } else if (candidates.utcMs.length === 2) {
       if (picked.utcMs === candidates.utcMs[0]) state.repeated.first.push(origin);
       else state.repeated.second += 1;
@@ -261,16 +299,31 @@ function handleLine(
     handleV1(rest!, picked.utcMs, picked.note, origin, cell, state, diag, out);
     return;
   }
-  if (state.inTraceback && (/^\s/.test(text) || /^Traceback \(most recent call last\):/.test(trimmed) || /^[\w.]+(Error|Exception)\b/.test(trimmed))) {
+  if (
+    state.inTraceback &&
+    (/^\s/.test(text) ||
+      /^Traceback \(most recent call last\):/.test(trimmed) ||
+      /^[\w.]+(Error|Exception)\b/.test(trimmed))
+  ) {
     return;
   }
   // Free-form lines without a time (startup banners, "Terminated", library warnings) carry no
   // evidence (SOURCES.md: janitor). Warn only where something may be lost: garbage, or a line
   // that names a checkpoint or an action but fits neither format.
   if (/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text)) {
-    diag.warn("JANITOR_JUNK_LINE", `binary or garbled line skipped: ${clip(JSON.stringify(trimmed))}`, origin.file, origin.line);
+    diag.warn(
+      "JANITOR_JUNK_LINE",
+      `binary or garbled line skipped: ${clip(JSON.stringify(trimmed))}`,
+      origin.file,
+      origin.line,
+    );
   } else if (/weights\/step_|action=|\barchived?\b|\bstep=/.test(trimmed)) {
-    diag.warn("JANITOR_UNPARSED_LINE", `names a checkpoint or action but fits neither janitor format: ${clip(trimmed)}`, origin.file, origin.line);
+    diag.warn(
+      "JANITOR_UNPARSED_LINE",
+      `names a checkpoint or action but fits neither janitor format: ${clip(trimmed)}`,
+      origin.file,
+      origin.line,
+    );
   } else {
     state.freeForm += 1;
   }
@@ -292,7 +345,11 @@ function handleV2(
   // of every key); a later duplicate wins, as before. Quoted values are still decoded,
   // so a broken one throws as it always did.
   const kv: { action?: string; family?: string; step?: string; src_mtime?: string; dest?: string } = {
-    action: undefined, family: undefined, step: undefined, src_mtime: undefined, dest: undefined,
+    action: undefined,
+    family: undefined,
+    step: undefined,
+    src_mtime: undefined,
+    dest: undefined,
   };
   KV_RE.lastIndex = 0;
   for (let m = KV_RE.exec(body); m !== null; m = KV_RE.exec(body)) {
@@ -311,26 +368,51 @@ function handleV2(
   }
   const familyDir = kv.family;
   if (familyDir.startsWith("/") || familyDir.split("/").some((p) => p === "" || p === "." || p === "..")) {
-    diag.warn("JANITOR_BAD_FIELD", `family=${JSON.stringify(familyDir)} is not a directory name under pvc_root`, origin.file, origin.line);
+    diag.warn(
+      "JANITOR_BAD_FIELD",
+      `family=${JSON.stringify(familyDir)} is not a directory name under pvc_root`,
+      origin.file,
+      origin.line,
+    );
     return;
   }
   const family = familyIdOf(cell, familyDir.split("/").pop()!);
   if (action === "archive") {
     if (kv.src_mtime === undefined || !/^\d+(\.\d+)?$/.test(kv.src_mtime) || !isTimeMs(Number(kv.src_mtime) * 1000)) {
-      diag.warn("JANITOR_BAD_FIELD", `archive line without a usable src_mtime (${kv.src_mtime ?? "missing"})`, origin.file, origin.line);
+      diag.warn(
+        "JANITOR_BAD_FIELD",
+        `archive line without a usable src_mtime (${kv.src_mtime ?? "missing"})`,
+        origin.file,
+        origin.line,
+      );
       return;
     }
     const srcMs = Number(kv.src_mtime) * 1000;
     out.push({
-      cell: cell.cell, family, step, kind: "janitor_archive", familyDir, utcMs: srcMs,
-      timeNote: "v2 src_mtime (exact write time)", origin, extractor: "janitor-log",
+      cell: cell.cell,
+      family,
+      step,
+      kind: "janitor_archive",
+      familyDir,
+      utcMs: srcMs,
+      timeNote: "v2 src_mtime (exact write time)",
+      origin,
+      extractor: "janitor-log",
       detail: { version: "v2", action, dest: kv.dest ?? null, actionUtc: new Date(utcMs).toISOString() },
       seq: state.seq++,
     });
   } else {
     out.push({
-      cell: cell.cell, family, step, kind: "janitor_other", familyDir, utcMs: null, timeNote: null, origin,
-      extractor: "janitor-log", detail: { version: "v2", action, dest: kv.dest ?? null, actionUtc: new Date(utcMs).toISOString() },
+      cell: cell.cell,
+      family,
+      step,
+      kind: "janitor_other",
+      familyDir,
+      utcMs: null,
+      timeNote: null,
+      origin,
+      extractor: "janitor-log",
+      detail: { version: "v2", action, dest: kv.dest ?? null, actionUtc: new Date(utcMs).toISOString() },
       seq: state.seq++,
     });
   }
@@ -352,12 +434,13 @@ function handleV1(
   if (!m) {
     // A checkpoint path whose step is not a number would otherwise vanish without a word.
     const bad = [...body.matchAll(/\/weights\/step_([^\s/:,;]*)/g)].find((x) => parseStep(x[1]!) === null);
-    if (bad) diag.warn("JANITOR_BAD_FIELD", `step_${bad[1]} is not a step number: ${clip(body)}`, origin.file, origin.line);
+    if (bad)
+      diag.warn("JANITOR_BAD_FIELD", `step_${bad[1]} is not a step number: ${clip(body)}`, origin.file, origin.line);
     return; // startup or free-form message with a time
   }
   const path = m[2]!;
   const root = cell.pvc_root.replace(/\/+$/, "");
-  if (!path.startsWith(root + "/")) {
+  if (!path.startsWith(`${root}/`)) {
     diag.warn("JANITOR_OUTSIDE_ROOT", `path ${path} is not under pvc_root ${root}`, origin.file, origin.line);
     return;
   }
@@ -376,9 +459,16 @@ function handleV1(
   const family = familyIdOf(cell, familyDir.split("/").pop()!);
   const archived = verb === "archived" || verb === "archive";
   out.push({
-    cell: cell.cell, family, step, kind: archived ? "janitor_archive" : "janitor_other", familyDir,
-    utcMs: archived ? utcMs : null, timeNote: archived ? `v1 action time, ${note}` : null, origin,
-    extractor: "janitor-log", detail: { version: "v1", action: verb, dest: m[3] ?? null, actionUtc: new Date(utcMs).toISOString() },
+    cell: cell.cell,
+    family,
+    step,
+    kind: archived ? "janitor_archive" : "janitor_other",
+    familyDir,
+    utcMs: archived ? utcMs : null,
+    timeNote: archived ? `v1 action time, ${note}` : null,
+    origin,
+    extractor: "janitor-log",
+    detail: { version: "v1", action: verb, dest: m[3] ?? null, actionUtc: new Date(utcMs).toISOString() },
     seq: state.seq++,
   });
 }

@@ -58,22 +58,41 @@ export function observePvcEntry(
   // slash, bytes that are not UTF-8. Skipped with the line named, never read as another checkpoint.
   // (`find <pvc_root>/` prints its starting point with the slash it was given: that one is fine.)
   if (path.includes("\t") || (path.endsWith("/") && path !== "/" && path !== `${root}/`) || path.includes("\ufffd")) {
-    const why = path.includes("\t") ? "holds a tab (two lines run together?)" : path.endsWith("/") ? "ends with /" : "is not valid UTF-8";
+    const why = path.includes("\t")
+      ? "holds a tab (two lines run together?)"
+      : path.endsWith("/")
+        ? "ends with /"
+        : "is not valid UTF-8";
     diag.warn("PVC_BAD_LINE", `path ${JSON.stringify(path)} ${why}; skipped`, entry.origin.file, entry.origin.line);
     return null;
   }
   if (path.includes("//")) path = path.replace(/\/{2,}/g, "/"); // the same directory on POSIX
   if (root.startsWith(path) && path !== root) {
-    diag.warn("PVC_CUT_LINE", `path ${JSON.stringify(path)} is cut short (a prefix of pvc_root); skipped`, entry.origin.file, entry.origin.line);
+    diag.warn(
+      "PVC_CUT_LINE",
+      `path ${JSON.stringify(path)} is cut short (a prefix of pvc_root); skipped`,
+      entry.origin.file,
+      entry.origin.line,
+    );
     return null;
   }
   if (path !== root && !path.startsWith(prefix)) {
-    diag.warn("PVC_OUTSIDE_ROOT", `path ${JSON.stringify(path)} is not under pvc_root ${root}`, entry.origin.file, entry.origin.line);
+    diag.warn(
+      "PVC_OUTSIDE_ROOT",
+      `path ${JSON.stringify(path)} is not under pvc_root ${root}`,
+      entry.origin.file,
+      entry.origin.line,
+    );
     return null;
   }
   const rel = path.slice(root.length + 1);
   if ((rel.charCodeAt(0) === 46 || rel.includes("/.")) && DOT_PART_RE.test(rel)) {
-    diag.warn("PVC_OUTSIDE_ROOT", `path ${JSON.stringify(path)} has a "." or ".." part`, entry.origin.file, entry.origin.line);
+    diag.warn(
+      "PVC_OUTSIDE_ROOT",
+      `path ${JSON.stringify(path)} has a "." or ".." part`,
+      entry.origin.file,
+      entry.origin.line,
+    );
     return null;
   }
   if (!rel.includes("/weights/step_")) return null; // most entries: no regex needed
@@ -85,7 +104,13 @@ export function observePvcEntry(
   const step = parseStep(m[2]!);
   const child = m[3];
   if (step === null) {
-    if (child === "STABLE") diag.warn("PVC_BAD_STEP", `step_${m[2]} in ${JSON.stringify(path)} is not a step number; skipped`, entry.origin.file, entry.origin.line);
+    if (child === "STABLE")
+      diag.warn(
+        "PVC_BAD_STEP",
+        `step_${m[2]} in ${JSON.stringify(path)} is not a step number; skipped`,
+        entry.origin.file,
+        entry.origin.line,
+      );
     return null;
   }
   let kind: Observation["kind"];
@@ -95,7 +120,12 @@ export function observePvcEntry(
   } else if (child === "STABLE") {
     if (entry.type !== "f") {
       // The marker is an empty file; anything else named STABLE is not the marker.
-      diag.warn("PVC_BAD_LINE", `STABLE in ${JSON.stringify(path)} is of type "${entry.type}", not a file; not taken as the marker`, entry.origin.file, entry.origin.line);
+      diag.warn(
+        "PVC_BAD_LINE",
+        `STABLE in ${JSON.stringify(path)} is of type "${entry.type}", not a file; not taken as the marker`,
+        entry.origin.file,
+        entry.origin.line,
+      );
       return null;
     }
     kind = "pvc_stable";
@@ -120,7 +150,7 @@ export function observePvcEntry(
   };
 }
 
-const TSV_EPOCH_RE = /^\d+(?:\.\d+)?$/;
+const _TSV_EPOCH_RE = /^\d+(?:\.\d+)?$/;
 
 /**
  * Streams `pvc/listing.tsv`, captured with `find <pvc_root> -printf
@@ -157,7 +187,8 @@ export async function* readListingTsvBatches(
     }
     if (batch.length > 0) yield batch;
   }
-  if (!seen) diag.warn("PVC_LISTING_EMPTY", "the listing has no entries: no checkpoint on the PVC can be seen", file, null);
+  if (!seen)
+    diag.warn("PVC_LISTING_EMPTY", "the listing has no entries: no checkpoint on the PVC can be seen", file, null);
 }
 
 const isDigits = (s: string): boolean => {
@@ -173,25 +204,48 @@ const isDigits = (s: string): boolean => {
 function listingTsvEntry(line: Line, file: string, diag: Diagnostics): PvcEntry | null {
   const text = line.text;
   if (line.unterminated) {
-    diag.warn("PVC_CUT_LINE", `last line has no line end (capture interrupted); skipped: ${clip(text)}`, file, line.lineNo);
+    diag.warn(
+      "PVC_CUT_LINE",
+      `last line has no line end (capture interrupted); skipped: ${clip(text)}`,
+      file,
+      line.lineNo,
+    );
     return null;
   }
   const t1 = text.indexOf("\t");
   const t2 = t1 < 0 ? -1 : text.indexOf("\t", t1 + 1);
   const t3 = t2 < 0 ? -1 : text.indexOf("\t", t2 + 1);
   if (t3 < 0) {
-    diag.warn("PVC_BAD_LINE", `expected 4 tab-separated fields, found ${text.split("\t").length}: ${clip(text)}`, file, line.lineNo);
+    diag.warn(
+      "PVC_BAD_LINE",
+      `expected 4 tab-separated fields, found ${text.split("\t").length}: ${clip(text)}`,
+      file,
+      line.lineNo,
+    );
     return null;
   }
   const mtimeMs = epochMsAt(text, 0, t1);
   const type = text.slice(t1 + 1, t2);
   const size = text.slice(t2 + 1, t3);
   const path = text.slice(t3 + 1);
-  if (Number.isNaN(mtimeMs) || type.length !== 1 || !"fdlpscbD".includes(type) || !isDigits(size) || !path.startsWith("/") || !isTimeMs(mtimeMs)) {
+  if (
+    Number.isNaN(mtimeMs) ||
+    type.length !== 1 ||
+    !"fdlpscbD".includes(type) ||
+    !isDigits(size) ||
+    !path.startsWith("/") ||
+    !isTimeMs(mtimeMs)
+  ) {
     diag.warn("PVC_BAD_LINE", `unreadable fields: ${clip(text)}`, file, line.lineNo);
     return null;
   }
-  return { mtimeMs, type, sizeBytes: Number(size), path, origin: { file, line: line.lineNo, offset: line.offset, raw: text } };
+  return {
+    mtimeMs,
+    type,
+    sizeBytes: Number(size),
+    path,
+    origin: { file, line: line.lineNo, offset: line.offset, raw: text },
+  };
 }
 
 const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
@@ -279,7 +333,12 @@ export async function* readLsLRBatches(
       if (text === "" || /^total \d+$/.test(text)) continue;
       const origin: Origin = { file, line: line.lineNo, offset: line.offset, raw: text };
       if (line.unterminated) {
-        diag.warn("PVC_CUT_LINE", `last line has no line end (capture interrupted); skipped: ${clip(text)}`, file, line.lineNo);
+        diag.warn(
+          "PVC_CUT_LINE",
+          `last line has no line end (capture interrupted); skipped: ${clip(text)}`,
+          file,
+          line.lineNo,
+        );
         continue;
       }
       if (text.startsWith("/") && text.endsWith(":")) {
@@ -297,10 +356,24 @@ export async function* readLsLRBatches(
         );
       }
       if (!m || dir === null) {
-        diag.warn("PVC_BAD_LINE", dir === null ? `entry before any "<dir>:" header: ${clip(text)}` : `unreadable ls entry: ${clip(text)}`, file, line.lineNo);
+        diag.warn(
+          "PVC_BAD_LINE",
+          dir === null ? `entry before any "<dir>:" header: ${clip(text)}` : `unreadable ls entry: ${clip(text)}`,
+          file,
+          line.lineNo,
+        );
         continue;
       }
-      const [, t, size, day, hms, frac = "", offset, nameField] = m as unknown as [string, string, string, string, string, string | undefined, string, string];
+      const [, t, size, day, hms, frac = "", offset, nameField] = m as unknown as [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string | undefined,
+        string,
+        string,
+      ];
       const type = t === "-" ? "f" : t;
       const name = type === "l" ? nameField.split(" -> ")[0]! : nameField;
       const sign = offset.startsWith("-") ? -1 : 1;
@@ -311,7 +384,8 @@ export async function* readLsLRBatches(
     }
     if (batch.length > 0) yield batch;
   }
-  if (!seen) diag.warn("PVC_LISTING_EMPTY", "the listing has no entries: no checkpoint on the PVC can be seen", file, null);
+  if (!seen)
+    diag.warn("PVC_LISTING_EMPTY", "the listing has no entries: no checkpoint on the PVC can be seen", file, null);
 }
 
 /** Shortens a raw line for a message. */

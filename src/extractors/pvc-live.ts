@@ -37,7 +37,8 @@ const UNLISTABLE = /[\t\n\r\u2028\u2029\ufffd]/;
 export function unlistableName(name: string): string | null {
   if (/[\n\r\u2028\u2029]/.test(name)) return "has a line break in its name, which a listing line cannot hold";
   if (name.includes("\t")) return "has a tab in its name, which a listing line cannot hold (it separates the fields)";
-  if (name.includes("\ufffd")) return "has a name that is not valid UTF-8 (or holds U+FFFD), which a listing cannot name";
+  if (name.includes("\ufffd"))
+    return "has a name that is not valid UTF-8 (or holds U+FFFD), which a listing cannot name";
   return null;
 }
 
@@ -129,14 +130,21 @@ export async function* readPvcTree(dir: string, opts: PvcTreeOptions): AsyncGene
       lstatBase(path, { bigint: true }, (err, st) => {
         if (err) {
           const parent = pvcPathOf(posix.dirname(path));
-          failures.push({ dir: parent, message: `cannot lstat ${pvcPathOf(path)} (${errCode(err)}): the entries of ${parent} are not read` });
+          failures.push({
+            dir: parent,
+            message: `cannot lstat ${pvcPathOf(path)} (${errCode(err)}): the entries of ${parent} are not read`,
+          });
         }
         cb(err, st);
       })) as unknown as fg.FileSystemAdapter["lstat"],
     readdir: ((path: string, ...rest: unknown[]) => {
       const cb = rest.pop() as (err: NodeJS.ErrnoException | null, names: unknown) => void;
       const wrapped = (err: NodeJS.ErrnoException | null, names: unknown): void => {
-        if (err) failures.push({ dir: pvcPathOf(path), message: `cannot read directory ${pvcPathOf(path)} (${errCode(err)}): its entries are not listed` });
+        if (err)
+          failures.push({
+            dir: pvcPathOf(path),
+            message: `cannot read directory ${pvcPathOf(path)} (${errCode(err)}): its entries are not listed`,
+          });
         else if (Array.isArray(names)) {
           // Names a listing cannot hold are taken out of the walk here (so fast-glob never lstats nor descends into
           // them: a name that is not UTF-8 cannot even be lstat'ed, which would lose its whole directory) and warned.
@@ -148,10 +156,19 @@ export async function* readPvcTree(dir: string, opts: PvcTreeOptions): AsyncGene
               kept.push(n);
               continue;
             }
-            const isDir = typeof n !== "string" && n.isDirectory ? n.isDirectory() : lstatSyncOrNull(posix.join(path, name))?.isDirectory();
+            const isDir =
+              typeof n !== "string" && n.isDirectory
+                ? n.isDirectory()
+                : lstatSyncOrNull(posix.join(path, name))?.isDirectory();
             const what = isDir ? "the directory" : "the entry";
-            const quoted = JSON.stringify(name).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029").replace(/\ufffd/g, "\\ufffd");
-            badNames.push({ dir: pvcPathOf(path), message: `${what} ${quoted} in ${pvcPathOf(path)} ${why}: it is not listed${what === "the directory" ? ", nor anything below it" : ""}` });
+            const quoted = JSON.stringify(name)
+              .replace(/\u2028/g, "\\u2028")
+              .replace(/\u2029/g, "\\u2029")
+              .replace(/\ufffd/g, "\\ufffd");
+            badNames.push({
+              dir: pvcPathOf(path),
+              message: `${what} ${quoted} in ${pvcPathOf(path)} ${why}: it is not listed${what === "the directory" ? ", nor anything below it" : ""}`,
+            });
           }
           if (kept.length !== names.length) names = kept;
         }

@@ -75,31 +75,56 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
         if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not an object");
         ev = parsed as Record<string, unknown>;
       } catch (err) {
-        diag.warn("SUPERVISOR_BAD_LINE", `not a JSON object (${(err as Error).message}): ${clip(line.text)}`, file, line.lineNo);
+        diag.warn(
+          "SUPERVISOR_BAD_LINE",
+          `not a JSON object (${(err as Error).message}): ${clip(line.text)}`,
+          file,
+          line.lineNo,
+        );
         continue;
       }
       const ms = typeof ev.ts === "string" ? parseIsoTime(ev.ts) : NaN;
       if (Number.isNaN(ms)) {
         if (ev.event === "run_start") badRunStart ??= line.lineNo;
-        diag.warn("SUPERVISOR_BAD_LINE", `event without a valid "ts" (ISO time with offset): ${clip(line.text)}`, file, line.lineNo);
+        diag.warn(
+          "SUPERVISOR_BAD_LINE",
+          `event without a valid "ts" (ISO time with offset): ${clip(line.text)}`,
+          file,
+          line.lineNo,
+        );
         continue;
       }
       eventCount += 1;
       if (latest && ms < latest.ms) {
-        diag.warn("SUPERVISOR_OUT_OF_ORDER", `event at ${ev.ts as string} is earlier than the event on line ${latest.line} (${new Date(latest.ms).toISOString()}); the history is written in time order`, file, line.lineNo);
+        diag.warn(
+          "SUPERVISOR_OUT_OF_ORDER",
+          `event at ${ev.ts as string} is earlier than the event on line ${latest.line} (${new Date(latest.ms).toISOString()}); the history is written in time order`,
+          file,
+          line.lineNo,
+        );
       }
       if (!latest || ms >= latest.ms) latest = { ms, line: line.lineNo };
       switch (ev.event) {
         case "run_start":
           if (runStart) {
-            diag.warn("SUPERVISOR_DUPLICATE_RUN_START", `second run_start at ${ev.ts as string}; the first (line ${runStart.origin.line}) is used`, file, line.lineNo);
+            diag.warn(
+              "SUPERVISOR_DUPLICATE_RUN_START",
+              `second run_start at ${ev.ts as string}; the first (line ${runStart.origin.line}) is used`,
+              file,
+              line.lineNo,
+            );
           } else {
             runStart = { ms, origin };
           }
           break;
         case "run_end":
           if (runEnd) {
-            diag.warn("SUPERVISOR_DUPLICATE_RUN_END", `second run_end at ${ev.ts as string}; the first (line ${runEnd.line}) is used`, file, line.lineNo);
+            diag.warn(
+              "SUPERVISOR_DUPLICATE_RUN_END",
+              `second run_end at ${ev.ts as string}; the first (line ${runEnd.line}) is used`,
+              file,
+              line.lineNo,
+            );
           } else {
             runEnd = { ms, line: line.lineNo };
           }
@@ -127,16 +152,29 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
         case "fallback": {
           const path = typeof ev.checkpoint === "string" ? ev.checkpoint : "";
           const root = cell.pvc_root.replace(/\/+$/, "");
-          const m = path.startsWith(root + "/") ? STEP_PATH_RE.exec(path.slice(root.length + 1)) : null;
+          const m = path.startsWith(`${root}/`) ? STEP_PATH_RE.exec(path.slice(root.length + 1)) : null;
           if (!m || m[1]!.split("/").some((p) => p === "" || p === "." || p === "..") || parseStep(m[2]!) === null) {
-            diag.warn("SUPERVISOR_BAD_CHECKPOINT", `${String(ev.event)} names ${JSON.stringify(ev.checkpoint)}, not <pvc_root>/<family>/weights/step_<N>`, file, line.lineNo);
+            diag.warn(
+              "SUPERVISOR_BAD_CHECKPOINT",
+              `${String(ev.event)} names ${JSON.stringify(ev.checkpoint)}, not <pvc_root>/<family>/weights/step_<N>`,
+              file,
+              line.lineNo,
+            );
             break;
           }
           const familyDir = m[1]!;
           roleEvents.push({
-            cell: cell.cell, family: familyIdOf(cell, familyDir.split("/").pop()!), step: Number(m[2]),
-            kind: "supervisor_role", familyDir, utcMs: ms, timeNote: "event time (not a write time)", origin,
-            extractor: "supervisor", detail: { role: ev.event === "submit" ? "SUBMITTED" : "fallback", path }, seq: seq++,
+            cell: cell.cell,
+            family: familyIdOf(cell, familyDir.split("/").pop()!),
+            step: Number(m[2]),
+            kind: "supervisor_role",
+            familyDir,
+            utcMs: ms,
+            timeNote: "event time (not a write time)",
+            origin,
+            extractor: "supervisor",
+            detail: { role: ev.event === "submit" ? "SUBMITTED" : "fallback", path },
+            seq: seq++,
           });
           break;
         }
@@ -148,7 +186,12 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
           const meant = KNOWN_EVENTS.find((k) => k.replace(/_/g, "") === squashed);
           if (!unknownEvents.has(name)) unknownEvents.set(name, line.lineNo);
           if (meant) {
-            diag.warn("SUPERVISOR_MISSPELLED_EVENT", `event "${name}" is not "${meant}" as written; ignored like any unknown event`, file, line.lineNo);
+            diag.warn(
+              "SUPERVISOR_MISSPELLED_EVENT",
+              `event "${name}" is not "${meant}" as written; ignored like any unknown event`,
+              file,
+              line.lineNo,
+            );
           }
           break;
         }
@@ -162,28 +205,63 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
   }
   if (!runStart) {
     throw badRunStart !== null
-      ? new InputError("SUPERVISOR_NO_RUN_START", `cell "${cell.cell}": the run_start event has no valid "ts" (ISO time with an offset), so its hours cannot be computed`, file, badRunStart)
-      : new InputError("SUPERVISOR_NO_RUN_START", `cell "${cell.cell}" has no run_start event: its hours cannot be computed`, file);
+      ? new InputError(
+          "SUPERVISOR_NO_RUN_START",
+          `cell "${cell.cell}": the run_start event has no valid "ts" (ISO time with an offset), so its hours cannot be computed`,
+          file,
+          badRunStart,
+        )
+      : new InputError(
+          "SUPERVISOR_NO_RUN_START",
+          `cell "${cell.cell}" has no run_start event: its hours cannot be computed`,
+          file,
+        );
   }
   pauses.forEach((p, i) => {
-    if (p.startMs < runStart!.ms) diag.warn("SUPERVISOR_UNPAIRED_PAUSE", `pause at ${new Date(p.startMs).toISOString()} is before run_start`, file, pauseLines[i]!);
+    if (p.startMs < runStart!.ms)
+      diag.warn(
+        "SUPERVISOR_UNPAIRED_PAUSE",
+        `pause at ${new Date(p.startMs).toISOString()} is before run_start`,
+        file,
+        pauseLines[i]!,
+      );
   });
   const last = pauses[pauses.length - 1];
   if (last && last.endMs === null && (!runEnd || runEnd.ms < last.startMs)) {
-    diag.warn("SUPERVISOR_UNPAIRED_PAUSE", `pause at ${new Date(last.startMs).toISOString()} is never resumed and no run_end follows: the budget clock stops there, and so does the run`, file, pauseLines[pauses.length - 1]!);
+    diag.warn(
+      "SUPERVISOR_UNPAIRED_PAUSE",
+      `pause at ${new Date(last.startMs).toISOString()} is never resumed and no run_end follows: the budget clock stops there, and so does the run`,
+      file,
+      pauseLines[pauses.length - 1]!,
+    );
   } else if (last && last.endMs === null && runEnd) {
     // A missing (or unreadable) resume freezes the clock until run_end: every later write gets one hour.
     const frozenH = (runEnd.ms - last.startMs) / 3_600_000;
-    diag.warn("SUPERVISOR_UNPAIRED_PAUSE", `pause at ${new Date(last.startMs).toISOString()} is never resumed: how much of the ${frozenH.toFixed(2)} h of wall time up to run_end the budget clock ran is unknown, so checkpoints written then get no hour (HOUR_IN_UNRESUMED_PAUSE)`, file, pauseLines[pauses.length - 1]!);
+    diag.warn(
+      "SUPERVISOR_UNPAIRED_PAUSE",
+      `pause at ${new Date(last.startMs).toISOString()} is never resumed: how much of the ${frozenH.toFixed(2)} h of wall time up to run_end the budget clock ran is unknown, so checkpoints written then get no hour (HOUR_IN_UNRESUMED_PAUSE)`,
+      file,
+      pauseLines[pauses.length - 1]!,
+    );
   }
   let runEndMs: number | null = runEnd?.ms ?? null;
   if (runEnd && runEnd.ms < runStart.ms) {
-    diag.warn("SUPERVISOR_BAD_RUN_END", `run_end at ${new Date(runEnd.ms).toISOString()} is before run_start (line ${runStart.origin.line}); ignored: the run ends at 100 budget hours`, file, runEnd.line);
+    diag.warn(
+      "SUPERVISOR_BAD_RUN_END",
+      `run_end at ${new Date(runEnd.ms).toISOString()} is before run_start (line ${runStart.origin.line}); ignored: the run ends at 100 budget hours`,
+      file,
+      runEnd.line,
+    );
     runEndMs = null;
   } else if (runEnd) {
     const h = new BudgetClock(runStart.ms, pauses).hourAt(runEnd.ms);
     if (h > RUN_END_LATE_H) {
-      diag.warn("SUPERVISOR_RUN_END_LATE", `run_end at ${new Date(runEnd.ms).toISOString()} is ${h.toFixed(2)} budget hours after run_start (a run lasts 100): copy-back mtimes before it would pass as write times`, file, runEnd.line);
+      diag.warn(
+        "SUPERVISOR_RUN_END_LATE",
+        `run_end at ${new Date(runEnd.ms).toISOString()} is ${h.toFixed(2)} budget hours after run_start (a run lasts 100): copy-back mtimes before it would pass as write times`,
+        file,
+        runEnd.line,
+      );
     }
   }
   if (!roleEvents.some((o) => (o.detail as { role?: string } | undefined)?.role === "SUBMITTED")) {

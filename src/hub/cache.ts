@@ -48,7 +48,12 @@ export class HubFileCache {
   async get(repoId: string, sha: string): Promise<CacheEntry | null> {
     const dir = this.entryDir(repoId, sha);
     try {
-      const marker = JSON.parse(await readFile(join(dir, MARKER), "utf8")) as { version?: number; repo?: string; sha?: string; files?: Record<string, string> };
+      const marker = JSON.parse(await readFile(join(dir, MARKER), "utf8")) as {
+        version?: number;
+        repo?: string;
+        sha?: string;
+        files?: Record<string, string>;
+      };
       if (marker.version !== 1 || marker.repo !== repoId || marker.sha !== sha || !marker.files) return null;
       const files: CacheEntry["files"] = {};
       for (const [name, state] of Object.entries(marker.files)) {

@@ -36,14 +36,25 @@ export function hubError(err: unknown, ctx: HubErrorContext): InputError {
   const scrub = (text: string): string => (ctx.accessToken ? text.split(ctx.accessToken).join("hf_***") : text);
   if (err instanceof InputError) return err;
   const where = redactUrl(ctx.hubUrl);
-  for (let c = (err as { cause?: unknown } | null)?.cause, depth = 0; c && depth < 8; c = (c as { cause?: unknown }).cause, depth++) {
+  for (
+    let c = (err as { cause?: unknown } | null)?.cause, depth = 0;
+    c && depth < 8;
+    c = (c as { cause?: unknown }).cause, depth++
+  ) {
     if (c instanceof HubRequestError) return hubError(c, ctx);
   }
   if (!(err instanceof HubRequestError) && !(err instanceof HubApiError) && isUnreachableCode(networkCode(err))) {
-    return new InputError("HUB_UNREACHABLE", scrub(`cannot reach the Hub (${networkCode(err)}); is the Hub at ${where} up (--hub-url, HF_ENDPOINT)?`));
+    return new InputError(
+      "HUB_UNREACHABLE",
+      scrub(`cannot reach the Hub (${networkCode(err)}); is the Hub at ${where} up (--hub-url, HF_ENDPOINT)?`),
+    );
   }
   if (err instanceof HubRequestError) {
-    if (err.kind === "unreachable") return new InputError("HUB_UNREACHABLE", scrub(`${err.message}; is the Hub at ${where} up (--hub-url, HF_ENDPOINT)?`));
+    if (err.kind === "unreachable")
+      return new InputError(
+        "HUB_UNREACHABLE",
+        scrub(`${err.message}; is the Hub at ${where} up (--hub-url, HF_ENDPOINT)?`),
+      );
     return new InputError("HUB_UNAVAILABLE", scrub(err.message));
   }
   if (err instanceof HubApiError) {
@@ -52,15 +63,27 @@ export function hubError(err: unknown, ctx: HubErrorContext): InputError {
       const token = ctx.accessToken
         ? `the token from ${ctx.tokenSource ?? "HF_TOKEN"} was ${err.statusCode === 401 ? "rejected" : "refused access"}: check it (and its write access)`
         : "no token is set: set HF_TOKEN, or log in (HF_TOKEN_PATH, $HF_HOME/token)";
-      return new InputError("HUB_ACCESS_DENIED", scrub(`the Hub answered ${err.statusCode} to ${url} (${firstLine(err.message)}): ${token}`));
+      return new InputError(
+        "HUB_ACCESS_DENIED",
+        scrub(`the Hub answered ${err.statusCode} to ${url} (${firstLine(err.message)}): ${token}`),
+      );
     }
     if (err.statusCode === 429 || (err.statusCode >= 500 && err.statusCode <= 599)) {
-      return new InputError("HUB_UNAVAILABLE", scrub(`the Hub answered ${err.statusCode} to ${url}: ${firstLine(err.message)}`));
+      return new InputError(
+        "HUB_UNAVAILABLE",
+        scrub(`the Hub answered ${err.statusCode} to ${url}: ${firstLine(err.message)}`),
+      );
     }
-    return new InputError("HUB_ERROR", scrub(`the Hub answered ${err.statusCode} to ${url}: ${firstLine(err.message)}`));
+    return new InputError(
+      "HUB_ERROR",
+      scrub(`the Hub answered ${err.statusCode} to ${url}: ${firstLine(err.message)}`),
+    );
   }
   const e = err as Error;
-  return new InputError("HUB_ERROR", scrub(`talking to the Hub at ${where} failed: ${e?.name ?? "Error"}: ${e?.message ?? String(err)}`));
+  return new InputError(
+    "HUB_ERROR",
+    scrub(`talking to the Hub at ${where} failed: ${e?.name ?? "Error"}: ${e?.message ?? String(err)}`),
+  );
 }
 
 /** The library's message without its `URL: ... Request ID: ...` trailer (the URL is named apart). */

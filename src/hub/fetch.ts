@@ -23,7 +23,13 @@ export interface RetryPolicy {
 }
 
 /** The defaults of {@link RetryPolicy}. */
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60_000, timeoutMs: 30_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxAttempts: 5,
+  baseDelayMs: 500,
+  maxDelayMs: 8000,
+  maxRetryAfterMs: 60_000,
+  timeoutMs: 30_000,
+};
 
 /** Counters of one {@link createHubFetch} instance. */
 export interface HubFetchStats {
@@ -76,7 +82,15 @@ const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 const RETRY_STATUS = (status: number, method: string): boolean =>
   status === 429 || (status >= 500 && status <= 599 && IDEMPOTENT.has(method));
 /** Network failures that mean "nothing is listening there": not retried, so a Hub that is down fails fast. */
-const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_NONAME", "ERR_INVALID_URL", "BAD_PORT"]);
+const UNREACHABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_NONAME",
+  "ERR_INVALID_URL",
+  "BAD_PORT",
+]);
 /** True when `code` (from {@link networkCode}) means nothing answers at that address: fail at once, never retried. */
 export function isUnreachableCode(code: string): boolean {
   return UNREACHABLE_CODES.has(code);
@@ -121,7 +135,8 @@ export function createHubFetch(opts: HubFetchOptions = {}): typeof fetch {
     let lastProblem = "";
     let lastStatus: number | null = null;
     for (let attempt = 1; ; attempt++) {
-      if (opts.signal?.aborted) throw new HubRequestError("aborted", method, shown, null, attempt - 1, `${method} ${shown}: aborted`);
+      if (opts.signal?.aborted)
+        throw new HubRequestError("aborted", method, shown, null, attempt - 1, `${method} ${shown}: aborted`);
       const signals = [AbortSignal.timeout(policy.timeoutMs), ...(opts.signal ? [opts.signal] : [])];
       let waitMs: number | null;
       if (stats) stats.requests += 1;
@@ -138,28 +153,58 @@ export function createHubFetch(opts: HubFetchOptions = {}): typeof fetch {
         lastProblem = `answered ${res.status}${res.statusText ? ` ${res.statusText}` : ""}`;
         const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"));
         if (retryAfterMs !== null && retryAfterMs > policy.maxRetryAfterMs) {
-          throw new HubRequestError("unavailable", method, shown, res.status, attempt,
-            `${method} ${shown} ${lastProblem} and asks to retry after ${Math.round(retryAfterMs / 1000)} s (more than ${policy.maxRetryAfterMs / 1000} s): giving up`);
+          throw new HubRequestError(
+            "unavailable",
+            method,
+            shown,
+            res.status,
+            attempt,
+            `${method} ${shown} ${lastProblem} and asks to retry after ${Math.round(retryAfterMs / 1000)} s (more than ${policy.maxRetryAfterMs / 1000} s): giving up`,
+          );
         }
         waitMs = retryAfterMs ?? backoffMs(policy, url, attempt);
       } catch (err) {
         if (err instanceof HubRequestError) throw err;
-        if (opts.signal?.aborted) throw new HubRequestError("aborted", method, shown, null, attempt, `${method} ${shown}: aborted`);
+        if (opts.signal?.aborted)
+          throw new HubRequestError("aborted", method, shown, null, attempt, `${method} ${shown}: aborted`);
         const code = networkCode(err);
         if (UNREACHABLE_CODES.has(code)) {
-          const why = code === "BAD_PORT" ? "BAD_PORT: fetch never connects to this port, one the Fetch standard blocks; give the Hub's real port" : code;
-          throw new HubRequestError("unreachable", method, shown, null, attempt, `cannot reach the Hub: ${method} ${shown} failed (${why})`);
+          const why =
+            code === "BAD_PORT"
+              ? "BAD_PORT: fetch never connects to this port, one the Fetch standard blocks; give the Hub's real port"
+              : code;
+          throw new HubRequestError(
+            "unreachable",
+            method,
+            shown,
+            null,
+            attempt,
+            `cannot reach the Hub: ${method} ${shown} failed (${why})`,
+          );
         }
         lastStatus = null;
         lastProblem = `failed (${code})`;
         if (!IDEMPOTENT.has(method)) {
-          throw new HubRequestError("unavailable", method, shown, null, attempt, `${method} ${shown} ${lastProblem}; not retried (it may have reached the Hub)`);
+          throw new HubRequestError(
+            "unavailable",
+            method,
+            shown,
+            null,
+            attempt,
+            `${method} ${shown} ${lastProblem}; not retried (it may have reached the Hub)`,
+          );
         }
         waitMs = backoffMs(policy, url, attempt);
       }
       if (attempt >= policy.maxAttempts) {
-        throw new HubRequestError("unavailable", method, shown, lastStatus, attempt,
-          `${method} ${shown} ${lastProblem} on each of ${attempt} attempts: giving up`);
+        throw new HubRequestError(
+          "unavailable",
+          method,
+          shown,
+          lastStatus,
+          attempt,
+          `${method} ${shown} ${lastProblem} on each of ${attempt} attempts: giving up`,
+        );
       }
       if (stats) stats.retries += 1;
       try {
@@ -196,7 +241,11 @@ export function parseRetryAfter(value: string | null): number | null {
 }
 
 /** The backoff before attempt `attempt + 1`: exponential, capped, with a deterministic jitter of ±25 %. */
-export function backoffMs(policy: Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs">, url: string, attempt: number): number {
+export function backoffMs(
+  policy: Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs">,
+  url: string,
+  attempt: number,
+): number {
   const raw = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   return Math.round(raw * (0.75 + 0.5 * (fnv1a(`${url}#${attempt}`) / 0xffffffff)));
 }

@@ -26,7 +26,12 @@ import { checkOutFolder, makeFolder } from "../util/out-folder.js";
 import { OUT_MARKER, checkFolderOwned, markerOfFolder } from "../util/out-owner.js";
 
 /** The small files of a repo that the manifest reads (SOURCES.md: hub/), in this order. */
-export const SMALL_FILES = ["config.json", "generation_config.json", "tokenizer_config.json", "chat_template.jinja"] as const;
+export const SMALL_FILES = [
+  "config.json",
+  "generation_config.json",
+  "tokenizer_config.json",
+  "chat_template.jinja",
+] as const;
 
 /** The public Hub, when neither `--hub-url` nor `HF_ENDPOINT` says otherwise. */
 export const DEFAULT_HUB_URL = "https://huggingface.co";
@@ -144,7 +149,13 @@ export async function fetchHubRepos(
   const log = opts.log ?? (() => {});
   const stats: LiveHubStats = { requests: 0, retries: 0, repos: 0, cached: 0, downloaded: 0 };
   const controller = new AbortController();
-  const hubFetch = createHubFetch({ fetch: opts.fetch, retry: opts.retry, signal: controller.signal, stats, hubUrl: opts.hubUrl });
+  const hubFetch = createHubFetch({
+    fetch: opts.fetch,
+    retry: opts.retry,
+    signal: controller.signal,
+    stats,
+    hubUrl: opts.hubUrl,
+  });
   const common = { hubUrl: opts.hubUrl, accessToken: opts.accessToken, fetch: hubFetch };
   const cache = new HubFileCache(opts.cacheDir);
   try {
@@ -155,17 +166,34 @@ export async function fetchHubRepos(
       log(`hub: listing ${owner} at ${redactUrl(opts.hubUrl)}`);
       const out: Listed[] = [];
       for await (const m of listModels({ ...common, search: { owner }, additionalFields: fields })) {
-        out.push({ id: m.name, sha: m.sha, lastModified: isoOrNull(m.updatedAt), createdAt: m.createdAt, filePaths: m.filePaths });
+        out.push({
+          id: m.name,
+          sha: m.sha,
+          lastModified: isoOrNull(m.updatedAt),
+          createdAt: m.createdAt,
+          filePaths: m.filePaths,
+        });
       }
       return out;
     });
     const baseline = (async (): Promise<Listed[]> => {
       try {
         const m = await modelInfo({ ...common, name: want.baseline, additionalFields: fields });
-        return [{ id: m.name, sha: m.sha, lastModified: isoOrNull(m.updatedAt), createdAt: m.createdAt, filePaths: m.filePaths }];
+        return [
+          {
+            id: m.name,
+            sha: m.sha,
+            lastModified: isoOrNull(m.updatedAt),
+            createdAt: m.createdAt,
+            filePaths: m.filePaths,
+          },
+        ];
       } catch (err) {
         if (err instanceof HubApiError && err.statusCode === 404) {
-          throw new InputError("BASELINE_MISSING", `the baseline ${want.baseline} is not on the Hub at ${redactUrl(opts.hubUrl)}: the baseline row needs its eos files`);
+          throw new InputError(
+            "BASELINE_MISSING",
+            `the baseline ${want.baseline} is not on the Hub at ${redactUrl(opts.hubUrl)}: the baseline row needs its eos files`,
+          );
         }
         throw err;
       }
@@ -178,7 +206,12 @@ export async function fetchHubRepos(
       if (seen.has(m.id)) continue;
       seen.add(m.id);
       if (!REPO_ID_RE.test(m.id) || m.id.split("/").some((p) => p === "." || p === "..")) {
-        diag.warn("HUB_BAD_REPO_ID", `the Hub listed a repo id ${JSON.stringify(m.id)} that is not owner/name; skipped`, null, null);
+        diag.warn(
+          "HUB_BAD_REPO_ID",
+          `the Hub listed a repo id ${JSON.stringify(m.id)} that is not owner/name; skipped`,
+          null,
+          null,
+        );
         continue;
       }
       todo.push(m);
@@ -202,7 +235,13 @@ export async function fetchHubRepos(
               contents.set(file, null);
               continue;
             }
-            const blob = await downloadFile({ ...common, repo: { type: "model", name: m.id }, path: file, revision: sha ?? "main", xet: false });
+            const blob = await downloadFile({
+              ...common,
+              repo: { type: "model", name: m.id },
+              path: file,
+              revision: sha ?? "main",
+              xet: false,
+            });
             contents.set(file, blob ? Buffer.from(await blob.arrayBuffer()) : null);
           }
           // No commit from the Hub (never seen on huggingface.co): stored under a hash of the contents, never looked up.
@@ -213,7 +252,9 @@ export async function fetchHubRepos(
       }),
     );
     const repos = await settleAll(tasks, controller);
-    log(`hub: ${stats.repos} repos, ${stats.cached} from the cache, ${stats.downloaded} downloaded; ${stats.requests} requests, ${stats.retries} retried`);
+    log(
+      `hub: ${stats.repos} repos, ${stats.cached} from the cache, ${stats.downloaded} downloaded; ${stats.requests} requests, ${stats.retries} retried`,
+    );
     return { repos, stats };
   } catch (err) {
     throw hubError(err, opts);
@@ -223,7 +264,8 @@ export async function fetchHubRepos(
 /** A short hash of a repo's small files (for a listing without a commit sha). */
 function contentKey(contents: Map<string, Buffer | null>): string {
   const h = createHash("sha256");
-  for (const [name, bytes] of contents) h.update(`${name}\0${bytes === null ? "-" : bytes.length}\0`).update(bytes ?? "");
+  for (const [name, bytes] of contents)
+    h.update(`${name}\0${bytes === null ? "-" : bytes.length}\0`).update(bytes ?? "");
   return h.digest("hex").slice(0, 16);
 }
 
@@ -236,11 +278,23 @@ function contentKey(contents: Map<string, Buffer | null>): string {
  * @throws InputError as {@link fetchHubRepos}.
  */
 export async function readLiveHub(registry: CellsFile, opts: LiveHubOptions, diag: Diagnostics): Promise<HubRepo[]> {
-  const { repos } = await fetchHubRepos({ owners: [registry.org, registry.spare_owner], baseline: registry.baseline }, opts, diag);
+  const { repos } = await fetchHubRepos(
+    { owners: [registry.org, registry.spare_owner], baseline: registry.baseline },
+    opts,
+    diag,
+  );
   const out: HubRepo[] = [];
   for (const r of repos) {
     const dir = `hub/${r.owner}/${r.name}`;
-    out.push({ id: r.id, owner: r.owner, name: r.name, dir, sha: r.sha, lastModified: r.lastModified, eos: await readEos(r.entry.dir, dir, diag) });
+    out.push({
+      id: r.id,
+      owner: r.owner,
+      name: r.name,
+      dir,
+      sha: r.sha,
+      lastModified: r.lastModified,
+      eos: await readEos(r.entry.dir, dir, diag),
+    });
   }
   return out;
 }
@@ -275,7 +329,11 @@ export async function snapshotHub(
 ): Promise<{ repos: number; files: number; stats: LiveHubStats }> {
   const out = await checkOutFolder(outDir, { replaced: true });
   await checkFolderOwned(out, { force, option: "--out", writer: "snapshot-hub", earlier: isHubSnapshotFile });
-  const { repos, stats } = await fetchHubRepos({ owners: [registry.org, registry.spare_owner], baseline: registry.baseline }, opts, diag);
+  const { repos, stats } = await fetchHubRepos(
+    { owners: [registry.org, registry.spare_owner], baseline: registry.baseline },
+    opts,
+    diag,
+  );
   await makeFolder(dirname(out)); // not a recursive mkdir, which never returns under /proc
   const tmp = await mkdtemp(join(dirname(out), `.${basename(out)}.tmp-`));
   let files = 0;

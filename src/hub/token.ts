@@ -68,14 +68,21 @@ export function readHubToken(env: NodeJS.ProcessEnv = process.env): HubToken | u
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-      throw new InputError("HUB_TOKEN_UNREADABLE", `the Hub token file ${path} cannot be read (${code ?? (err as Error).message}): fix its permissions, or set HF_TOKEN or HF_TOKEN_PATH`, path);
+      throw new InputError(
+        "HUB_TOKEN_UNREADABLE",
+        `the Hub token file ${path} cannot be read (${code ?? (err as Error).message}): fix its permissions, or set HF_TOKEN or HF_TOKEN_PATH`,
+        path,
+      );
     }
     const fromFile = clean(text);
     if (fromFile === undefined) return undefined;
     token = { value: fromFile, source: `the token file ${path}` };
   }
   if (!/^hf_[\x21-\x7e]+$/.test(token.value)) {
-    throw new InputError("HUB_BAD_TOKEN", `the Hub token from ${token.source} ${token.value.startsWith("hf_") ? "holds spaces or characters a token cannot have" : "does not start with hf_"} (its value is not shown)`);
+    throw new InputError(
+      "HUB_BAD_TOKEN",
+      `the Hub token from ${token.source} ${token.value.startsWith("hf_") ? "holds spaces or characters a token cannot have" : "does not start with hf_"} (its value is not shown)`,
+    );
   }
   return token;
 }

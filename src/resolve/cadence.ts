@@ -117,9 +117,17 @@ export function fitCadence(
   };
   if (inliers.length < MIN_POINTS) {
     return {
-      ...base, slopeHPerStep: robust.slope, interceptH: robust.intercept, looErrorsH: [], looMaxH: Number.POSITIVE_INFINITY,
-      looP95H: Number.POSITIVE_INFINITY, anchors: [], anchorMaxH: null, validated: false,
-      reason: `only ${inliers.length} points left after rejecting outliers (needs ${MIN_POINTS})`, errorH: Number.POSITIVE_INFINITY,
+      ...base,
+      slopeHPerStep: robust.slope,
+      interceptH: robust.intercept,
+      looErrorsH: [],
+      looMaxH: Number.POSITIVE_INFINITY,
+      looP95H: Number.POSITIVE_INFINITY,
+      anchors: [],
+      anchorMaxH: null,
+      validated: false,
+      reason: `only ${inliers.length} points left after rejecting outliers (needs ${MIN_POINTS})`,
+      errorH: Number.POSITIVE_INFINITY,
     };
   }
   const line = ols(inliers);
@@ -150,8 +158,17 @@ export function fitCadence(
     reason = `anchor residual ${anchorMaxH.toFixed(2)} h exceeds ${toleranceH} h`;
   }
   return {
-    ...base, slopeHPerStep: line.slope, interceptH: line.intercept, looErrorsH, looMaxH, looP95H: p95(looErrorsH),
-    anchors: anchorRows, anchorMaxH, validated, reason, errorH: Math.max(looMaxH, anchorMaxH ?? 0),
+    ...base,
+    slopeHPerStep: line.slope,
+    interceptH: line.intercept,
+    looErrorsH,
+    looMaxH,
+    looP95H: p95(looErrorsH),
+    anchors: anchorRows,
+    anchorMaxH,
+    validated,
+    reason,
+    errorH: Math.max(looMaxH, anchorMaxH ?? 0),
   };
 }
 

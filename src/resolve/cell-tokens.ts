@@ -11,7 +11,13 @@ import { join, resolve } from "node:path";
 import { InputError, type Warning } from "../diagnostics.js";
 import type { Cell, CellsFile } from "../schema.js";
 import type { FileCache } from "../cache/file-cache.js";
-import { incompleteReading, readTrajectory, TokenLedger, type TokenTotals, type TrajectoryReading } from "../extractors/trajectory/index.js";
+import {
+  incompleteReading,
+  readTrajectory,
+  type TokenLedger,
+  type TokenTotals,
+  type TrajectoryReading,
+} from "../extractors/trajectory/index.js";
 import { orOnFsError, statIfPresent, unreadableError } from "../util/fs-errors.js";
 import { BudgetClock } from "./clock.js";
 import { coverageWarning, CoveredTokenLedger } from "./token-coverage.js";
@@ -57,16 +63,29 @@ export interface CellTokenOptions {
  *   absent, `SOURCES_UNREADABLE` when it cannot be looked at, `TRAJECTORY_DIR_MISSING` when `opts.dir` is not a readable folder,
  *   and the errors of `readTrajectory`.
  */
-export async function countCellTokens(sourcesDir: string, cell: Cell, runStartMs: number, opts: CellTokenOptions = {}): Promise<CellTokenCount> {
+export async function countCellTokens(
+  sourcesDir: string,
+  cell: Cell,
+  runStartMs: number,
+  opts: CellTokenOptions = {},
+): Promise<CellTokenCount> {
   const prefix = `${cell.cell}/trajectory`;
   const dir = opts.dir !== undefined ? resolve(opts.dir) : join(resolve(sourcesDir), cell.cell, "trajectory");
   // A sources folder that cannot be looked into is SOURCES_UNREADABLE, not "no trajectory/ folder".
   const inSources = opts.dir === undefined ? await isDirOrUnreadable(dir, prefix) : await isDir(dir);
   if (!inSources) {
     if (opts.dir !== undefined) {
-      throw new InputError("TRAJECTORY_DIR_MISSING", `--trajectory ${cell.cell}=${opts.dir}: not a readable folder`, opts.dir);
+      throw new InputError(
+        "TRAJECTORY_DIR_MISSING",
+        `--trajectory ${cell.cell}=${opts.dir}: not a readable folder`,
+        opts.dir,
+      );
     }
-    throw new InputError("TRAJECTORY_MISSING", `cell "${cell.cell}" has no trajectory/ folder: driver tokens cannot be counted`, prefix);
+    throw new InputError(
+      "TRAJECTORY_MISSING",
+      `cell "${cell.cell}" has no trajectory/ folder: driver tokens cannot be counted`,
+      prefix,
+    );
   }
   const reading = await readTrajectory(cell.trajectory_format, [dir], {
     displayRoot: dir,
@@ -100,7 +119,11 @@ export async function countCellTokens(sourcesDir: string, cell: Cell, runStartMs
  * call (a {@link CoveredTokenLedger}: the logs stop early, see
  * resolve/token-coverage.ts; the build warns `TRAJECTORY_ENDS_BEFORE_CHECKPOINT`).
  */
-export function cellTokensAt(ledger: Pick<TokenLedger, "at"> | null, tMs: number, runStartMs: number): TokenTotals | null {
+export function cellTokensAt(
+  ledger: Pick<TokenLedger, "at"> | null,
+  tMs: number,
+  runStartMs: number,
+): TokenTotals | null {
   if (ledger === null) return null;
   if (ledger instanceof CoveredTokenLedger && !ledger.covers(tMs)) return null;
   return ledger.at(tMs, runStartMs);
@@ -111,9 +134,15 @@ export function cellTokensAt(ledger: Pick<TokenLedger, "at"> | null, tMs: number
  * rows' write times (epoch ms; null for rows with no hour) against its
  * ledger's coverage; null when every row is covered or the ledger is null.
  */
-export function cellCoverageWarning(ledger: TokenLedger | null, writeTimesMs: readonly (number | null)[]): Warning | null {
+export function cellCoverageWarning(
+  ledger: TokenLedger | null,
+  writeTimesMs: readonly (number | null)[],
+): Warning | null {
   if (!(ledger instanceof CoveredTokenLedger)) return null;
-  return coverageWarning(ledger, writeTimesMs.filter((t): t is number => t !== null));
+  return coverageWarning(
+    ledger,
+    writeTimesMs.filter((t): t is number => t !== null),
+  );
 }
 
 /**
@@ -153,9 +182,12 @@ export function checkTrajectoryCells(registry: CellsFile, dirs: Record<string, s
 
 /** True when `path` is a folder, false when nothing is there; `SOURCES_UNREADABLE` (naming `rel`) when it cannot be looked at. */
 async function isDirOrUnreadable(path: string, rel: string): Promise<boolean> {
-  return orOnFsError(async () => (await statIfPresent(path))?.isDirectory() ?? false, (err) => {
-    throw unreadableError("SOURCES_UNREADABLE", rel, err);
-  });
+  return orOnFsError(
+    async () => (await statIfPresent(path))?.isDirectory() ?? false,
+    (err) => {
+      throw unreadableError("SOURCES_UNREADABLE", rel, err);
+    },
+  );
 }
 
 async function isDir(path: string): Promise<boolean> {

@@ -14,7 +14,10 @@ export class BudgetClock {
    *   open pause lasts forever). Time before `run_start` is not paused time;
    *   overlapping pauses are merged, so paused time is never counted twice.
    */
-  constructor(readonly runStartMs: number, pauses: Pause[]) {
+  constructor(
+    readonly runStartMs: number,
+    pauses: Pause[],
+  ) {
     const sorted = pauses
       .map((p) => ({ startMs: Math.max(p.startMs, runStartMs), endMs: p.endMs ?? Number.POSITIVE_INFINITY }))
       .filter((p) => p.endMs > p.startMs)
@@ -60,7 +63,9 @@ export class BudgetClock {
     if (runEndEventMs !== null) return { ms: runEndEventMs, from: "run_end" };
     const at100 = this.timeAt(100);
     const stopped = this.stoppedAtMs();
-    return stopped !== null && stopped < at100 ? { ms: stopped, from: "a pause never resumed" } : { ms: at100, from: "100 budget hours" };
+    return stopped !== null && stopped < at100
+      ? { ms: stopped, from: "a pause never resumed" }
+      : { ms: at100, from: "100 budget hours" };
   }
 
   /**

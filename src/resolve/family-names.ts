@@ -101,7 +101,14 @@ export function familyOfName(
   const isId = familyIds ? familyIds.has(n) : Object.values(cell.family_aliases ?? {}).some((v) => nfc(v) === n);
   if (!isId) return familyIdOf(cell, n);
   const other = aliasTable(cell.family_aliases).get(n);
-  if (other !== undefined && other !== n && at && at.stepsOf.get(other)?.has(at.step) && !at.stepsOf.get(n)?.has(at.step)) return other;
+  if (
+    other !== undefined &&
+    other !== n &&
+    at &&
+    at.stepsOf.get(other)?.has(at.step) &&
+    !at.stepsOf.get(n)?.has(at.step)
+  )
+    return other;
   return n;
 }
 
@@ -110,7 +117,10 @@ export function familyOfName(
  * steps with `steps`, for a warning's "did you mean" (ties: the first id in
  * code-point order); null when none shares a step.
  */
-export function likelySameFamily(steps: Iterable<number>, families: ReadonlyMap<string, ReadonlySet<number>>): string | null {
+export function likelySameFamily(
+  steps: Iterable<number>,
+  families: ReadonlyMap<string, ReadonlySet<number>>,
+): string | null {
   const wanted = [...new Set(steps)];
   let best: string | null = null;
   let bestCount = 0;

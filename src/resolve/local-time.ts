@@ -56,5 +56,8 @@ export function pickMonotonic(
       note: `local time in ${timeZone}, repeated hour: ${which} occurrence (earliest not before the previous line${previousUtcMs === null ? "; no previous line" : ` at ${new Date(previousUtcMs).toISOString()}`})`,
     };
   }
-  return { utcMs: list[list.length - 1]!, note: `local time in ${timeZone}, repeated hour: second occurrence (log clock went backwards)` };
+  return {
+    utcMs: list[list.length - 1]!,
+    note: `local time in ${timeZone}, repeated hour: second occurrence (log clock went backwards)`,
+  };
 }

@@ -10,7 +10,10 @@ import { cmpStr } from "./resolve-cell.js";
  *
  * @param existing the ids that exist now (the Hub's repos, or the old side's ids).
  */
-export function orderRenames(renames: { from: string; to: string }[], existing: Set<string>): { renames: { from: string; to: string }[]; conflicts: { from: string; to: string; reason: string }[] } {
+export function orderRenames(
+  renames: { from: string; to: string }[],
+  existing: Set<string>,
+): { renames: { from: string; to: string }[]; conflicts: { from: string; to: string; reason: string }[] } {
   const names = new Set(existing);
   let pending = [...renames].sort((a, b) => cmpStr(a.from, b.from));
   const ordered: { from: string; to: string }[] = [];
@@ -28,7 +31,9 @@ export function orderRenames(renames: { from: string; to: string }[], existing: 
   const sources = new Set(pending.map((r) => r.from));
   const conflicts = pending.map((r) => ({
     ...r,
-    reason: sources.has(r.to) ? "the renames form a cycle: rename one of them by hand through a free name" : `${r.to} already exists: a second repo of the same checkpoint (compare and delete one by hand)`,
+    reason: sources.has(r.to)
+      ? "the renames form a cycle: rename one of them by hand through a free name"
+      : `${r.to} already exists: a second repo of the same checkpoint (compare and delete one by hand)`,
   }));
   return { renames: ordered, conflicts };
 }

@@ -47,9 +47,24 @@ export interface RowEvidence {
   rule: string;
   write_time: string | null;
   evidence: EvidenceItem[];
-  fit: (Omit<CadenceFit, "looMaxH" | "errorH"> & { looMaxH: number | null; errorH: number | null; family: string }) | null;
+  fit:
+    | (Omit<CadenceFit, "looMaxH" | "errorH"> & { looMaxH: number | null; errorH: number | null; family: string })
+    | null;
   bounds: { lower: number | null; lowerFrom: number | null; upper: number | null; upperFrom: number | null } | null;
-  tokens: (TokenTotals & { at: string; lastCallTime: string | null; callsAround: { time: string | null; file: string; line: number; total: number; cumulativeTotal: number; counted: boolean }[] }) | null;
+  tokens:
+    | (TokenTotals & {
+        at: string;
+        lastCallTime: string | null;
+        callsAround: {
+          time: string | null;
+          file: string;
+          line: number;
+          total: number;
+          cumulativeTotal: number;
+          counted: boolean;
+        }[];
+      })
+    | null;
   role: { role: Role; event: EvidenceItem | null };
   eos: { repo: string | null; from: string | null; chatTemplate: string | null; ids: number[] | null };
   source: string;
@@ -163,7 +178,8 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   // A pause never resumed before run_end: how much budget time passed between the two is unknown
   // (the resume is missing), so a write time inside it has no hour the tool can stand behind.
   const stoppedMs = clock.stoppedAtMs();
-  const unknownFromMs = supervisor.runEndMs !== null && stoppedMs !== null && stoppedMs < supervisor.runEndMs ? stoppedMs : null;
+  const unknownFromMs =
+    supervisor.runEndMs !== null && stoppedMs !== null && stoppedMs < supervisor.runEndMs ? stoppedMs : null;
   const clockUnknownAt = (t: number): boolean => unknownFromMs !== null && t > unknownFromMs;
 
   // 1. Group every piece of evidence by checkpoint.
@@ -173,9 +189,26 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     let c = cands.get(k);
     if (!c) {
       c = {
-        family, step, obs: [], pvcDirs: new Set(), published: [], spares: [], hour: null, hourExact: null, writeMs: null,
-        source: "unrecoverable", rule: "", errorH: null, lower: null, lowerFrom: null, upper: null, upperFrom: null,
-        used: new Set(), why: new Map(), rejected: new Map(), clockUnknown: false,
+        family,
+        step,
+        obs: [],
+        pvcDirs: new Set(),
+        published: [],
+        spares: [],
+        hour: null,
+        hourExact: null,
+        writeMs: null,
+        source: "unrecoverable",
+        rule: "",
+        errorH: null,
+        lower: null,
+        lowerFrom: null,
+        upper: null,
+        upperFrom: null,
+        used: new Set(),
+        why: new Map(),
+        rejected: new Map(),
+        clockUnknown: false,
       };
       cands.set(k, c);
     }
@@ -216,10 +249,15 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       // checkpoints (a renamed directory's old name only appears in logs and on the Hub).
       const names = new Set([...c.pvcDirs].map((d) => nfc(d.split("/").pop()!)));
       if (names.size > 1) {
-        const shown = [...c.pvcDirs].sort(cmpStr).slice(0, 2).map((d) => {
-          const o = c.obs.filter((x) => isPvc(x) && x.familyDir === d).sort((x, y) => cmpStr(x.origin.file, y.origin.file) || (x.origin.line ?? 0) - (y.origin.line ?? 0))[0]!;
-          return `${JSON.stringify(d.split("/").pop())} (${o.origin.file}:${o.origin.line})`;
-        });
+        const shown = [...c.pvcDirs]
+          .sort(cmpStr)
+          .slice(0, 2)
+          .map((d) => {
+            const o = c.obs
+              .filter((x) => isPvc(x) && x.familyDir === d)
+              .sort((x, y) => cmpStr(x.origin.file, y.origin.file) || (x.origin.line ?? 0) - (y.origin.line ?? 0))[0]!;
+            return `${JSON.stringify(d.split("/").pop())} (${o.origin.file}:${o.origin.line})`;
+          });
         throw new InputError(
           "FAMILY_ALIAS_COLLISION",
           `cell "${cell.cell}": directories ${shown.join(" and ")} both give family "${c.family}" and both hold step ${c.step}: two training runs would be merged; fix family_aliases`,
@@ -228,7 +266,10 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       }
       throw new InputError(
         "DUPLICATE_CHECKPOINT",
-        `cell "${cell.cell}": directories ${[...c.pvcDirs].map((d) => JSON.stringify(d)).sort().join(" and ")} both give family "${c.family}" step ${c.step}`,
+        `cell "${cell.cell}": directories ${[...c.pvcDirs]
+          .map((d) => JSON.stringify(d))
+          .sort()
+          .join(" and ")} both give family "${c.family}" step ${c.step}`,
         `${cell.cell}/pvc`,
       );
     }
@@ -237,23 +278,39 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     const survives = weightsOnPvc || c.spares.length > 0 || c.published.length > 0;
     if (!survives) {
       // Evidence that a *complete* checkpoint existed: a janitor `skip` (e.g. "no STABLE yet") is not.
-      const seen = [...new Set(c.obs.filter((o) => !(o.kind === "janitor_other" && /^skip/.test(String(o.detail.action)))).map((o) => o.kind))].filter(
-        (k) => k !== "pvc_dir" && k !== "pvc_weights",
-      );
+      const seen = [
+        ...new Set(
+          c.obs
+            .filter((o) => !(o.kind === "janitor_other" && /^skip/.test(String(o.detail.action))))
+            .map((o) => o.kind),
+        ),
+      ].filter((k) => k !== "pvc_dir" && k !== "pvc_weights");
       if (seen.length > 0) {
         lost.push({ cell: cell.cell, family: c.family, step: c.step, seen_in: seen.sort() });
         const first = c.obs.find((o) => (seen as string[]).includes(o.kind));
-        diag.warn("CHECKPOINT_LOST", `${cell.cell} ${c.family} step ${c.step}: seen in ${seen.join(", ")} but its weights survive nowhere (no row)`, first?.origin.file ?? null, first?.origin.line ?? null);
+        diag.warn(
+          "CHECKPOINT_LOST",
+          `${cell.cell} ${c.family} step ${c.step}: seen in ${seen.join(", ")} but its weights survive nowhere (no row)`,
+          first?.origin.file ?? null,
+          first?.origin.line ?? null,
+        );
       }
       for (const o of c.obs.filter((o) => o.kind === "supervisor_role")) {
-        diag.warn("SUPERVISOR_UNKNOWN_CHECKPOINT", `${o.detail.role} names ${o.detail.path}, which has no row`, o.origin.file, o.origin.line);
+        diag.warn(
+          "SUPERVISOR_UNKNOWN_CHECKPOINT",
+          `${o.detail.role} names ${o.detail.path}, which has no row`,
+          o.origin.file,
+          o.origin.line,
+        );
       }
       continue;
     }
     const problem = familyNameProblem(c.family);
     if (problem) {
       // Name the first line that shows the directory (the listing, else a janitor or supervisor line).
-      const first = [...c.obs].filter((o) => o.familyDir !== null).sort((x, y) => cmpStr(x.origin.file, y.origin.file) || (x.origin.line ?? 0) - (y.origin.line ?? 0))[0];
+      const first = [...c.obs]
+        .filter((o) => o.familyDir !== null)
+        .sort((x, y) => cmpStr(x.origin.file, y.origin.file) || (x.origin.line ?? 0) - (y.origin.line ?? 0))[0];
       const dir = [...c.pvcDirs][0] ?? first?.familyDir ?? c.family;
       throw new InputError(
         "FAMILY_INVALID_NAME",
@@ -289,17 +346,31 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
 
   // 2c. An anchor validates the hour of a checkpoint some source shows (a row or a lost checkpoint): one
   // naming a step no source knows (a typo) would validate a fit on nothing (SOURCES.md: anchors.tsv).
-  const shownKeys = new Set([...rowsCands.map((c) => key(c.family, c.step)), ...lost.map((l) => key(l.family, l.step))]);
+  const shownKeys = new Set([
+    ...rowsCands.map((c) => key(c.family, c.step)),
+    ...lost.map((l) => key(l.family, l.step)),
+  ]);
   const shownFamilies = new Set([...rowsCands.map((c) => c.family), ...lost.map((l) => l.family)]);
   for (const [family, list] of [...anchorsByFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
     if (!shownFamilies.has(family)) {
-      for (const a of list) diag.warn("ANCHOR_UNKNOWN_FAMILY", `anchor for family "${family}", which has no checkpoint in cell "${cell.cell}"; not used`, a.origin.file, a.origin.line);
+      for (const a of list)
+        diag.warn(
+          "ANCHOR_UNKNOWN_FAMILY",
+          `anchor for family "${family}", which has no checkpoint in cell "${cell.cell}"; not used`,
+          a.origin.file,
+          a.origin.line,
+        );
       anchorsByFamily.delete(family);
       continue;
     }
     const known = list.filter((a) => shownKeys.has(key(family, a.step)));
     for (const a of list.filter((x) => !shownKeys.has(key(family, x.step)))) {
-      diag.warn("ANCHOR_UNKNOWN_STEP", `anchor for ${family} step ${a.step}, a checkpoint no source of cell "${cell.cell}" shows (no row, not a lost checkpoint); not used`, a.origin.file, a.origin.line);
+      diag.warn(
+        "ANCHOR_UNKNOWN_STEP",
+        `anchor for ${family} step ${a.step}, a checkpoint no source of cell "${cell.cell}" shows (no row, not a lost checkpoint); not used`,
+        a.origin.file,
+        a.origin.line,
+      );
     }
     anchorsByFamily.set(family, known);
   }
@@ -310,7 +381,12 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     // One directory holds one STABLE file: a second entry for it with another mtime is a listing fault.
     for (const o of stables.slice(1)) {
       if (o.utcMs !== stables[0]!.utcMs) {
-        diag.warn("PVC_DUPLICATE_ENTRY", `${c.family} step ${c.step}: STABLE listed again with mtime ${iso(o.utcMs)} (line ${stables[0]!.origin.line} says ${iso(stables[0]!.utcMs)}); the first one within the run is used`, o.origin.file, o.origin.line);
+        diag.warn(
+          "PVC_DUPLICATE_ENTRY",
+          `${c.family} step ${c.step}: STABLE listed again with mtime ${iso(o.utcMs)} (line ${stables[0]!.origin.line} says ${iso(stables[0]!.utcMs)}); the first one within the run is used`,
+          o.origin.file,
+          o.origin.line,
+        );
       }
     }
     let chosen: Observation | null = null;
@@ -319,18 +395,31 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       if (t > runEndMs) {
         c.rejected.set(o, "copy_back");
         c.why.set(o, `copy-back: STABLE mtime ${iso(t)} is after the run's end ${iso(runEndMs)} (${runEndFrom})`);
-        diag.warn("PVC_MTIME_AFTER_RUN_END", `${c.family} step ${c.step}: STABLE mtime ${iso(t)} is after the run ended (${iso(runEndMs)}); treated as a copy-back, not a write time`, o.origin.file, o.origin.line);
+        diag.warn(
+          "PVC_MTIME_AFTER_RUN_END",
+          `${c.family} step ${c.step}: STABLE mtime ${iso(t)} is after the run ended (${iso(runEndMs)}); treated as a copy-back, not a write time`,
+          o.origin.file,
+          o.origin.line,
+        );
       } else if (t < supervisor.runStartMs) {
         c.rejected.set(o, "before_run_start");
         c.why.set(o, `STABLE mtime ${iso(t)} is before run_start`);
-        diag.warn("PVC_MTIME_BEFORE_RUN_START", `${c.family} step ${c.step}: STABLE mtime ${iso(t)} is before run_start`, o.origin.file, o.origin.line);
+        diag.warn(
+          "PVC_MTIME_BEFORE_RUN_START",
+          `${c.family} step ${c.step}: STABLE mtime ${iso(t)} is before run_start`,
+          o.origin.file,
+          o.origin.line,
+        );
       } else if (!chosen) {
         chosen = o;
       }
     }
     for (const o of c.obs.filter((o) => o.kind === "pvc_dir")) {
       c.rejected.set(o, "directory_mtime");
-      c.why.set(o, "a directory's mtime moves when entries inside it change (e.g. shards deleted by pruning): never a write time");
+      c.why.set(
+        o,
+        "a directory's mtime moves when entries inside it change (e.g. shards deleted by pruning): never a write time",
+      );
     }
     const archives = c.obs.filter((o) => o.kind === "janitor_archive").sort((a, b) => a.seq - b.seq);
     let firstArchive: Observation | null = null;
@@ -339,12 +428,20 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       if (t < supervisor.runStartMs || t > runEndMs) {
         c.rejected.set(o, "outside_run");
         c.why.set(o, `janitor time ${iso(t)} is outside the run`);
-        diag.warn("JANITOR_TIME_OUTSIDE_RUN", `${c.family} step ${c.step}: janitor time ${iso(t)} is outside the run`, o.origin.file, o.origin.line);
+        diag.warn(
+          "JANITOR_TIME_OUTSIDE_RUN",
+          `${c.family} step ${c.step}: janitor time ${iso(t)} is outside the run`,
+          o.origin.file,
+          o.origin.line,
+        );
       } else if (!firstArchive) {
         firstArchive = o;
       } else {
         c.rejected.set(o, "retry");
-        c.why.set(o, `a later archive of the same checkpoint (retry); the first, ${firstArchive.origin.file}:${firstArchive.origin.line}, counts`);
+        c.why.set(
+          o,
+          `a later archive of the same checkpoint (retry); the first, ${firstArchive.origin.file}:${firstArchive.origin.line}, counts`,
+        );
       }
     }
     if (chosen) {
@@ -360,12 +457,20 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
         const diffH = clock.hourAt(firstArchive.utcMs!) - clock.hourAt(chosen.utcMs!);
         const actionOnly = firstArchive.detail.version === "v1";
         if (actionOnly ? diffH < -toleranceH : Math.abs(diffH) > toleranceH) {
-          diag.warn("HOUR_CONFLICT", `${c.family} step ${c.step}: STABLE mtime and janitor ${actionOnly ? "action time (before the write!)" : "src_mtime"} differ by ${diffH.toFixed(2)} h`, firstArchive.origin.file, firstArchive.origin.line);
+          diag.warn(
+            "HOUR_CONFLICT",
+            `${c.family} step ${c.step}: STABLE mtime and janitor ${actionOnly ? "action time (before the write!)" : "src_mtime"} differ by ${diffH.toFixed(2)} h`,
+            firstArchive.origin.file,
+            firstArchive.origin.line,
+          );
         }
       }
     } else if (firstArchive) {
       c.used.add(firstArchive);
-      c.why.set(firstArchive, `first janitor archive of this checkpoint (precedence 2, janitor): ${firstArchive.timeNote}`);
+      c.why.set(
+        firstArchive,
+        `first janitor archive of this checkpoint (precedence 2, janitor): ${firstArchive.timeNote}`,
+      );
       c.writeMs = firstArchive.utcMs;
       c.source = "janitor";
       c.rule = `janitor: first archive line, ${firstArchive.timeNote}`;
@@ -374,7 +479,10 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       const at = chosen ?? firstArchive!;
       c.used.delete(at);
       c.rejected.set(at, "clock_unknown");
-      c.why.set(at, `written at ${iso(c.writeMs)}, inside the pause begun ${iso(unknownFromMs)} that is never resumed before run_end: the budget clock is unknown there`);
+      c.why.set(
+        at,
+        `written at ${iso(c.writeMs)}, inside the pause begun ${iso(unknownFromMs)} that is never resumed before run_end: the budget clock is unknown there`,
+      );
       c.clockUnknown = true;
       c.writeMs = null;
       c.source = "unrecoverable";
@@ -390,7 +498,10 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     const pause = supervisor.pauses.filter((p) => p.endMs === null).pop();
     diag.warn(
       "HOUR_IN_UNRESUMED_PAUSE",
-      `cell "${cell.cell}": ${unknownHours.length} checkpoint(s) written after the pause at ${iso(unknownFromMs)}, which is never resumed before run_end (${iso(supervisor.runEndMs)}), get no hour (unrecoverable, with bounds): the budget clock there is unknown (${unknownHours.slice(0, 3).map((c) => `${c.family} step ${c.step}`).join(", ")}${unknownHours.length > 3 ? ", ..." : ""})`,
+      `cell "${cell.cell}": ${unknownHours.length} checkpoint(s) written after the pause at ${iso(unknownFromMs)}, which is never resumed before run_end (${iso(supervisor.runEndMs)}), get no hour (unrecoverable, with bounds): the budget clock there is unknown (${unknownHours
+        .slice(0, 3)
+        .map((c) => `${c.family} step ${c.step}`)
+        .join(", ")}${unknownHours.length > 3 ? ", ..." : ""})`,
       `${cell.cell}/supervisor/history.jsonl`,
       pause?.line ?? null,
     );
@@ -402,9 +513,14 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   // 4a. A family is one run, written in step order: a higher step written earlier is two runs merged
   // (a wrong family_aliases entry) or a wrong time. The rule validate checks, on the same hours.
   for (const [family, members] of [...byFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
-    const bad = stepOrderContradictions(members.filter((m) => m.hour !== null).map((m) => ({ step: m.step, hour: m.hour!, item: m })));
+    const bad = stepOrderContradictions(
+      members.filter((m) => m.hour !== null).map((m) => ({ step: m.step, hour: m.hour!, item: m })),
+    );
     if (bad.length === 0) continue;
-    const shown = bad.slice(0, 3).map((b) => `step ${b.lower.step} at h ${b.lower.hour} but step ${b.higher.step} at h ${b.higher.hour}`).join("; ");
+    const shown = bad
+      .slice(0, 3)
+      .map((b) => `step ${b.lower.step} at h ${b.lower.hour} but step ${b.higher.step} at h ${b.higher.hour}`)
+      .join("; ");
     const at = [...bad[0]!.higher.item.used][0] ?? bad[0]!.higher.item.obs[0];
     diag.warn(
       "FAMILY_STEP_ORDER",
@@ -427,8 +543,15 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     }
     const untimed = members.filter((m) => m.hourExact === null);
     // An anchor inside the unresumed pause has no known budget hour either.
-    const anchors = (anchorsByFamily.get(family) ?? []).filter((a) => !clockUnknownAt(a.utcMs!)).map((a) => ({ step: a.step, hour: clock.hourAt(a.utcMs!) }));
-    const fit = fitCadence(exact.map((e) => ({ step: e.step, hour: e.hourExact! })), anchors, toleranceH, input.outlierFloorH ?? DEFAULT_OUTLIER_FLOOR_H);
+    const anchors = (anchorsByFamily.get(family) ?? [])
+      .filter((a) => !clockUnknownAt(a.utcMs!))
+      .map((a) => ({ step: a.step, hour: clock.hourAt(a.utcMs!) }));
+    const fit = fitCadence(
+      exact.map((e) => ({ step: e.step, hour: e.hourExact! })),
+      anchors,
+      toleranceH,
+      input.outlierFloorH ?? DEFAULT_OUTLIER_FLOOR_H,
+    );
     fits[family] = fit;
     fitByFamily.set(family, fit);
     for (const m of untimed) {
@@ -470,11 +593,11 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     }
   }
 
-
   // 5. Roles: the last submit wins; every fallback.
   const roleOf = new Map<string, { role: Role; event: Observation }>();
   const roleEvents = [...supervisor.roleEvents].sort((a, b) => a.seq - b.seq);
-  for (const ev of roleEvents.filter((e) => e.detail.role === "fallback")) roleOf.set(key(ev.family, ev.step), { role: "fallback", event: ev });
+  for (const ev of roleEvents.filter((e) => e.detail.role === "fallback"))
+    roleOf.set(key(ev.family, ev.step), { role: "fallback", event: ev });
   const submits = roleEvents.filter((e) => e.detail.role === "SUBMITTED");
   const lastSubmit = submits[submits.length - 1];
   if (lastSubmit) roleOf.set(key(lastSubmit.family, lastSubmit.step), { role: "SUBMITTED", event: lastSubmit });
@@ -482,7 +605,13 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   for (const ev of roleEvents) {
     const k = key(ev.family, ev.step);
     if (cands.has(k) && !rowKeys.has(k)) continue; // already reported with the lost checkpoint
-    if (!cands.has(k)) diag.warn("SUPERVISOR_UNKNOWN_CHECKPOINT", `${ev.detail.role} names ${ev.detail.path}, which has no row`, ev.origin.file, ev.origin.line);
+    if (!cands.has(k))
+      diag.warn(
+        "SUPERVISOR_UNKNOWN_CHECKPOINT",
+        `${ev.detail.role} names ${ev.detail.path}, which has no row`,
+        ev.origin.file,
+        ev.origin.line,
+      );
   }
 
   // 6. Rows.
@@ -506,14 +635,20 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     const id = modelId(registry.org, cell.cell, c.hour, c.family, c.step);
     const problem = hubNameProblem(id.slice(registry.org.length + 1));
     if (problem) {
-      throw new InputError("FAMILY_INVALID_NAME", `model id ${id} ${problem}; map the family in cells.json family_aliases`, "cells.json");
+      throw new InputError(
+        "FAMILY_INVALID_NAME",
+        `model id ${id} ${problem}; map the family in cells.json family_aliases`,
+        "cells.json",
+      );
     }
     // source (MANIFEST.md): the PVC path when the listing or a janitor line shows it, else the spare, else the published repo.
     const janitorObs = c.obs.filter((o) => o.kind.startsWith("janitor") && o.familyDir !== null);
     const v1Dir = janitorObs.find((o) => o.detail.version === "v1")?.familyDir ?? undefined;
     // A v1 path is the path; a v2 `family=` is the directory's name (it may sit under runs/): the family's
     // PVC directory of that name, else the name as the line gives it (the directory was renamed since).
-    const pvcDir = [...c.pvcDirs][0] ?? (janitorObs.length > 0 ? v1Dir ?? pvcDirFor(c.family, janitorObs[0]!.familyDir!) : undefined);
+    const pvcDir =
+      [...c.pvcDirs][0] ??
+      (janitorObs.length > 0 ? (v1Dir ?? pvcDirFor(c.family, janitorObs[0]!.familyDir!)) : undefined);
     const source =
       pvcDir !== undefined
         ? `${cell.pvc_root.replace(/\/+$/, "")}/${pvcDir}/weights/step_${c.step}`
@@ -523,13 +658,20 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     // The repo at the row's own id is the one users download; else the most recently changed one.
     const pub =
       c.published.find((p) => p.repo.id === id) ??
-      [...c.published].sort((a, b) => cmpStr(b.repo.lastModified ?? "", a.repo.lastModified ?? "") || cmpStr(a.repo.id, b.repo.id))[0];
+      [...c.published].sort(
+        (a, b) => cmpStr(b.repo.lastModified ?? "", a.repo.lastModified ?? "") || cmpStr(a.repo.id, b.repo.id),
+      )[0];
     if (c.published.length > 1) {
       // One checkpoint, one published repo: a second one is a copy (a rename that left the old repo), whatever its stop ids.
       const differ = new Set(c.published.map((p) => JSON.stringify(p.repo.eos.ids))).size > 1;
       diag.warn(
         "HUB_DUPLICATE_REPO",
-        `${c.published.length} published repos hold ${cell.cell} ${c.family} step ${c.step}${differ ? " with different stop ids" : " (same stop ids)"} (${[...c.published].sort((a, b) => cmpStr(a.repo.id, b.repo.id)).map((p) => `${p.repo.id}: ${JSON.stringify(p.repo.eos.ids)}`).join("; ")}); eos is read from ${pub!.repo.id}`,
+        `${c.published.length} published repos hold ${cell.cell} ${c.family} step ${c.step}${differ ? " with different stop ids" : " (same stop ids)"} (${[
+          ...c.published,
+        ]
+          .sort((a, b) => cmpStr(a.repo.id, b.repo.id))
+          .map((p) => `${p.repo.id}: ${JSON.stringify(p.repo.eos.ids)}`)
+          .join("; ")}); eos is read from ${pub!.repo.id}`,
         pub!.repo.dir,
         null,
       );
@@ -538,7 +680,12 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     // No file of the published repo gives stop ids: unknown, not a packaging defect (null, with a warning).
     const eosOk = pub && eosIds !== null ? eosIds.includes(registry.required_eos_token_id) : null;
     if (pub && eosIds === null) {
-      diag.warn("HUB_NO_EOS", `${pub.repo.id}: no generation_config.json or config.json gives eos_token_id, so eos_ok is unknown (null)`, pub.repo.dir, null);
+      diag.warn(
+        "HUB_NO_EOS",
+        `${pub.repo.id}: no generation_config.json or config.json gives eos_token_id, so eos_ok is unknown (null)`,
+        pub.repo.dir,
+        null,
+      );
     }
     const role = roleOf.get(key(c.family, c.step));
     const ledger = input.tokens;
@@ -575,22 +722,35 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
       evidence: [...c.obs, ...(anchorsByFamily.get(c.family) ?? []).filter((a) => a.step === c.step)]
         .sort((a, b) => cmpStr(a.origin.file, b.origin.file) || (a.origin.line ?? 0) - (b.origin.line ?? 0))
         .map((o) => item(o, clock, c)),
-      fit: untimed && fit ? { ...fit, family: c.family, looMaxH: finite(fit.looMaxH), errorH: finite(fit.errorH) } : null,
+      fit:
+        untimed && fit ? { ...fit, family: c.family, looMaxH: finite(fit.looMaxH), errorH: finite(fit.errorH) } : null,
       bounds: untimed ? { lower: c.lower, lowerFrom: c.lowerFrom, upper: c.upper, upperFrom: c.upperFrom } : null,
       tokens:
         tokens && ledger !== null && c.writeMs !== null
           ? {
-              ...tokens, at: iso(c.writeMs)!, lastCallTime: iso(tokens.lastCallTimeMs),
+              ...tokens,
+              at: iso(c.writeMs)!,
+              lastCallTime: iso(tokens.lastCallTimeMs),
               callsAround: ledger.around(c.writeMs).map((call) => ({
-                time: iso(call.timeMs), file: call.file, line: call.line,
+                time: iso(call.timeMs),
+                file: call.file,
+                line: call.line,
                 total: call.uncachedInput + call.cacheRead + call.cacheWrite + call.output,
-                cumulativeTotal: call.timeMs === null || call.timeMs < supervisor.runStartMs ? 0 : ledger.at(call.timeMs, supervisor.runStartMs).total,
+                cumulativeTotal:
+                  call.timeMs === null || call.timeMs < supervisor.runStartMs
+                    ? 0
+                    : ledger.at(call.timeMs, supervisor.runStartMs).total,
                 counted: call.timeMs !== null && call.timeMs <= c.writeMs! && call.timeMs >= supervisor.runStartMs,
               })),
             }
           : null,
       role: { role: role?.role ?? "intermediate", event: role ? item(role.event, clock, c) : null },
-      eos: { repo: pub?.repo.id ?? null, from: pub?.repo.eos.from ?? null, chatTemplate: pub?.repo.eos.chatTemplate ?? null, ids: eosIds },
+      eos: {
+        repo: pub?.repo.id ?? null,
+        from: pub?.repo.eos.from ?? null,
+        chatTemplate: pub?.repo.eos.chatTemplate ?? null,
+        ids: eosIds,
+      },
       source,
     });
   }
@@ -598,7 +758,14 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   // Published and spare repos are evidence too.
   for (const ev of evidence) {
     const c = cands.get(key(ev.family, ev.step))!;
-    for (const s of c.spares) ev.evidence.push(repoItem("spare_repo", s.repo, "the archived copy: its weights survive here (existence only; repo dates are never hours)"));
+    for (const s of c.spares)
+      ev.evidence.push(
+        repoItem(
+          "spare_repo",
+          s.repo,
+          "the archived copy: its weights survive here (existence only; repo dates are never hours)",
+        ),
+      );
     for (const p of c.published) {
       const stale = p.hourPart !== hourPart(c.hour);
       const renamed = p.repo.id !== ev.model_id;
@@ -628,8 +795,13 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
     seenIds.set(r.model_id.toLowerCase(), r);
   }
   return {
-    rows, evidence, lost, fits,
-    runStart: iso(supervisor.runStartMs)!, runEnd: iso(runEndMs)!, runEndFrom,
+    rows,
+    evidence,
+    lost,
+    fits,
+    runStart: iso(supervisor.runStartMs)!,
+    runEnd: iso(runEndMs)!,
+    runEndFrom,
   };
 }
 
@@ -648,7 +820,11 @@ function warnUnusedAliases(input: CellInputs, diag: Diagnostics): void {
     else if (o.kind === "anchor") used.add(nfc(o.family));
   }
   for (const p of [...input.published, ...input.spares]) used.add(nfc(p.family));
-  const dirs = [...new Set(input.observations.filter((o) => isPvc(o) && o.familyDir !== null).map((o) => o.familyDir!.split("/").pop()!))].sort(cmpStr);
+  const dirs = [
+    ...new Set(
+      input.observations.filter((o) => isPvc(o) && o.familyDir !== null).map((o) => o.familyDir!.split("/").pop()!),
+    ),
+  ].sort(cmpStr);
   for (const key of Object.keys(aliases)) {
     if (used.has(nfc(key))) continue;
     diag.warn(
@@ -703,7 +879,8 @@ function warnInterleavedDirectories(cellName: string, all: Candidate[], diag: Di
 
 const isPvc = (o: Observation): boolean => o.kind === "pvc_stable" || o.kind === "pvc_weights" || o.kind === "pvc_dir";
 
-const byOrigin = (x: Observation, y: Observation): number => cmpStr(x.origin.file, y.origin.file) || (x.origin.line ?? 0) - (y.origin.line ?? 0);
+const byOrigin = (x: Observation, y: Observation): number =>
+  cmpStr(x.origin.file, y.origin.file) || (x.origin.line ?? 0) - (y.origin.line ?? 0);
 
 /**
  * Warns about the families of `rowsCands` that no PVC directory shows
@@ -724,13 +901,17 @@ function warnUnknownFamilies(cellName: string, rowsCands: Candidate[], all: Cand
     if (c.obs.length > 0) namedSteps.set(c.family, (namedSteps.get(c.family) ?? new Set()).add(c.step));
   }
   const byFamily = new Map<string, Candidate[]>();
-  for (const c of rowsCands) if (!pvcSteps.has(c.family)) byFamily.set(c.family, [...(byFamily.get(c.family) ?? []), c]);
+  for (const c of rowsCands)
+    if (!pvcSteps.has(c.family)) byFamily.set(c.family, [...(byFamily.get(c.family) ?? []), c]);
   const known = [...pvcSteps.keys()].sort(cmpStr);
   if (known.length === 0) return; // the PVC shows no family at all (an empty listing, warned): nothing to compare with
   for (const [family, members] of [...byFamily.entries()].sort((a, b) => cmpStr(a[0], b[0]))) {
     const named = namedSteps.has(family);
     const others = new Map([...(named ? pvcSteps : namedSteps)].filter(([f]) => f !== family));
-    const like = likelySameFamily(members.map((m) => m.step), others);
+    const like = likelySameFamily(
+      members.map((m) => m.step),
+      others,
+    );
     const fix = `if it is an earlier name of a family, add it to family_aliases in cells.json ("${family}": "${like ?? "<family>"}")`;
     if (named) {
       const first = members.flatMap((m) => m.obs).sort(byOrigin)[0]!;
@@ -743,7 +924,10 @@ function warnUnknownFamilies(cellName: string, rowsCands: Candidate[], all: Cand
       continue;
     }
     for (const m of members) {
-      const repo = m.published.length > 0 ? [...m.published].sort((a, b) => cmpStr(a.repo.id, b.repo.id))[0]!.repo : [...m.spares].sort((a, b) => cmpStr(a.repo.id, b.repo.id))[0]!.repo;
+      const repo =
+        m.published.length > 0
+          ? [...m.published].sort((a, b) => cmpStr(a.repo.id, b.repo.id))[0]!.repo
+          : [...m.spares].sort((a, b) => cmpStr(a.repo.id, b.repo.id))[0]!.repo;
       diag.warn(
         "HUB_UNKNOWN_FAMILY",
         `${repo.id}: family "${family}" step ${m.step} is known only from the Hub, and no family of cell "${cellName}" has that name (the PVC has ${known.map((f) => `"${f}"`).join(", ")}); ${fix}`,
@@ -769,7 +953,12 @@ function item(o: Observation, clock: BudgetClock, c: Candidate): EvidenceItem {
     utc: iso(o.utcMs),
     budgetHour: o.utcMs === null ? null : round2(clock.hourAt(o.utcMs)),
     timeNote: o.timeNote,
-    timeIs: o.utcMs === null || o.kind === "pvc_dir" || o.kind === "pvc_weights" || o.kind === "supervisor_role" ? null : o.kind === "janitor_archive" && o.detail.version === "v1" ? "after_write" : "write",
+    timeIs:
+      o.utcMs === null || o.kind === "pvc_dir" || o.kind === "pvc_weights" || o.kind === "supervisor_role"
+        ? null
+        : o.kind === "janitor_archive" && o.detail.version === "v1"
+          ? "after_write"
+          : "write",
     used: c.used.has(o),
     rejected: c.rejected.get(o) ?? null,
     why: c.why.get(o) ?? defaultWhy(o),
@@ -778,18 +967,34 @@ function item(o: Observation, clock: BudgetClock, c: Candidate): EvidenceItem {
 
 function defaultWhy(o: Observation): string {
   switch (o.kind) {
-    case "pvc_weights": return "weight file on the PVC: the checkpoint's weights survive there";
-    case "janitor_other": return `janitor ${o.detail.action}: existence only, no write time`;
-    case "supervisor_role": return `${o.detail.role} event: gives the role, never the hour`;
-    case "anchor": return "anchor: validates the hour, never a source of it";
-    default: return "not used";
+    case "pvc_weights":
+      return "weight file on the PVC: the checkpoint's weights survive there";
+    case "janitor_other":
+      return `janitor ${o.detail.action}: existence only, no write time`;
+    case "supervisor_role":
+      return `${o.detail.role} event: gives the role, never the hour`;
+    case "anchor":
+      return "anchor: validates the hour, never a source of it";
+    default:
+      return "not used";
   }
 }
 
 function repoItem(kind: "spare_repo" | "published_repo", repo: HubRepo, why: string): EvidenceItem {
   return {
-    kind, extractor: "hub-files", file: `${repo.dir}/.hub.json`, line: null, offset: null, raw: repo.id, utc: null,
-    budgetHour: null, timeNote: null, timeIs: null, used: false, rejected: null, why,
+    kind,
+    extractor: "hub-files",
+    file: `${repo.dir}/.hub.json`,
+    line: null,
+    offset: null,
+    raw: repo.id,
+    utc: null,
+    budgetHour: null,
+    timeNote: null,
+    timeIs: null,
+    used: false,
+    rejected: null,
+    why,
   };
 }
 

@@ -15,7 +15,7 @@
  */
 import type { Warning } from "../diagnostics.js";
 import { TokenLedger, type TokenCall } from "../extractors/trajectory/index.js";
-import { BudgetClock, round2 } from "./clock.js";
+import { type BudgetClock, round2 } from "./clock.js";
 
 /** Budget hours a moment may lie after the cell's last placed call and still have its tokens counted. */
 export const TOKEN_COVERAGE_TOLERANCE_H = 1;
@@ -68,7 +68,11 @@ export class CoveredTokenLedger extends TokenLedger {
  *
  * @param what the moments' name in the message ("row(s)" for the build, "moment(s) asked" for `tokens`)
  */
-export function coverageWarning(ledger: CoveredTokenLedger, momentsMs: readonly number[], what = "row(s)"): Warning | null {
+export function coverageWarning(
+  ledger: CoveredTokenLedger,
+  momentsMs: readonly number[],
+  what = "row(s)",
+): Warning | null {
   const beyond = momentsMs.filter((t) => !ledger.covers(t));
   if (beyond.length === 0) return null;
   const latest = Math.max(...beyond);

@@ -16,7 +16,7 @@ import { assertSourcesFolder, readCellsText } from "./sources-folder.js";
  * daylight saving time included.
  */
 export function isValidTimeZone(zone: string): boolean {
-  if (zone !== "UTC" && zone !== "Etc/UTC" && !/^[A-Z][A-Za-z_]*(\/[A-Za-z0-9_+\-]+)+$/.test(zone)) return false;
+  if (zone !== "UTC" && zone !== "Etc/UTC" && !/^[A-Z][A-Za-z_]*(\/[A-Za-z0-9_+-]+)+$/.test(zone)) return false;
   if (zone.startsWith("Etc/") && zone !== "Etc/UTC") return false;
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: zone });
@@ -51,7 +51,12 @@ export async function loadCells(sourcesDir: string): Promise<CellsFile> {
     json = JSON.parse(text);
   } catch (err) {
     const message = (err as Error).message;
-    throw new InputError("CELLS_BAD_JSON", `cells.json is not valid JSON: ${message}`, file, jsonErrorLine(text, message));
+    throw new InputError(
+      "CELLS_BAD_JSON",
+      `cells.json is not valid JSON: ${message}`,
+      file,
+      jsonErrorLine(text, message),
+    );
   }
   const parsed = CellsFileSchema.safeParse(json);
   if (!parsed.success) {
@@ -78,7 +83,9 @@ export async function loadCells(sourcesDir: string): Promise<CellsFile> {
     if (other !== undefined) {
       throw new InputError(
         "CELLS_DUPLICATE_CELL",
-        other === cell.cell ? `cell "${cell.cell}" is listed twice` : `cells "${other}" and "${cell.cell}" differ only in case: their model ids would clash on the Hub`,
+        other === cell.cell
+          ? `cell "${cell.cell}" is listed twice`
+          : `cells "${other}" and "${cell.cell}" differ only in case: their model ids would clash on the Hub`,
         file,
       );
     }
@@ -121,7 +128,9 @@ export function closestKey(key: string, known: string[]): string | null {
     const d = distance(norm(key), norm(k));
     if (best === null || d < best.d) best = { key: k, d };
   }
-  return best !== null && best.d <= Math.max(1, Math.floor(Math.max(key.length, best.key.length) / 3)) ? best.key : null;
+  return best !== null && best.d <= Math.max(1, Math.floor(Math.max(key.length, best.key.length) / 3))
+    ? best.key
+    : null;
 }
 
 /** The 1-based line of the member at `path` (keys and array indexes) in a JSON text, or null. */

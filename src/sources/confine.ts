@@ -30,7 +30,7 @@ export async function assertConfined(sourcesDir: string): Promise<void> {
   const stack: string[] = [root];
   while (stack.length > 0) {
     const dir = stack.pop()!;
-    let entries;
+    let entries: import("node:fs").Dirent[];
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch {
@@ -59,7 +59,11 @@ export async function assertConfined(sourcesDir: string): Promise<void> {
       } else if (!e.isFile()) {
         const st = await lstat(abs).catch(() => null);
         const what = st?.isFIFO() ? "a FIFO" : st?.isSocket() ? "a socket" : "a device file";
-        throw new InputError("SOURCES_SPECIAL_FILE", `${rel} is ${what}, not a regular file: reading it could block or never end`, rel);
+        throw new InputError(
+          "SOURCES_SPECIAL_FILE",
+          `${rel} is ${what}, not a regular file: reading it could block or never end`,
+          rel,
+        );
       }
     }
   }

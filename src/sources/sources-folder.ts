@@ -15,14 +15,24 @@ import { fsErrorCode, isFsError, statIfPresent, unreadableError } from "../util/
  *   (`cells.json` is a folder, or cannot be read).
  */
 export async function assertSourcesFolder(sourcesDir: string): Promise<void> {
-  let st;
+  let st: import("node:fs").Stats | null;
   try {
     st = await statIfPresent(sourcesDir);
   } catch (err) {
     throw unreadableError("SOURCES_UNREADABLE", sourcesDir, err, "cannot read the sources folder");
   }
-  if (st === null) throw new InputError("SOURCES_NOT_FOUND", `no such folder: ${sourcesDir} (give the sources folder with --sources)`, null);
-  if (!st.isDirectory()) throw new InputError("SOURCES_NOT_FOUND", `${sourcesDir} is not a folder (give the sources folder with --sources)`, null);
+  if (st === null)
+    throw new InputError(
+      "SOURCES_NOT_FOUND",
+      `no such folder: ${sourcesDir} (give the sources folder with --sources)`,
+      null,
+    );
+  if (!st.isDirectory())
+    throw new InputError(
+      "SOURCES_NOT_FOUND",
+      `${sourcesDir} is not a folder (give the sources folder with --sources)`,
+      null,
+    );
   await readCellsText(sourcesDir);
 }
 
@@ -37,7 +47,11 @@ export async function readCellsText(sourcesDir: string): Promise<string> {
     return await readFile(join(sourcesDir, "cells.json"), "utf8");
   } catch (err) {
     if (fsErrorCode(err) === "ENOENT") {
-      throw new InputError("CELLS_MISSING", `${sourcesDir} is not a sources folder: it has no cells.json (SOURCES.md: Layout)`, "cells.json");
+      throw new InputError(
+        "CELLS_MISSING",
+        `${sourcesDir} is not a sources folder: it has no cells.json (SOURCES.md: Layout)`,
+        "cells.json",
+      );
     }
     if (isFsError(err)) throw unreadableError("CELLS_UNREADABLE", "cells.json", err);
     throw err;

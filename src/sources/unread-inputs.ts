@@ -98,9 +98,10 @@ export function unreadInputWarnings(
       folder = `hub/${parts[1]}`;
       const near = closestKey(parts[1]!, owners);
       const key = near === ctx.org ? "org" : near === ctx.spare_owner ? "spare_owner" : "baseline";
-      hint = near !== null
-        ? `; is cells.json's ${key} "${near}" a typo of "${parts[1]}"?`
-        : `; cells.json reads only org "${ctx.org}", spare_owner "${ctx.spare_owner}" and the baseline "${ctx.baseline}"`;
+      hint =
+        near !== null
+          ? `; is cells.json's ${key} "${near}" a typo of "${parts[1]}"?`
+          : `; cells.json reads only org "${ctx.org}", spare_owner "${ctx.spare_owner}" and the baseline "${ctx.baseline}"`;
     } else if (parts.length >= 2 && parts[0] !== "hub" && !cells.has(parts[0]!)) {
       code = "CELL_NOT_REGISTERED";
       folder = parts[0]!;
@@ -118,7 +119,8 @@ export function unreadInputWarnings(
     } else if (parts.length >= 3 && parts[1] === "janitor") {
       code = "JANITOR_PART_NOT_READ";
       folder = `${parts[0]}/janitor`;
-      hint = "; a janitor log part is read only as ckpt-janitor.log or ckpt-janitor.log.N[.gz] (N = 1 the newest rotated part): rename the part ckpt-janitor.log.N[.gz], else the checkpoints it names lose that evidence";
+      hint =
+        "; a janitor log part is read only as ckpt-janitor.log or ckpt-janitor.log.N[.gz] (N = 1 the newest rotated part): rename the part ckpt-janitor.log.N[.gz], else the checkpoints it names lose that evidence";
     }
     const key = `${code}\u0000${folder}`;
     const g = groups.get(key) ?? { code, folder, paths: [], hint };

@@ -4,7 +4,15 @@ import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { checkOutFile, checkOutFolder, makeFolder, outWriteError } from "./out-folder.js";
 import { InputError } from "../diagnostics.js";
-import { OUT_MARKER, checkNotInputs, foreignFileError, foreignFiles, markerText, readOwnership, type Writer } from "./out-owner.js";
+import {
+  OUT_MARKER,
+  checkNotInputs,
+  foreignFileError,
+  foreignFiles,
+  markerText,
+  readOwnership,
+  type Writer,
+} from "./out-owner.js";
 
 const liveTemps = new Set<string>();
 let hooked = false;
@@ -121,9 +129,17 @@ export async function writeFilesAtomically(
 ): Promise<void> {
   hookSignals();
   if (files.has(OUT_MARKER)) {
-    throw new InputError("OUT_IS_INPUT", `${option} ${join(outDir, OUT_MARKER)} is the folder's marker, which ptb-manifest reads to know its files: an output never replaces it; nothing written (write it elsewhere)`, join(outDir, OUT_MARKER));
+    throw new InputError(
+      "OUT_IS_INPUT",
+      `${option} ${join(outDir, OUT_MARKER)} is the folder's marker, which ptb-manifest reads to know its files: an output never replaces it; nothing written (write it elsewhere)`,
+      join(outDir, OUT_MARKER),
+    );
   }
-  await checkNotInputs([...files.keys()].map((name) => join(outDir, name)), opts.inputs ?? [], { option });
+  await checkNotInputs(
+    [...files.keys()].map((name) => join(outDir, name)),
+    opts.inputs ?? [],
+    { option },
+  );
   await checkOutFolder(outDir, { option });
   for (const name of files.keys()) await checkOutFile(join(outDir, name));
   await checkOutFile(join(outDir, OUT_MARKER));

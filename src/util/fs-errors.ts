@@ -73,7 +73,13 @@ export function unreadableError(code: string, rel: string, err: unknown, what = 
  * `ANCHOR_UNREADABLE`), naming `rel` and the reason, followed by
  * `consequence` (what the build does without it, e.g. "its tokens are null").
  */
-export function warnUnreadable(diag: Pick<Diagnostics, "warn">, code: string, rel: string, err: unknown, consequence: string): void {
+export function warnUnreadable(
+  diag: Pick<Diagnostics, "warn">,
+  code: string,
+  rel: string,
+  err: unknown,
+  consequence: string,
+): void {
   diag.warn(code, `cannot read ${rel}: ${fsReason(err)}; ${consequence}`, rel, null);
 }
 
@@ -81,7 +87,10 @@ export function warnUnreadable(diag: Pick<Diagnostics, "warn">, code: string, re
  * Runs `fn`; a file system error it throws becomes `onError(err)`'s value
  * (anything else is rethrown: it is a bug, not an input fault).
  */
-export async function orOnFsError<T>(fn: () => Promise<T>, onError: (err: NodeJS.ErrnoException) => T | Promise<T>): Promise<T> {
+export async function orOnFsError<T>(
+  fn: () => Promise<T>,
+  onError: (err: NodeJS.ErrnoException) => T | Promise<T>,
+): Promise<T> {
   try {
     return await fn();
   } catch (err) {
@@ -132,7 +141,10 @@ export function reportingGlobFs(
       else fn(path, optsOrCb, reporting);
     };
   type Adapter = NonNullable<GlobOptions["fs"]>;
-  const adapter: Adapter = { readdir: wrap(nodeFs.readdir as (...args: unknown[]) => void, onError) as unknown as Adapter["readdir"] };
-  if (onLinkError) adapter.stat = wrap(nodeFs.stat as (...args: unknown[]) => void, onLinkError) as unknown as Adapter["stat"];
+  const adapter: Adapter = {
+    readdir: wrap(nodeFs.readdir as (...args: unknown[]) => void, onError) as unknown as Adapter["readdir"],
+  };
+  if (onLinkError)
+    adapter.stat = wrap(nodeFs.stat as (...args: unknown[]) => void, onLinkError) as unknown as Adapter["stat"];
   return adapter;
 }

@@ -12,11 +12,20 @@ import fg from "fast-glob";
  * Unreadable files count 0.
  */
 export async function inputBytes(sourcesDir: string): Promise<{ all: number; extracted: number }> {
-  const files = await fg("**/*", { cwd: sourcesDir, dot: true, onlyFiles: true, followSymbolicLinks: false, suppressErrors: true });
+  const files = await fg("**/*", {
+    cwd: sourcesDir,
+    dot: true,
+    onlyFiles: true,
+    followSymbolicLinks: false,
+    suppressErrors: true,
+  });
   let all = 0;
   let extracted = 0;
   for (const f of files) {
-    const size = await stat(`${sourcesDir}/${f}`).then((s) => s.size, () => 0);
+    const size = await stat(`${sourcesDir}/${f}`).then(
+      (s) => s.size,
+      () => 0,
+    );
     all += size;
     if (/^[^/]+\/(trajectory|pvc|janitor)\//.test(f)) extracted += size;
   }

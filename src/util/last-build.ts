@@ -40,16 +40,34 @@ export async function readBuildReport(out: string): Promise<BuildReportFile | nu
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return null;
-    throw new InputError("OUT_BUILD_UNREADABLE", `${path} cannot be read (${(err as Error).message.split("\n")[0]}): rebuild, or give --out another folder`, path);
+    throw new InputError(
+      "OUT_BUILD_UNREADABLE",
+      `${path} cannot be read (${(err as Error).message.split("\n")[0]}): rebuild, or give --out another folder`,
+      path,
+    );
   }
   let report: unknown;
   try {
     report = JSON.parse(text);
   } catch (err) {
-    throw new InputError("OUT_BUILD_UNREADABLE", `${path} is not JSON (${(err as Error).message}): rebuild, or give --out another folder`, path);
+    throw new InputError(
+      "OUT_BUILD_UNREADABLE",
+      `${path} is not JSON (${(err as Error).message}): rebuild, or give --out another folder`,
+      path,
+    );
   }
-  if (!isObject(report) || report.tool !== "ptb-manifest" || !isObject(report.arguments) || !Array.isArray(report.warnings) || !isObject(report.inputs)) {
-    throw new InputError("OUT_BUILD_UNREADABLE", `${path} is not a build report of ptb-manifest: rebuild, or give --out another folder`, path);
+  if (
+    !isObject(report) ||
+    report.tool !== "ptb-manifest" ||
+    !isObject(report.arguments) ||
+    !Array.isArray(report.warnings) ||
+    !isObject(report.inputs)
+  ) {
+    throw new InputError(
+      "OUT_BUILD_UNREADABLE",
+      `${path} is not a build report of ptb-manifest: rebuild, or give --out another folder`,
+      path,
+    );
   }
   return report as unknown as BuildReportFile;
 }
@@ -71,31 +89,62 @@ export async function loadOutBuild(out: string, report: BuildReportFile): Promis
     try {
       return await readFile(join(out, name), "utf8");
     } catch (err) {
-      throw new InputError("OUT_BUILD_UNREADABLE", `${join(out, name)} cannot be read (${(err as Error).message.split("\n")[0]}), though build-report.json is there: rebuild`, join(out, name));
+      throw new InputError(
+        "OUT_BUILD_UNREADABLE",
+        `${join(out, name)} cannot be read (${(err as Error).message.split("\n")[0]}), though build-report.json is there: rebuild`,
+        join(out, name),
+      );
     }
   };
   let rows: Row[];
   let provenance: BuildResult["provenance"];
   try {
     rows = JSON.parse(await read("manifest.json")) as Row[];
-    provenance = (await read("provenance.jsonl")).split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as BuildResult["provenance"][number]);
+    provenance = (await read("provenance.jsonl"))
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as BuildResult["provenance"][number]);
   } catch (err) {
     if (err instanceof InputError) throw err;
-    throw new InputError("OUT_BUILD_UNREADABLE", `${out}/manifest.json or provenance.jsonl is not JSON (${(err as Error).message}): rebuild`, out);
+    throw new InputError(
+      "OUT_BUILD_UNREADABLE",
+      `${out}/manifest.json or provenance.jsonl is not JSON (${(err as Error).message}): rebuild`,
+      out,
+    );
   }
-  if (!Array.isArray(rows) || rows.length !== provenance.length || rows.some((r, i) => r?.model_id !== provenance[i]?.model_id)) {
-    throw new InputError("OUT_BUILD_UNREADABLE", `${out}/manifest.json and provenance.jsonl do not describe the same rows (edited by hand, or from two builds): rebuild`, out);
+  if (
+    !Array.isArray(rows) ||
+    rows.length !== provenance.length ||
+    rows.some((r, i) => r?.model_id !== provenance[i]?.model_id)
+  ) {
+    throw new InputError(
+      "OUT_BUILD_UNREADABLE",
+      `${out}/manifest.json and provenance.jsonl do not describe the same rows (edited by hand, or from two builds): rebuild`,
+      out,
+    );
   }
   const checkpoint = rows.find((r) => r.cell !== "BASELINE");
-  const cells = [...new Set([...rows.filter((r) => r.cell !== "BASELINE").map((r) => r.cell), ...(report.excluded ?? []).map((e) => e.cell)])];
+  const cells = [
+    ...new Set([
+      ...rows.filter((r) => r.cell !== "BASELINE").map((r) => r.cell),
+      ...(report.excluded ?? []).map((e) => e.cell),
+    ]),
+  ];
   const registry = {
     org: checkpoint ? checkpoint.model_id.split("/")[0]! : "",
     baseline: rows.find((r) => r.cell === "BASELINE")?.model_id ?? "",
     cells: cells.map((cell) => ({ cell })),
   } as unknown as CellsFile;
   return {
-    registry, rows, provenance, warnings: report.warnings, excluded: report.excluded ?? [], lost: report.lost ?? [],
-    fits: report.fits ?? {}, runs: report.runs ?? {}, tokenCurves: {},
+    registry,
+    rows,
+    provenance,
+    warnings: report.warnings,
+    excluded: report.excluded ?? [],
+    lost: report.lost ?? [],
+    fits: report.fits ?? {},
+    runs: report.runs ?? {},
+    tokenCurves: {},
   };
 }
 
@@ -119,15 +168,28 @@ export interface InputsComparison {
  */
 export async function compareInputs(sourcesDir: string, report: BuildReportFile): Promise<InputsComparison> {
   try {
-    if (!(await stat(sourcesDir)).isDirectory()) return { state: "unknown", changed: [], added: [], removed: [], reason: `${sourcesDir} is not a folder` };
+    if (!(await stat(sourcesDir)).isDirectory())
+      return { state: "unknown", changed: [], added: [], removed: [], reason: `${sourcesDir} is not a folder` };
   } catch (err) {
-    return { state: "unknown", changed: [], added: [], removed: [], reason: `${sourcesDir} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
+    return {
+      state: "unknown",
+      changed: [],
+      added: [],
+      removed: [],
+      reason: `${sourcesDir} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    };
   }
   let now: Record<string, string>;
   try {
     now = await hashInputs(resolve(sourcesDir));
   } catch (err) {
-    return { state: "unknown", changed: [], added: [], removed: [], reason: `${sourcesDir} cannot be read (${(err as Error).message.split("\n")[0]})` };
+    return {
+      state: "unknown",
+      changed: [],
+      added: [],
+      removed: [],
+      reason: `${sourcesDir} cannot be read (${(err as Error).message.split("\n")[0]})`,
+    };
   }
   const args = report.arguments;
   const live = Object.entries(report.inputs).some(([, v]) => v.startsWith("commit "));
@@ -236,19 +298,31 @@ const listSome = (xs: string[]): string => (xs.length > 3 ? `${xs.slice(0, 3).jo
  * @throws InputError `OUT_BUILD_UNREADABLE` (a build report that cannot be
  *   read back), or the fatal input errors of `buildManifest` when deriving.
  */
-export async function describedResult(opts: DescribedResultOptions): Promise<{ result: BuildResult; build: DescribedBuild }> {
+export async function describedResult(
+  opts: DescribedResultOptions,
+): Promise<{ result: BuildResult; build: DescribedBuild }> {
   const report = await readBuildReport(opts.out);
   // A build of other sources than the ones asked about does not describe them.
   const recorded = recordedSources(opts.out, report);
-  const other = report !== null && opts.sourcesGiven && recorded !== null && !(await sameFolder(recorded, opts.sources));
+  const other =
+    report !== null && opts.sourcesGiven && recorded !== null && !(await sameFolder(recorded, opts.sources));
   if (!report || other) {
     const { buildManifest } = await import("../build.js");
-    const result = await buildManifest({ sourcesDir: resolve(opts.sources), toleranceH: opts.toleranceH, outlierFloorH: opts.outlierFloorH });
+    const result = await buildManifest({
+      sourcesDir: resolve(opts.sources),
+      toleranceH: opts.toleranceH,
+      outlierFloorH: opts.outlierFloorH,
+    });
     const args = { sources: opts.sources, tolerance_h: opts.toleranceH, outlier_floor_h: opts.outlierFloorH };
     return {
       result,
       build: {
-        out: opts.out, found: false, version: null, arguments: args, sources: opts.sources, inputs: null,
+        out: opts.out,
+        found: false,
+        version: null,
+        arguments: args,
+        sources: opts.sources,
+        inputs: null,
         line: `${
           other
             ? `Build: the one in ${opts.out}/ is of ${recorded}/, not of ${opts.sources}/`
@@ -270,7 +344,21 @@ export async function describedResult(opts: DescribedResultOptions): Promise<{ r
             inputs.changed.length ? `${inputs.changed.length} changed: ${listSome(inputs.changed)}` : "",
             inputs.added.length ? `${inputs.added.length} added: ${listSome(inputs.added)}` : "",
             inputs.removed.length ? `${inputs.removed.length} removed: ${listSome(inputs.removed)}` : "",
-          ].filter(Boolean).join("; ")}): this is what that build decided; rebuild to see the change.`
+          ]
+            .filter(Boolean)
+            .join("; ")}): this is what that build decided; rebuild to see the change.`
         : `cannot tell whether the inputs changed since that build: ${inputs.reason}.`;
-  return { result, build: { out: opts.out, found: true, version: report.version, arguments: report.arguments, sources, inputs, line: `${head}; ${state}`, notes: [] } };
+  return {
+    result,
+    build: {
+      out: opts.out,
+      found: true,
+      version: report.version,
+      arguments: report.arguments,
+      sources,
+      inputs,
+      line: `${head}; ${state}`,
+      notes: [],
+    },
+  };
 }

@@ -101,7 +101,10 @@ export async function* readLines(path: string, opts: ReadLinesOptions = {}): Asy
  * short lines (PVC listings, janitor logs), where one `await` per line would
  * cost more than the line. Same errors, after the lines read before them.
  */
-export async function* readLineBatches(path: string, opts: { onBytes?: (bytes: number) => void; chunkBytes?: number } = {}): AsyncGenerator<Line[]> {
+export async function* readLineBatches(
+  path: string,
+  opts: { onBytes?: (bytes: number) => void; chunkBytes?: number } = {},
+): AsyncGenerator<Line[]> {
   const source = openSource(path, opts.onBytes);
   try {
     // Small batches: their lines die young, which keeps the garbage collector cheap.
@@ -148,12 +151,18 @@ export async function* readLineBatches(path: string, opts: { onBytes?: (bytes: n
  */
 async function chunkFor(path: string, max: number): Promise<number> {
   if (path.endsWith(".gz")) return max;
-  const size = await stat(path).then((s) => s.size, () => max);
+  const size = await stat(path).then(
+    (s) => s.size,
+    () => max,
+  );
   return Math.min(max, Math.max(64 << 10, size + 1));
 }
 
 /** Opens a file (gunzipped when its name ends in `.gz`) as a {@link Filler}. */
-function openSource(path: string, onBytes: ((bytes: number) => void) | undefined): { fill: Filler; close: () => Promise<void> } {
+function openSource(
+  path: string,
+  onBytes: ((bytes: number) => void) | undefined,
+): { fill: Filler; close: () => Promise<void> } {
   if (!path.endsWith(".gz")) {
     let fh: Awaited<ReturnType<typeof open>> | null = null;
     return {

@@ -41,7 +41,20 @@ function kindOf(s: Stats): string {
 }
 
 /** Error codes of the file system that mean "this place cannot be written", mapped to `OUT_UNWRITABLE`. */
-const UNWRITABLE = new Set(["EACCES", "EPERM", "EROFS", "ENOENT", "ENOTDIR", "EISDIR", "ENOSPC", "EDQUOT", "EEXIST", "ELOOP", "ENAMETOOLONG", "EINVAL"]);
+const UNWRITABLE = new Set([
+  "EACCES",
+  "EPERM",
+  "EROFS",
+  "ENOENT",
+  "ENOTDIR",
+  "EISDIR",
+  "ENOSPC",
+  "EDQUOT",
+  "EEXIST",
+  "ELOOP",
+  "ENAMETOOLONG",
+  "EINVAL",
+]);
 
 /**
  * Turns a file system error met while writing under `folder` into the
@@ -61,7 +74,8 @@ export function outWriteError(err: unknown, folder: string, option = "--out"): u
  * error (exit 64) rather than the current folder.
  */
 export function outPathOption(value: string): string {
-  if (value.trim() === "") throw new InvalidArgumentError("an empty path is not an output folder or file (use . for the current folder)");
+  if (value.trim() === "")
+    throw new InvalidArgumentError("an empty path is not an output folder or file (use . for the current folder)");
   return value;
 }
 
@@ -115,7 +129,8 @@ function within(inner: string, outer: string): boolean {
  */
 export async function checkOutFolder(out: string, opts: OutFolderCheck = {}): Promise<string> {
   const option = opts.option ?? "--out";
-  if (out.trim() === "") throw new ExitCodeError(EXIT.usage, `error: ${option} is empty: give a folder (. for the current one)`);
+  if (out.trim() === "")
+    throw new ExitCodeError(EXIT.usage, `error: ${option} is empty: give a folder (. for the current one)`);
   const abs = resolve(out);
   // The nearest existing path: the folder itself, or the first folder above it.
   let existing = abs;
@@ -131,7 +146,12 @@ export async function checkOutFolder(out: string, opts: OutFolderCheck = {}): Pr
         existing = up;
         continue;
       }
-      if (code === "ELOOP") throw new InputError("OUT_NOT_A_FOLDER", `${option} ${out}: ${existing} is a loop of symbolic links, not a folder; nothing written`, out);
+      if (code === "ELOOP")
+        throw new InputError(
+          "OUT_NOT_A_FOLDER",
+          `${option} ${out}: ${existing} is a loop of symbolic links, not a folder; nothing written`,
+          out,
+        );
       throw outWriteError(err, out, option);
     }
   }
@@ -151,8 +171,15 @@ export async function checkOutFolder(out: string, opts: OutFolderCheck = {}): Pr
     const src = await realPathOf(resolve(opts.sources));
     const real = await realPathOf(abs);
     if (within(real, src) || within(abs, resolve(opts.sources))) {
-      const what = real === src || abs === resolve(opts.sources) ? "is the sources folder" : `is inside the sources folder ${opts.sources}`;
-      throw new InputError("OUT_INSIDE_SOURCES", `${option} ${out} ${what}: the outputs would mix with the inputs (the next build would read them); give a folder outside it; nothing written`, out);
+      const what =
+        real === src || abs === resolve(opts.sources)
+          ? "is the sources folder"
+          : `is inside the sources folder ${opts.sources}`;
+      throw new InputError(
+        "OUT_INSIDE_SOURCES",
+        `${option} ${out} ${what}: the outputs would mix with the inputs (the next build would read them); give a folder outside it; nothing written`,
+        out,
+      );
     }
   }
   return abs;
@@ -180,7 +207,12 @@ export async function makeFolder(folder: string, option = "--out"): Promise<stri
       if (code !== "ENOENT" && code !== "ENOTDIR") throw outWriteError(err, folder, option);
     }
     if (s) {
-      if (!s.isDirectory()) throw new InputError("OUT_NOT_A_FOLDER", `${option} ${folder} cannot be created: ${p} is ${kindOf(s)}, not a folder; nothing written`, folder);
+      if (!s.isDirectory())
+        throw new InputError(
+          "OUT_NOT_A_FOLDER",
+          `${option} ${folder} cannot be created: ${p} is ${kindOf(s)}, not a folder; nothing written`,
+          folder,
+        );
       break;
     }
     const up = dirname(p);
@@ -194,7 +226,8 @@ export async function makeFolder(folder: string, option = "--out"): Promise<stri
       await mkdir(dir);
       created.push(dir);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "EEXIST" && (await stat(dir).catch(() => null))?.isDirectory()) continue;
+      if ((err as NodeJS.ErrnoException).code === "EEXIST" && (await stat(dir).catch(() => null))?.isDirectory())
+        continue;
       throw outWriteError(err, folder, option);
     }
   }
@@ -217,5 +250,9 @@ export async function checkOutFile(target: string): Promise<void> {
   }
   if (s.isFile() || s.isSymbolicLink()) return;
   const what = s.isDirectory() ? "a folder" : kindOf(s);
-  throw new InputError("OUT_NOT_A_FILE", `cannot write ${target}: the name is taken by ${what}, which an output file would replace; nothing written`, target);
+  throw new InputError(
+    "OUT_NOT_A_FILE",
+    `cannot write ${target}: the name is taken by ${what}, which an output file would replace; nothing written`,
+    target,
+  );
 }

@@ -54,7 +54,15 @@ const WRITERS: ReadonlySet<string> = new Set<Writer>(["build", "cost", "snapshot
 
 /** The files a build writes. */
 export const BUILD_NAMES: ReadonlySet<string> = new Set([
-  "manifest.json", "manifest.csv", "model-ids.txt", "provenance.jsonl", "build-report.json", "report.html", "README.md", "datapackage.json", "manifest.schema.json",
+  "manifest.json",
+  "manifest.csv",
+  "model-ids.txt",
+  "provenance.jsonl",
+  "build-report.json",
+  "report.html",
+  "README.md",
+  "datapackage.json",
+  "manifest.schema.json",
 ]);
 
 /** One file the marker records: its sha256 and the writer (null: recorded by an earlier version, which did not say). */
@@ -119,7 +127,13 @@ export async function readOwnership(dir: string): Promise<Ownership> {
     try {
       if (!s.isFile()) throw new Error("not a file");
       const parsed = JSON.parse(await readFile(markerPath, "utf8")) as { tool?: unknown; files?: unknown };
-      if (parsed.tool !== "ptb-manifest" || !parsed.files || typeof parsed.files !== "object" || Array.isArray(parsed.files)) throw new Error("not a marker");
+      if (
+        parsed.tool !== "ptb-manifest" ||
+        !parsed.files ||
+        typeof parsed.files !== "object" ||
+        Array.isArray(parsed.files)
+      )
+        throw new Error("not a marker");
       for (const [name, entry] of Object.entries(parsed.files as Record<string, unknown>)) {
         const isSha = (x: unknown): x is string => typeof x === "string" && /^[0-9a-f]{64}$/.test(x);
         if (isSha(entry)) {
@@ -127,12 +141,17 @@ export async function readOwnership(dir: string): Promise<Ownership> {
           own.earlier = true;
         } else if (entry && typeof entry === "object") {
           const e = entry as { sha256?: unknown; writer?: unknown };
-          if (isSha(e.sha256)) own.recorded.set(name, { sha256: e.sha256, writer: typeof e.writer === "string" && WRITERS.has(e.writer) ? (e.writer as Writer) : null });
+          if (isSha(e.sha256))
+            own.recorded.set(name, {
+              sha256: e.sha256,
+              writer: typeof e.writer === "string" && WRITERS.has(e.writer) ? (e.writer as Writer) : null,
+            });
         }
       }
       own.marker = true;
     } catch (err) {
-      if (fsErrorCode(err) !== null) throw unreadableError("FILE_ERROR", markerPath, err, "cannot read the output marker");
+      if (fsErrorCode(err) !== null)
+        throw unreadableError("FILE_ERROR", markerPath, err, "cannot read the output marker");
       own.markerForeign = true;
     }
   } else {
@@ -159,7 +178,12 @@ export async function readOwnership(dir: string): Promise<Ownership> {
  * bytes may be the ones about to be written); any other unrecorded file is
  * foreign.
  */
-export async function foreignFiles(dir: string, files: Map<string, string | Buffer | null>, own: Ownership, writer: Writer): Promise<string[]> {
+export async function foreignFiles(
+  dir: string,
+  files: Map<string, string | Buffer | null>,
+  own: Ownership,
+  writer: Writer,
+): Promise<string[]> {
   const foreign: string[] = [];
   if (own.markerForeign) foreign.push(`${OUT_MARKER} (not a marker ptb-manifest wrote)`);
   for (const [name, content] of files) {
@@ -186,7 +210,11 @@ export async function foreignFiles(dir: string, files: Map<string, string | Buff
       if (now !== recorded.sha256) foreign.push(`${name} (changed since ptb-manifest wrote it)`);
       continue;
     }
-    foreign.push(recorded !== undefined ? `${name} (recorded by an earlier ptb-manifest, which did not say which command wrote it)` : `${name} (not written by ptb-manifest)`);
+    foreign.push(
+      recorded !== undefined
+        ? `${name} (recorded by an earlier ptb-manifest, which did not say which command wrote it)`
+        : `${name} (not written by ptb-manifest)`,
+    );
   }
   return foreign;
 }
@@ -246,12 +274,19 @@ async function readPath(path: string): Promise<string> {
  *
  * @throws InputError `OUT_IS_INPUT` naming the target and the input.
  */
-export async function checkNotInputs(targets: string[], inputs: { path: string; named?: string; option: string }[], opts: { option: string; whole?: boolean }): Promise<void> {
+export async function checkNotInputs(
+  targets: string[],
+  inputs: { path: string; named?: string; option: string }[],
+  opts: { option: string; whole?: boolean },
+): Promise<void> {
   for (const target of targets) {
     const t = await entryPath(target);
     for (const input of inputs) {
       const i = await readPath(input.path);
-      const clash = t === i || t.startsWith(i.endsWith(sep) ? i : i + sep) || (opts.whole === true && i.startsWith(t.endsWith(sep) ? t : t + sep));
+      const clash =
+        t === i ||
+        t.startsWith(i.endsWith(sep) ? i : i + sep) ||
+        (opts.whole === true && i.startsWith(t.endsWith(sep) ? t : t + sep));
       if (!clash) continue;
       const how = t === i ? "is" : t.startsWith(i) ? "is inside" : "holds";
       throw new InputError(
@@ -269,13 +304,19 @@ export async function checkNotInputs(targets: string[], inputs: { path: string; 
  * writer), plus a sha256 for every file written, recorded as `writer`'s.
  * Keys sorted; deterministic.
  */
-export async function markerText(dir: string, files: Map<string, string | Buffer>, own: Ownership, writer: Writer): Promise<string> {
+export async function markerText(
+  dir: string,
+  files: Map<string, string | Buffer>,
+  own: Ownership,
+  writer: Writer,
+): Promise<string> {
   const entries = new Map<string, Recorded>();
   for (const [name, rec] of own.recorded) {
     if (files.has(name) || name === OUT_MARKER) continue;
     if ((await lstatOrNull(join(dir, name)))?.isFile()) entries.set(name, rec);
   }
-  for (const [name, content] of files) if (name !== OUT_MARKER) entries.set(name, { sha256: sha256Of(content), writer });
+  for (const [name, content] of files)
+    if (name !== OUT_MARKER) entries.set(name, { sha256: sha256Of(content), writer });
   return markerOf(entries);
 }
 
@@ -285,7 +326,8 @@ export function markerOf(entries: Map<string, Recorded>): string {
   return `${JSON.stringify(
     {
       tool: "ptb-manifest",
-      about: "the files ptb-manifest wrote into this folder, with their sha256 and the command that wrote each: a command replaces only its own files here (README: Safety)",
+      about:
+        "the files ptb-manifest wrote into this folder, with their sha256 and the command that wrote each: a command replaces only its own files here (README: Safety)",
       files: Object.fromEntries(sorted.map(([name, rec]) => [name, { sha256: rec.sha256, writer: rec.writer }])),
     },
     null,
@@ -317,7 +359,10 @@ async function walk(dir: string, rel = ""): Promise<{ rel: string; stats: Stats 
  *
  * @throws InputError `OUT_FOREIGN_FILE` naming the other files, unless `force`.
  */
-export async function checkFolderOwned(dir: string, opts: { force?: boolean; option?: string; writer: Writer; earlier: (rel: string) => boolean }): Promise<void> {
+export async function checkFolderOwned(
+  dir: string,
+  opts: { force?: boolean; option?: string; writer: Writer; earlier: (rel: string) => boolean },
+): Promise<void> {
   if (opts.force) return;
   const s = await lstatOrNull(dir);
   if (!s?.isDirectory()) return;
@@ -334,9 +379,12 @@ export async function checkFolderOwned(dir: string, opts: { force?: boolean; opt
     if (!opts.earlier(rel)) layout = false;
     const recorded = own.recorded.get(rel);
     if (recorded === undefined) foreign.push(`${rel} (not written by ptb-manifest)`);
-    else if (recorded.writer === null) foreign.push(`${rel} (recorded by an earlier ptb-manifest, which did not say which command wrote it)`);
-    else if (recorded.writer !== opts.writer) foreign.push(`${rel} (written by ptb-manifest ${recorded.writer}, not by ${opts.writer})`);
-    else if ((await fileSha256(join(dir, rel))) !== recorded.sha256) foreign.push(`${rel} (changed since ptb-manifest wrote it)`);
+    else if (recorded.writer === null)
+      foreign.push(`${rel} (recorded by an earlier ptb-manifest, which did not say which command wrote it)`);
+    else if (recorded.writer !== opts.writer)
+      foreign.push(`${rel} (written by ptb-manifest ${recorded.writer}, not by ${opts.writer})`);
+    else if ((await fileSha256(join(dir, rel))) !== recorded.sha256)
+      foreign.push(`${rel} (changed since ptb-manifest wrote it)`);
   }
   const earlier = !own.markerForeign && layout && (!own.marker || own.earlier);
   if (foreign.length > 0) throw foreignFileError(dir, foreign, opts.option, earlier);
@@ -345,6 +393,7 @@ export async function checkFolderOwned(dir: string, opts: { force?: boolean; opt
 /** The marker's text for every file now under `dir` (a folder just written whole by `writer`). */
 export async function markerOfFolder(dir: string, writer: Writer): Promise<string> {
   const entries = new Map<string, Recorded>();
-  for (const { rel, stats } of await walk(dir)) if (stats.isFile() && rel !== OUT_MARKER) entries.set(rel, { sha256: await fileSha256(join(dir, rel)), writer });
+  for (const { rel, stats } of await walk(dir))
+    if (stats.isFile() && rel !== OUT_MARKER) entries.set(rel, { sha256: await fileSha256(join(dir, rel)), writer });
   return markerOf(entries);
 }

@@ -23,7 +23,8 @@ export function parseStep(text: string): number | null {
   return Number.isSafeInteger(n) ? n : null;
 }
 
-const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,12}))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
+const ISO_RE =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,12}))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
 
 /**
  * Parses an ISO 8601 / RFC 3339 date-time strictly: every field in range
@@ -57,6 +58,7 @@ export function parseIsoTime(text: string, opts: { assumeUtc?: boolean } = {}): 
     if (oh > 23 || om > 59) return NaN;
     offsetMin = sign * (oh * 60 + om);
   }
-  const ms = Date.UTC(year, month - 1, day, hour, minute, second) + Number(`0.${frac || "0"}`) * 1000 - offsetMin * 60_000;
+  const ms =
+    Date.UTC(year, month - 1, day, hour, minute, second) + Number(`0.${frac || "0"}`) * 1000 - offsetMin * 60_000;
   return isTimeMs(ms) ? ms : NaN;
 }

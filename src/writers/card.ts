@@ -12,8 +12,10 @@ export const CARD_TEMPLATE_PATH = fileURLToPath(new URL("../../templates/index-c
 const HOUR_SOURCE_MEANING: Record<string, string> = {
   mtime: "checkpoint dir mtime on the PVC (exact)",
   janitor: "archive timestamps from the arm's `ckpt-janitor.log` (exact)",
-  extrapolated: "that family's own step→time cadence; validated against independent local anchors to within {{max_error}} h",
-  unrecoverable: "local copy pruned, no timing record survives. `hour` is null — use `hour_upper_bound` and step order, or exclude",
+  extrapolated:
+    "that family's own step→time cadence; validated against independent local anchors to within {{max_error}} h",
+  unrecoverable:
+    "local copy pruned, no timing record survives. `hour` is null — use `hour_upper_bound` and step order, or exclude",
 };
 
 /** Said under an eos table that shows unknowns (MANIFEST.md: `eos_ok` null). */
@@ -56,11 +58,17 @@ export function indexCard(result: BuildResult, template = readFileSync(CARD_TEMP
       : "",
     hour_source_table: mdTable(
       ["value", "n", "meaning"],
-      Object.entries(c.per_hour_source).map(([k, n]) => [`\`${k}\``, n, (HOUR_SOURCE_MEANING[k] ?? "").replace("{{max_error}}", maxError)]),
+      Object.entries(c.per_hour_source).map(([k, n]) => [
+        `\`${k}\``,
+        n,
+        (HOUR_SOURCE_MEANING[k] ?? "").replace("{{max_error}}", maxError),
+      ]),
     ),
     eos_table:
-      mdTable(["cell", "eos_ok"], cells.map((x) => [`\`${x.cell}\``, c.eos_ok_per_cell[x.cell] ?? "0/0"])) +
-      (result.rows.some((r) => r.cell !== "BASELINE" && r.eos_ok === null) ? `\n\n${EOS_UNKNOWN_NOTE}` : ""),
+      mdTable(
+        ["cell", "eos_ok"],
+        cells.map((x) => [`\`${x.cell}\``, c.eos_ok_per_cell[x.cell] ?? "0/0"]),
+      ) + (result.rows.some((r) => r.cell !== "BASELINE" && r.eos_ok === null) ? `\n\n${EOS_UNKNOWN_NOTE}` : ""),
   };
   return template.replace(/\{\{(\w+)\}\}/g, (m, name: string) => values[name] ?? m);
 }

@@ -15,9 +15,22 @@ type FieldType = "string" | "number" | "integer" | "boolean" | "array";
 
 /** Table Schema type of each column, as `manifest.csv` writes it. */
 const FIELD_TYPES: Record<(typeof ROW_KEYS)[number], FieldType> = {
-  model_id: "string", cell: "string", driver: "string", effort: "string", hour: "number", hour_source: "string",
-  hour_upper_bound: "number", driver_tokens_at_hour: "integer", role: "string", eos_ok: "boolean", eos_token_id: "array",
-  source: "string", family: "string", step: "integer", hour_lower_bound: "number", hour_error_h: "number",
+  model_id: "string",
+  cell: "string",
+  driver: "string",
+  effort: "string",
+  hour: "number",
+  hour_source: "string",
+  hour_upper_bound: "number",
+  driver_tokens_at_hour: "integer",
+  role: "string",
+  eos_ok: "boolean",
+  eos_token_id: "array",
+  source: "string",
+  family: "string",
+  step: "integer",
+  hour_lower_bound: "number",
+  hour_error_h: "number",
 };
 
 /** Whether a column can be null (from the zod schema). */
@@ -64,7 +77,14 @@ export function dataPackage(csv: string, opts: { name: string; title: string }):
         encoding: "utf-8",
         bytes,
         hash: `sha256:${createHash("sha256").update(csv).digest("hex")}`,
-        dialect: { $schema: "https://datapackage.org/profiles/2.0/tabledialect.json", header: true, delimiter: ",", lineTerminator: "\n", quoteChar: '"', doubleQuote: true },
+        dialect: {
+          $schema: "https://datapackage.org/profiles/2.0/tabledialect.json",
+          header: true,
+          delimiter: ",",
+          lineTerminator: "\n",
+          quoteChar: '"',
+          doubleQuote: true,
+        },
         schema: {
           $schema: "https://datapackage.org/profiles/2.0/tableschema.json",
           fields,

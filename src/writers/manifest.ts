@@ -46,7 +46,13 @@ const CSV_COLUMNS: Record<string, { kind: CsvKind; nullable: boolean }> = Object
     const nullable = type instanceof z.ZodNullable;
     if (type instanceof z.ZodNullable) type = type.unwrap() as z.ZodType;
     const kind: CsvKind =
-      type instanceof z.ZodNumber ? "number" : type instanceof z.ZodBoolean ? "boolean" : type instanceof z.ZodArray ? "list" : "text";
+      type instanceof z.ZodNumber
+        ? "number"
+        : type instanceof z.ZodBoolean
+          ? "boolean"
+          : type instanceof z.ZodArray
+            ? "list"
+            : "text";
     return [key, { kind, nullable }];
   }),
 );
@@ -95,8 +101,13 @@ export function parseCsvCell(key: string, text: string): unknown {
       if (!FORMULA_START.test(text)) return text;
       const rest = text.slice(1);
       if (text.startsWith("'") && FORMULA_START.test(rest)) return rest;
-      if (text.startsWith("'")) throw new Error(`${JSON.stringify(text)} starts with a ' that escapes nothing (ptb-manifest escapes only a text starting with =, +, -, @, tab, carriage return or ')`);
-      throw new Error(`${JSON.stringify(text)} starts with ${JSON.stringify(text[0])} without the ' escape: a spreadsheet would run it as a formula, and ptb-manifest never writes it so`);
+      if (text.startsWith("'"))
+        throw new Error(
+          `${JSON.stringify(text)} starts with a ' that escapes nothing (ptb-manifest escapes only a text starting with =, +, -, @, tab, carriage return or ')`,
+        );
+      throw new Error(
+        `${JSON.stringify(text)} starts with ${JSON.stringify(text[0])} without the ' escape: a spreadsheet would run it as a formula, and ptb-manifest never writes it so`,
+      );
     }
   }
 }

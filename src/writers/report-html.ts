@@ -47,10 +47,17 @@ export interface CellChartCounts {
  * error bar; SUBMITTED and fallback checkpoints marked; under it, the
  * cumulative driver-token curve on the same axis.
  */
-export function cellChartSpec(cell: string, rows: Row[], curve: [number, number][], runHours: number): { spec: TopLevelSpec; counts: CellChartCounts } {
+export function cellChartSpec(
+  _cell: string,
+  rows: Row[],
+  curve: [number, number][],
+  runHours: number,
+): { spec: TopLevelSpec; counts: CellChartCounts } {
   const maxHour = Math.max(100, Math.ceil(runHours), ...rows.map((r) => r.hour ?? 0));
   const families = [...new Set(rows.map((r) => r.family!))].sort();
-  const timed = rows.filter((r) => r.hour !== null).map((r) => ({ ...r, eos: r.eos_ok === null ? "unknown" : String(r.eos_ok) }));
+  const timed = rows
+    .filter((r) => r.hour !== null)
+    .map((r) => ({ ...r, eos: r.eos_ok === null ? "unknown" : String(r.eos_ok) }));
   const intervals = rows
     .filter((r) => r.hour === null)
     .map((r) => ({ ...r, lo: r.hour_lower_bound ?? 0, hi: r.hour_upper_bound ?? maxHour }));
@@ -80,27 +87,57 @@ export function cellChartSpec(cell: string, rows: Row[], curve: [number, number]
           {
             data: { values: intervals },
             mark: { type: "rule", strokeWidth: 4, opacity: 0.55, strokeCap: "round", description: "bounds" },
-            encoding: { x: { field: "lo", ...x }, x2: { field: "hi" }, y, color: colour, tooltip: [{ field: "model_id" }, { field: "lo", title: "lower bound" }, { field: "hi", title: "upper bound" }] },
+            encoding: {
+              x: { field: "lo", ...x },
+              x2: { field: "hi" },
+              y,
+              color: colour,
+              tooltip: [
+                { field: "model_id" },
+                { field: "lo", title: "lower bound" },
+                { field: "hi", title: "upper bound" },
+              ],
+            },
           },
           {
             data: { values: errorBars },
             mark: { type: "rule", strokeWidth: 2, description: "error" },
-            encoding: { x: { field: "lo", ...x }, x2: { field: "hi" }, y, color: colour, tooltip: [{ field: "model_id" }, { field: "hour_error_h" }] },
+            encoding: {
+              x: { field: "lo", ...x },
+              x2: { field: "hi" },
+              y,
+              color: colour,
+              tooltip: [{ field: "model_id" }, { field: "hour_error_h" }],
+            },
           },
           {
             data: { values: timed },
             mark: { type: "point", filled: true, size: 46, opacity: 0.9, description: "checkpoint" },
             encoding: {
-              x: { field: "hour", ...x }, y, color: colour,
-              tooltip: [{ field: "model_id" }, { field: "hour" }, { field: "hour_source" }, { field: "role" }, { field: "eos" }],
+              x: { field: "hour", ...x },
+              y,
+              color: colour,
+              tooltip: [
+                { field: "model_id" },
+                { field: "hour" },
+                { field: "hour_source" },
+                { field: "role" },
+                { field: "eos" },
+              ],
             },
           },
           {
             data: { values: roles },
             mark: { type: "point", shape: "diamond", size: 260, filled: false, strokeWidth: 2, description: "role" },
             encoding: {
-              x: { field: "x", ...x }, y,
-              stroke: { field: "role", type: "nominal", title: "role", scale: { domain: ["SUBMITTED", "fallback"], range: ["#e7298a", "#e6ab02"] } },
+              x: { field: "x", ...x },
+              y,
+              stroke: {
+                field: "role",
+                type: "nominal",
+                title: "role",
+                scale: { domain: ["SUBMITTED", "fallback"], range: ["#e7298a", "#e6ab02"] },
+              },
               tooltip: [{ field: "model_id" }, { field: "role" }],
             },
           },
@@ -111,12 +148,18 @@ export function cellChartSpec(cell: string, rows: Row[], curve: [number, number]
         height: 110,
         data: { values: curve.map(([hour, tokens]) => ({ hour, tokens })) },
         mark: { type: "line", interpolate: "step-after", color: "#444", description: "tokens" },
-        encoding: { x: { field: "hour", ...x }, y: { field: "tokens", type: "quantitative", title: "driver tokens", axis: { format: "~s" } } },
+        encoding: {
+          x: { field: "hour", ...x },
+          y: { field: "tokens", type: "quantitative", title: "driver tokens", axis: { format: "~s" } },
+        },
       },
     ],
     resolve: { scale: { color: "independent" } },
   };
-  return { spec, counts: { points: timed.length, intervals: intervals.length, errorBars: errorBars.length, roles: roles.length } };
+  return {
+    spec,
+    counts: { points: timed.length, intervals: intervals.length, errorBars: errorBars.length, roles: roles.length },
+  };
 }
 
 function table(head: string[], rows: (string | number)[][]): string {
@@ -153,10 +196,17 @@ ${curve.length === 0 ? "<p>Driver tokens unknown (null): no model call of the ce
   }
   const cellsTable = table(
     ["cell", "driver", "effort", "checkpoints", "eos_ok"],
-    result.registry.cells.filter((x) => !x.excluded).map((x) => [x.cell, x.driver, x.effort, c.per_cell[x.cell] ?? 0, c.eos_ok_per_cell[x.cell] ?? "0/0"]),
+    result.registry.cells
+      .filter((x) => !x.excluded)
+      .map((x) => [x.cell, x.driver, x.effort, c.per_cell[x.cell] ?? 0, c.eos_ok_per_cell[x.cell] ?? "0/0"]),
   );
-  const sourceTable = table(["hour_source", "n"], Object.entries(c.per_hour_source).map(([k, n]) => [k, n]));
-  const excluded = result.excluded.map((e) => `<li><code>${escapeHtml(e.cell)}</code>: ${escapeHtml(e.reason)}</li>`).join("");
+  const sourceTable = table(
+    ["hour_source", "n"],
+    Object.entries(c.per_hour_source).map(([k, n]) => [k, n]),
+  );
+  const excluded = result.excluded
+    .map((e) => `<li><code>${escapeHtml(e.cell)}</code>: ${escapeHtml(e.reason)}</li>`)
+    .join("");
   const legend = Object.entries(HOUR_SOURCE_COLOURS)
     .map(([k, col]) => `<span class="key"><span class="swatch" style="background:${col}"></span>${k}</span>`)
     .join(" ");

@@ -30,7 +30,16 @@ export async function hashInputs(
   const unreadable = new Map<string, NodeJS.ErrnoException>();
   const rel = (abs: string): string => relative(sourcesDir, abs).split(sep).join("/");
   const fs = reportingGlobFs((abs, err) => unreadable.set(`${rel(abs)}/`, err));
-  const files = (await fg("**/*", { cwd: sourcesDir, dot: true, onlyFiles: true, followSymbolicLinks: false, suppressErrors: true, fs })).sort();
+  const files = (
+    await fg("**/*", {
+      cwd: sourcesDir,
+      dot: true,
+      onlyFiles: true,
+      followSymbolicLinks: false,
+      suppressErrors: true,
+      fs,
+    })
+  ).sort();
   // Up to 16 files at a time (many small files: the waits overlap); keys stay in sorted order.
   const hashes: string[] = new Array<string>(files.length);
   let next = 0;
@@ -47,7 +56,8 @@ export async function hashInputs(
   };
   await Promise.all(Array.from({ length: Math.min(16, files.length) }, worker));
   const entries: [string, string][] = files.map((f, i) => [f, hashes[i]!]);
-  for (const [path, err] of unreadable) if (path.endsWith("/")) entries.push([path, `${UNREADABLE_PREFIX} (${err.code})`]);
+  for (const [path, err] of unreadable)
+    if (path.endsWith("/")) entries.push([path, `${UNREADABLE_PREFIX} (${err.code})`]);
   entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [path, err] of [...unreadable].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) onUnreadable(path, err);
   const out: Record<string, string> = Object.create(null); // keys come from file names
@@ -109,7 +119,10 @@ export function countRows(rows: Row[]): {
     per_cell: perCell,
     per_hour_source: perSource,
     // No prototype: a cell named `constructor` without rows must read as absent, not as Object's constructor.
-    eos_ok_per_cell: Object.assign(Object.create(null) as Record<string, string>, Object.fromEntries(Object.entries(eosOk).map(([c, [ok, n, unknown]]) => [c, eosOkText(ok, n, unknown)]))),
+    eos_ok_per_cell: Object.assign(
+      Object.create(null) as Record<string, string>,
+      Object.fromEntries(Object.entries(eosOk).map(([c, [ok, n, unknown]]) => [c, eosOkText(ok, n, unknown)])),
+    ),
     roles,
   };
 }
@@ -120,7 +133,11 @@ export function countRows(rows: Row[]): {
  * cadence fits, and every warning as `{code, message, file, line}`. It holds
  * no wall-clock time, so a rebuild of the same input is byte-identical.
  */
-export function buildReportJson(result: BuildResult, args: Record<string, unknown>, inputs: Record<string, string>): string {
+export function buildReportJson(
+  result: BuildResult,
+  args: Record<string, unknown>,
+  inputs: Record<string, string>,
+): string {
   const warningCounts: Record<string, number> = {};
   for (const w of result.warnings) warningCounts[w.code] = (warningCounts[w.code] ?? 0) + 1;
   const report = {

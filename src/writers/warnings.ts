@@ -17,7 +17,10 @@ export function warningIdentity(w: Warning): string {
  * per current warning, and how many previous warnings are gone; null when
  * there is no previous build to compare with.
  */
-export function compareWarnings(current: Warning[], previous: Warning[] | null): { isNew: boolean[]; gone: number } | null {
+export function compareWarnings(
+  current: Warning[],
+  previous: Warning[] | null,
+): { isNew: boolean[]; gone: number } | null {
   if (previous === null) return null;
   const left = new Map<string, number>();
   for (const w of previous) left.set(warningIdentity(w), (left.get(warningIdentity(w)) ?? 0) + 1);
@@ -36,7 +39,15 @@ export function compareWarnings(current: Warning[], previous: Warning[] | null):
 /** A message on one line: control characters (a raw input line's tabs, line breaks) as escapes; cut to `max` characters. */
 function oneLine(text: string, max: number): string {
   // eslint-disable-next-line no-control-regex
-  const flat = text.replace(/[\u0000-\u001f\u007f]/g, (c) => (c === "\t" ? "\\t" : c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
+  const flat = text.replace(/[\u0000-\u001f\u007f]/g, (c) =>
+    c === "\t"
+      ? "\\t"
+      : c === "\n"
+        ? "\\n"
+        : c === "\r"
+          ? "\\r"
+          : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
@@ -73,17 +84,20 @@ export function renderWarnings(warnings: Warning[], opts: RenderWarningsOptions 
   const newCount = compared ? compared.isNew.filter(Boolean).length : 0;
   const since = compared
     ? `${newCount} new, ${compared.gone} gone since the previous build into ${out}/${
-        opts.otherSources ? `, which read other sources (--sources ${opts.otherSources.previous}, not ${opts.otherSources.current})` : ""
+        opts.otherSources
+          ? `, which read other sources (--sources ${opts.otherSources.previous}, not ${opts.otherSources.current})`
+          : ""
       }`
     : `no previous build in ${out}/ to compare with`;
   if (warnings.length === 0) return [`warnings: 0${compared && compared.gone > 0 ? ` (${since})` : ""}`];
   const lines = [`warnings: ${warnings.length} (${since}); by code:`];
   const groups = new Map<string, number[]>();
-  warnings.forEach((w, i) => groups.set(w.code, [...(groups.get(w.code) ?? []), i]));
+  for (const [i, w] of warnings.entries()) groups.set(w.code, [...(groups.get(w.code) ?? []), i]);
   const isNew = (i: number): boolean => compared?.isNew[i] ?? false;
   const newIn = (idx: number[]): number => idx.filter(isNew).length;
   const order = [...groups.entries()].sort(
-    ([a, ia], [b, ib]) => Number(newIn(ib) > 0) - Number(newIn(ia) > 0) || ib.length - ia.length || (a < b ? -1 : a > b ? 1 : 0),
+    ([a, ia], [b, ib]) =>
+      Number(newIn(ib) > 0) - Number(newIn(ia) > 0) || ib.length - ia.length || (a < b ? -1 : a > b ? 1 : 0),
   );
   const width = Math.max(...order.map(([c]) => c.length));
   const describe = (i: number, max: number): string => {
@@ -105,6 +119,10 @@ export function renderWarnings(warnings: Warning[], opts: RenderWarningsOptions 
   }
   const hidden = warnings.length - shown;
   const listed = opts.strict ? "" : "; build-report.json lists them";
-  lines.push(hidden > 0 ? `  ${hidden} more not shown (one example per code): --verbose prints all ${warnings.length}${listed}` : `  all ${warnings.length} shown${listed}`);
+  lines.push(
+    hidden > 0
+      ? `  ${hidden} more not shown (one example per code): --verbose prints all ${warnings.length}${listed}`
+      : `  all ${warnings.length} shown${listed}`,
+  );
   return lines;
 }

@@ -70,7 +70,20 @@ export interface BadCase {
 }
 
 export interface Edit {
-  op: "write" | "append" | "insert" | "replace" | "delete" | "json" | "crlf" | "bom" | "truncate" | "gzip" | "symlink" | "outside" | "fifo";
+  op:
+    | "write"
+    | "append"
+    | "insert"
+    | "replace"
+    | "delete"
+    | "json"
+    | "crlf"
+    | "bom"
+    | "truncate"
+    | "gzip"
+    | "symlink"
+    | "outside"
+    | "fifo";
   path: string;
   text?: string;
   lines?: string[];
@@ -90,7 +103,8 @@ export interface Edit {
 function payload(e: Edit): Buffer {
   if (e.hex !== undefined) return Buffer.from(e.hex.replace(/\s+/g, ""), "hex");
   if (e.lines !== undefined) return Buffer.from(e.lines.map((l) => `${l}\n`).join(""));
-  if (e.records !== undefined) return Buffer.from(e.records.map((r) => `${typeof r === "string" ? r : JSON.stringify(r)}\n`).join(""));
+  if (e.records !== undefined)
+    return Buffer.from(e.records.map((r) => `${typeof r === "string" ? r : JSON.stringify(r)}\n`).join(""));
   if (e.text !== undefined) return Buffer.from(e.text);
   throw new Error(`edit ${e.op} ${e.path}: give text, lines, records or hex`);
 }

@@ -45,7 +45,18 @@ import { join } from "node:path";
 import { mulberry32 } from "../../scripts/make-sources/lib.js";
 
 export type FaultKind = "429" | "500" | "503" | "drop" | "slow";
-export type RouteKind = "list" | "info" | "tree" | "resolve" | "raw" | "dataset" | "create" | "preupload" | "commit" | "move" | "other";
+export type RouteKind =
+  | "list"
+  | "info"
+  | "tree"
+  | "resolve"
+  | "raw"
+  | "dataset"
+  | "create"
+  | "preupload"
+  | "commit"
+  | "move"
+  | "other";
 
 export interface Faults {
   /** Fraction of requests faulted, 0..1. */
@@ -183,13 +194,19 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
     const url = req.url ?? "/";
     const path = url.split("?")[0]!;
     const kind = routeKind(method, path);
-    const authorized = opts.token ? req.headers.authorization === `Bearer ${opts.token}` : req.headers.authorization === undefined;
+    const authorized = opts.token
+      ? req.headers.authorization === `Bearer ${opts.token}`
+      : req.headers.authorization === undefined;
     const entry: LoggedRequest = { method, url, kind, status: 0, fault: null, errorCode: null, authorized };
     state.log.push(entry);
 
     const key = `${method} ${url}`;
     const f = state.faults;
-    const may = f.rate > 0 && f.kinds.length > 0 && (consecutive.get(key) ?? 0) < f.maxConsecutivePerUrl && (f.match?.({ method, path, kind }) ?? true);
+    const may =
+      f.rate > 0 &&
+      f.kinds.length > 0 &&
+      (consecutive.get(key) ?? 0) < f.maxConsecutivePerUrl &&
+      (f.match?.({ method, path, kind }) ?? true);
     const fault = may && rng() < f.rate ? f.kinds[Math.floor(rng() * f.kinds.length)]! : null;
     consecutive.set(key, fault ? (consecutive.get(key) ?? 0) + 1 : 0); // a slow answer is a fault too: a client may time out
     entry.fault = fault;
@@ -201,12 +218,20 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
       entry.status = Number(fault);
       const headers: Record<string, string> = { "Content-Type": "application/json" };
       if (f.retryAfterS !== null && fault !== "500") headers["Retry-After"] = String(f.retryAfterS);
-      res.writeHead(entry.status, headers).end(JSON.stringify({ error: fault === "429" ? "Too many requests" : "Internal error" }));
+      res
+        .writeHead(entry.status, headers)
+        .end(JSON.stringify({ error: fault === "429" ? "Too many requests" : "Internal error" }));
       return;
     }
     const answer = (): void => {
       if (opts.token && !authorized) {
-        send(res, entry, 401, { error: "Invalid credentials in Authorization header" }, { "X-Error-Message": "Invalid credentials in Authorization header" });
+        send(
+          res,
+          entry,
+          401,
+          { error: "Invalid credentials in Authorization header" },
+          { "X-Error-Message": "Invalid credentials in Authorization header" },
+        );
         return;
       }
       state.onRequest?.({ method, path, kind });
@@ -224,14 +249,26 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
     }
   });
 
-  const byOwner = (owner: string): Repo[] => [...repos.values()].filter((r) => r.id.split("/")[0] === owner).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const byOwner = (owner: string): Repo[] =>
+    [...repos.values()].filter((r) => r.id.split("/")[0] === owner).sort((a, b) => (a.id < b.id ? -1 : 1));
 
   function modelJson(repo: Repo, expand: string[]): Record<string, unknown> {
-    const out: Record<string, unknown> = { _id: createHash("sha1").update(repo.id).digest("hex").slice(0, 24), id: repo.id };
+    const out: Record<string, unknown> = {
+      _id: createHash("sha1").update(repo.id).digest("hex").slice(0, 24),
+      id: repo.id,
+    };
     const values: Record<string, unknown> = {
-      sha: repo.info.sha, createdAt: repo.info.createdAt, lastModified: repo.info.lastModified,
-      private: false, gated: false, downloads: 0, likes: 0, pipeline_tag: "text-generation",
-      siblings: [".gitattributes", ...repo.files.keys(), "model.safetensors"].sort().map((rfilename) => ({ rfilename })),
+      sha: repo.info.sha,
+      createdAt: repo.info.createdAt,
+      lastModified: repo.info.lastModified,
+      private: false,
+      gated: false,
+      downloads: 0,
+      likes: 0,
+      pipeline_tag: "text-generation",
+      siblings: [".gitattributes", ...repo.files.keys(), "model.safetensors"]
+        .sort()
+        .map((rfilename) => ({ rfilename })),
     };
     for (const k of expand) {
       if (k === "siblings" && !siblingsOn) continue;
@@ -240,7 +277,13 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
     return out;
   }
 
-  function serve(req: IncomingMessage, res: ServerResponse, entry: LoggedRequest, path: string, q: URLSearchParams): void {
+  function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: LoggedRequest,
+    path: string,
+    q: URLSearchParams,
+  ): void {
     const seg = path.split("/").slice(1).map(decodeURIComponent);
     if (["dataset", "create", "preupload", "commit", "move"].includes(entry.kind)) {
       serveWrite(req, res, entry, seg);
@@ -257,25 +300,44 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
         next.set("cursor", String(from + limit));
         headers.Link = `<${state.url}/api/models?${next.toString()}>; rel="next"`;
       }
-      send(res, entry, 200, page.map((r) => modelJson(r, q.getAll("expand"))), headers);
+      send(
+        res,
+        entry,
+        200,
+        page.map((r) => modelJson(r, q.getAll("expand"))),
+        headers,
+      );
       return;
     }
     if (entry.kind === "info" || entry.kind === "tree") {
       // /api/models/<owner>/<name>/(revision|tree)/<rev>
       const repo = repos.get(`${seg[2]}/${seg[3]}`);
       if (!repo) return send(res, entry, 404, { error: "Repository not found" }, { "X-Error-Code": "RepoNotFound" });
-      if (!revisionOk(repo, seg[5] ?? "")) return send(res, entry, 404, { error: "Invalid rev id" }, { "X-Error-Code": "RevisionNotFound" });
+      if (!revisionOk(repo, seg[5] ?? ""))
+        return send(res, entry, 404, { error: "Invalid rev id" }, { "X-Error-Code": "RevisionNotFound" });
       if (entry.kind === "info") return send(res, entry, 200, modelJson(repo, q.getAll("expand")));
-      return send(res, entry, 200, [...repo.files.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([p, b]) => ({ type: "file", path: p, size: b.length, oid: etagOf(b) })));
+      return send(
+        res,
+        entry,
+        200,
+        [...repo.files.entries()]
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([p, b]) => ({ type: "file", path: p, size: b.length, oid: etagOf(b) })),
+      );
     }
     if (entry.kind === "resolve" || entry.kind === "raw") {
       // /<owner>/<name>/(resolve|raw)/<rev>/<path...>
       const repo = repos.get(`${seg[0]}/${seg[1]}`);
       if (!repo) return send(res, entry, 404, { error: "Repository not found" }, { "X-Error-Code": "RepoNotFound" });
-      if (!revisionOk(repo, seg[3] ?? "")) return send(res, entry, 404, { error: "Invalid rev id" }, { "X-Error-Code": "RevisionNotFound" });
+      if (!revisionOk(repo, seg[3] ?? ""))
+        return send(res, entry, 404, { error: "Invalid rev id" }, { "X-Error-Code": "RevisionNotFound" });
       const file = repo.files.get(seg.slice(4).join("/"));
       if (!file) return send(res, entry, 404, { error: "Entry not found" }, { "X-Error-Code": "EntryNotFound" });
-      const headers: Record<string, string> = { ETag: `"${etagOf(file)}"`, "Accept-Ranges": "bytes", "Content-Type": "application/octet-stream" };
+      const headers: Record<string, string> = {
+        ETag: `"${etagOf(file)}"`,
+        "Accept-Ranges": "bytes",
+        "Content-Type": "application/octet-stream",
+      };
       const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
       let status = 200;
       let body = file;
@@ -295,7 +357,6 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
     send(res, entry, 404, { error: "Not found" });
   }
 
-
   function serveWrite(req: IncomingMessage, res: ServerResponse, entry: LoggedRequest, seg: string[]): void {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -306,14 +367,23 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
         const id = apiInfo ? `${seg[2]}/${seg[3]}` : `${seg[1]}/${seg[2]}`;
         const files = state.datasets.get(id);
         if (!files && req.headers.authorization === undefined) {
-          return send(res, entry, 401, { error: "Repository not found" }, { "X-Error-Code": "RepoNotFound", "X-Error-Message": "Repository not found" });
+          return send(
+            res,
+            entry,
+            401,
+            { error: "Repository not found" },
+            { "X-Error-Code": "RepoNotFound", "X-Error-Message": "Repository not found" },
+          );
         }
         if (!files) return send(res, entry, 404, { error: "Repository not found" }, { "X-Error-Code": "RepoNotFound" });
         if (apiInfo) return send(res, entry, 200, { id, likes: 0, sha: state.datasetHeads.get(id) });
         const file = files.get(seg.slice(5).join("/"));
         if (!file) return send(res, entry, 404, { error: "Entry not found" }, { "X-Error-Code": "EntryNotFound" });
         const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
-        const headers: Record<string, string> = { ETag: `"${etagOf(file)}"`, "Content-Type": "application/octet-stream" };
+        const headers: Record<string, string> = {
+          ETag: `"${etagOf(file)}"`,
+          "Content-Type": "application/octet-stream",
+        };
         let out = file;
         entry.status = 200;
         if (range) {
@@ -339,13 +409,18 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
       }
       if (entry.kind === "preupload") {
         const b = JSON.parse(body) as { files: { path: string }[] };
-        return send(res, entry, 200, { files: b.files.map((f) => ({ path: f.path, uploadMode: "regular", shouldIgnore: false })) });
+        return send(res, entry, 200, {
+          files: b.files.map((f) => ({ path: f.path, uploadMode: "regular", shouldIgnore: false })),
+        });
       }
       if (entry.kind === "commit") {
         const id = `${seg[2]}/${seg[3]}`;
         const files = state.datasets.get(id);
         if (!files) return send(res, entry, 404, { error: "Repository not found" }, { "X-Error-Code": "RepoNotFound" });
-        const lines = body.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { key: string; value: Record<string, string> });
+        const lines = body
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { key: string; value: Record<string, string> });
         const header = lines.find((l) => l.key === "header")?.value ?? {};
         if (header.parentCommit !== undefined && header.parentCommit !== state.datasetHeads.get(id)) {
           return send(res, entry, 412, { error: "A commit has happened since. Please refresh and try again." });
@@ -359,7 +434,11 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
         state.commits.push({ repo: id, title, files: written, parentCommit: header.parentCommit ?? null });
         const oid = createHash("sha1").update(`${id}:${state.commits.length}:${++commitCount}`).digest("hex");
         state.datasetHeads.set(id, oid);
-        return send(res, entry, 200, { success: true, commitOid: oid, commitUrl: `${state.url}/datasets/${id}/commit/${oid}` });
+        return send(res, entry, 200, {
+          success: true,
+          commitOid: oid,
+          commitUrl: `${state.url}/datasets/${id}/commit/${oid}`,
+        });
       }
       // move
       const b = JSON.parse(body) as { fromRepo: string; toRepo: string; type: string };
@@ -380,17 +459,28 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
   return state;
 }
 
-function send(res: ServerResponse, entry: LoggedRequest, status: number, json: unknown, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  entry: LoggedRequest,
+  status: number,
+  json: unknown,
+  headers: Record<string, string> = {},
+): void {
   entry.status = status;
   entry.errorCode = headers["X-Error-Code"] ?? null;
   const body = Buffer.from(JSON.stringify(json));
-  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": String(body.length), ...headers });
+  res.writeHead(status, {
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": String(body.length),
+    ...headers,
+  });
   res.end(body);
 }
 
 function routeKind(method: string, path: string): RouteKind {
   if (method === "GET" && /^\/api\/datasets\/[^/]+\/[^/]+(\/revision\/[^/]+)?$/.test(path)) return "dataset";
-  if ((method === "GET" || method === "HEAD") && /^\/datasets\/[^/]+\/[^/]+\/resolve\/[^/]+\/.+/.test(path)) return "dataset";
+  if ((method === "GET" || method === "HEAD") && /^\/datasets\/[^/]+\/[^/]+\/resolve\/[^/]+\/.+/.test(path))
+    return "dataset";
   if (method === "POST" && path === "/api/repos/create") return "create";
   if (method === "POST" && /^\/api\/datasets\/[^/]+\/[^/]+\/preupload\/[^/]+$/.test(path)) return "preupload";
   if (method === "POST" && /^\/api\/datasets\/[^/]+\/[^/]+\/commit\/[^/]+$/.test(path)) return "commit";

@@ -24,11 +24,18 @@ export interface Materialised {
  * (`pvcRoot` ↦ `targetDir`), with the listed mtimes (to the microsecond or
  * so: `utimes` takes a double of seconds).
  */
-export async function materialisePvc(sourcesDir: string, cell: string, pvcRoot: string, targetDir: string): Promise<Materialised> {
+export async function materialisePvc(
+  sourcesDir: string,
+  cell: string,
+  pvcRoot: string,
+  targetDir: string,
+): Promise<Materialised> {
   const diag = new Diagnostics();
   const tsv = join(sourcesDir, cell, "pvc", "listing.tsv");
   const entries: PvcEntry[] = [];
-  const reader = (await exists(tsv)) ? readListingTsv(tsv, "listing.tsv", diag) : readLsLR(join(sourcesDir, cell, "pvc", "ls-lR.txt"), "ls-lR.txt", diag);
+  const reader = (await exists(tsv))
+    ? readListingTsv(tsv, "listing.tsv", diag)
+    : readLsLR(join(sourcesDir, cell, "pvc", "ls-lR.txt"), "ls-lR.txt", diag);
   for await (const e of reader) entries.push(e);
   const root = pvcRoot.replace(/\/+$/, "");
   const skipped: string[] = [];

@@ -2,11 +2,27 @@ import { makeTree, lines } from "./tree.js";
 
 /** A codex token_count line with a running total (TRAJECTORIES.md: codex). */
 export function codexTokenCount(ts: string, input: number, cached: number, output: number): string {
-  const usage = { input_tokens: input, cached_input_tokens: cached, output_tokens: output, reasoning_output_tokens: 0, total_tokens: input + output };
-  return JSON.stringify({ timestamp: ts, type: "event_msg", payload: { type: "token_count", info: { total_token_usage: usage, last_token_usage: usage } } });
+  const usage = {
+    input_tokens: input,
+    cached_input_tokens: cached,
+    output_tokens: output,
+    reasoning_output_tokens: 0,
+    total_tokens: input + output,
+  };
+  return JSON.stringify({
+    timestamp: ts,
+    type: "event_msg",
+    payload: { type: "token_count", info: { total_token_usage: usage, last_token_usage: usage } },
+  });
 }
 
-const hubJson = (id: string) => JSON.stringify({ id, sha: "0".repeat(40), lastModified: "2026-11-20T00:00:00.000Z", createdAt: "2026-11-20T00:00:00.000Z" });
+const hubJson = (id: string) =>
+  JSON.stringify({
+    id,
+    sha: "0".repeat(40),
+    lastModified: "2026-11-20T00:00:00.000Z",
+    createdAt: "2026-11-20T00:00:00.000Z",
+  });
 
 /** The cells.json of the mini sweep; `patch` edits it before it is written. */
 export function miniCells(patch?: (cells: Record<string, any>) => void): string {
@@ -16,9 +32,34 @@ export function miniCells(patch?: (cells: Record<string, any>) => void): string 
     baseline: "Qwen/Qwen3.5-9B-Base",
     required_eos_token_id: 248046,
     cells: [
-      { cell: "alpha", driver: "Codex / gpt-x", effort: "high", trajectory_format: "codex", pvc_root: "/pvc/ptb/alpha", janitor_tz: "UTC", plotted: true, family_aliases: { "sft 3": "sft3" } },
-      { cell: "beta", driver: "Codex / gpt-x", effort: "max", trajectory_format: "codex", pvc_root: "/pvc/ptb/beta", janitor_tz: "America/Los_Angeles", plotted: false },
-      { cell: "gamma", driver: "Claude Code / x", effort: "high", trajectory_format: "claude-code", pvc_root: "/pvc/ptb/gamma", janitor_tz: "UTC", excluded: "aborted rerun" },
+      {
+        cell: "alpha",
+        driver: "Codex / gpt-x",
+        effort: "high",
+        trajectory_format: "codex",
+        pvc_root: "/pvc/ptb/alpha",
+        janitor_tz: "UTC",
+        plotted: true,
+        family_aliases: { "sft 3": "sft3" },
+      },
+      {
+        cell: "beta",
+        driver: "Codex / gpt-x",
+        effort: "max",
+        trajectory_format: "codex",
+        pvc_root: "/pvc/ptb/beta",
+        janitor_tz: "America/Los_Angeles",
+        plotted: false,
+      },
+      {
+        cell: "gamma",
+        driver: "Claude Code / x",
+        effort: "high",
+        trajectory_format: "claude-code",
+        pvc_root: "/pvc/ptb/gamma",
+        janitor_tz: "UTC",
+        excluded: "aborted rerun",
+      },
     ],
   };
   patch?.(cells);
@@ -26,7 +67,8 @@ export function miniCells(patch?: (cells: Record<string, any>) => void): string 
 }
 
 const A = "/pvc/ptb/alpha";
-const tsv = (iso: string, type: string, size: number, path: string) => `${(Date.parse(iso) / 1000).toFixed(10)}\t${type}\t${size}\t${path}`;
+const tsv = (iso: string, type: string, size: number, path: string) =>
+  `${(Date.parse(iso) / 1000).toFixed(10)}\t${type}\t${size}\t${path}`;
 
 /** The files of a small sweep whose every row is known by hand (see test/build.test.ts). */
 export function miniSweepFiles(): Record<string, string> {
@@ -42,7 +84,7 @@ export function miniSweepFiles(): Record<string, string> {
       '{"ts":"2026-10-03T01:00:00Z","event":"submit","checkpoint":"/pvc/ptb/alpha/sft 3/weights/step_20"}',
       '{"ts":"2026-10-04T00:00:00Z","event":"run_end"}',
     ),
-    "alpha/pvc/listing.tsv": lines(
+    "alpha/pvc/listing.tsv": `${lines(
       tsv("2026-10-01T00:00:00Z", "d", 4096, A),
       tsv("2026-10-01T05:00:00Z", "d", 4096, `${A}/sft2/weights/step_100`),
       tsv("2026-10-01T05:00:00Z", "f", 0, `${A}/sft2/weights/step_100/STABLE`),
@@ -58,10 +100,20 @@ export function miniSweepFiles(): Record<string, string> {
       tsv("2026-10-02T06:00:00Z", "f", 0, `${A}/sft 3/weights/step_30/STABLE`),
       tsv("2026-10-02T06:00:00Z", "f", 9, `${A}/sft 3/weights/step_30/model.safetensors`),
       ...[1, 2, 3, 4].flatMap((s) => [
-        tsv(`2026-10-02T${String(6 + 2 * s).padStart(2, "0")}:00:00Z`, "f", 0, `${A}/runs/grpo/weights/step_${s}/STABLE`),
-        tsv(`2026-10-02T${String(6 + 2 * s).padStart(2, "0")}:00:00Z`, "f", 9, `${A}/runs/grpo/weights/step_${s}/model.safetensors`),
+        tsv(
+          `2026-10-02T${String(6 + 2 * s).padStart(2, "0")}:00:00Z`,
+          "f",
+          0,
+          `${A}/runs/grpo/weights/step_${s}/STABLE`,
+        ),
+        tsv(
+          `2026-10-02T${String(6 + 2 * s).padStart(2, "0")}:00:00Z`,
+          "f",
+          9,
+          `${A}/runs/grpo/weights/step_${s}/model.safetensors`,
+        ),
       ]),
-    ) + "1790000000.0\tf\t0\t/pvc/ptb/alpha/sft2/wei",
+    )}1790000000.0\tf\t0\t/pvc/ptb/alpha/sft2/wei`,
     "alpha/janitor/ckpt-janitor.log": lines(
       "2026-10-01 00:00:05 ckpt-janitor starting",
       `2026-10-01T15:00:00.000+00:00 level=info action=archive family=sft2 step=200 src_mtime=${Date.parse("2026-10-01T14:00:00Z") / 1000} dest=msr-spare/alpha.sft2.step_200`,
@@ -71,10 +123,17 @@ export function miniSweepFiles(): Record<string, string> {
       "Terminated",
       "archived step_600 to spare (partial write)",
     ),
-    "alpha/anchors.tsv": lines("family\tstep\ttime\tkind\tnote", "grpo\t5\t2026-10-02T16:30:00+00:00\teval-log\tfirst eval of step 5"),
+    "alpha/anchors.tsv": lines(
+      "family\tstep\ttime\tkind\tnote",
+      "grpo\t5\t2026-10-02T16:30:00+00:00\teval-log\tfirst eval of step 5",
+    ),
     "alpha/RUNLOG.md": "# notes\nstep 5 written 2026-10-02 09:00 (not a source of hours)\n",
     "alpha/trajectory/sessions/2026/10/01/rollout-2026-10-01T00-00-00-0000.jsonl": lines(
-      JSON.stringify({ timestamp: "2026-10-01T00:00:01Z", type: "session_meta", payload: { id: "s1", timestamp: "2026-10-01T00:00:01Z" } }),
+      JSON.stringify({
+        timestamp: "2026-10-01T00:00:01Z",
+        type: "session_meta",
+        payload: { id: "s1", timestamp: "2026-10-01T00:00:01Z" },
+      }),
       codexTokenCount("2026-10-01T04:00:00.000Z", 1000, 200, 100),
       codexTokenCount("2026-10-01T13:00:00.000Z", 3000, 1000, 300),
       codexTokenCount("2026-10-01T13:00:00.000Z", 3000, 1000, 300),
@@ -100,13 +159,21 @@ export function miniSweepFiles(): Record<string, string> {
     // hub
     "hub/Qwen/Qwen3.5-9B-Base/.hub.json": hubJson("Qwen/Qwen3.5-9B-Base"),
     "hub/Qwen/Qwen3.5-9B-Base/generation_config.json": JSON.stringify({ eos_token_id: [248046, 248044] }),
-    "hub/Qwen/Qwen3.5-9B-Base/tokenizer_config.json": JSON.stringify({ chat_template: "{% for m in messages %}{% endfor %}" }),
+    "hub/Qwen/Qwen3.5-9B-Base/tokenizer_config.json": JSON.stringify({
+      chat_template: "{% for m in messages %}{% endfor %}",
+    }),
     "hub/agentic-ptb/alpha.h005.sft2.100/.hub.json": hubJson("agentic-ptb/alpha.h005.sft2.100"),
     "hub/agentic-ptb/alpha.h005.sft2.100/generation_config.json": JSON.stringify({ eos_token_id: [248044, 248046] }),
     "hub/agentic-ptb/alpha.h012.sft2.200/.hub.json": hubJson("agentic-ptb/alpha.h012.sft2.200"),
-    "hub/agentic-ptb/alpha.h012.sft2.200/config.json": JSON.stringify({ eos_token_id: 248044, text_config: { eos_token_id: 248046 } }),
+    "hub/agentic-ptb/alpha.h012.sft2.200/config.json": JSON.stringify({
+      eos_token_id: 248044,
+      text_config: { eos_token_id: 248046 },
+    }),
     "hub/agentic-ptb/alpha.h010.sft2.300/.hub.json": hubJson("agentic-ptb/alpha.h010.sft2.300"),
-    "hub/agentic-ptb/alpha.h010.sft2.300/config.json": JSON.stringify({ architectures: ["Qwen3_5ForConditionalGeneration"], text_config: { eos_token_id: [248046, 248044] } }),
+    "hub/agentic-ptb/alpha.h010.sft2.300/config.json": JSON.stringify({
+      architectures: ["Qwen3_5ForConditionalGeneration"],
+      text_config: { eos_token_id: [248046, 248044] },
+    }),
     "hub/agentic-ptb/alpha.h010.sft2.300/chat_template.jinja": "{{ x }}",
     "hub/agentic-ptb/alpha.hNA.sft3.20/.hub.json": hubJson("agentic-ptb/alpha.hNA.sft3.20"),
     "hub/agentic-ptb/alpha.hNA.sft3.20/generation_config.json": JSON.stringify({ eos_token_id: 248046 }),

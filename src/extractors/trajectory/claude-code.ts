@@ -13,7 +13,6 @@ import {
   cmp,
   readUsage,
   isObject,
-  isoMs,
   NoOffsetTimes,
   jsonLines,
   needles,
@@ -46,12 +45,18 @@ export const CLAUDE_STREAMING_OUTPUT_MAX = 9;
  * `server_tool_use`, `service_tier`, `inference_geo`, `iterations` and `speed`
  * are written by real logs and not counted.
  */
-const USAGE_SHAPE: UsageShape<"input_tokens" | "output_tokens" | "cache_read_input_tokens" | "cache_creation_input_tokens"> = {
+const USAGE_SHAPE: UsageShape<
+  "input_tokens" | "output_tokens" | "cache_read_input_tokens" | "cache_creation_input_tokens"
+> = {
   required: ["input_tokens", "output_tokens"] as const,
   optional: ["cache_read_input_tokens", "cache_creation_input_tokens"] as const,
   known: ["cache_creation", "server_tool_use", "service_tier", "inference_geo", "iterations", "speed"],
   breakdowns: [
-    { object: "cache_creation", total: "cache_creation_input_tokens", requires: ["cache_creation_input_tokens", "cache_read_input_tokens"] },
+    {
+      object: "cache_creation",
+      total: "cache_creation_input_tokens",
+      requires: ["cache_creation_input_tokens", "cache_read_input_tokens"],
+    },
   ],
 };
 
@@ -96,7 +101,11 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
     const data: ClaudeUsageLine[] = [];
     const shape = new UsageShapeTally();
     const times = new NoOffsetTimes();
-    for await (const { value, lineNo } of jsonLines(file, sink, { needles: CLAUDE_NEEDLES, classify: CLAUDE_CLASSIFY, onBytes: io.onBytes })) {
+    for await (const { value, lineNo } of jsonLines(file, sink, {
+      needles: CLAUDE_NEEDLES,
+      classify: CLAUDE_CLASSIFY,
+      onBytes: io.onBytes,
+    })) {
       if (!isObject(value) || value["type"] !== "assistant") continue;
       const message = obj(value, "message");
       if (str(message, "model") === "<synthetic>" || value["isApiErrorMessage"] === true) {
@@ -105,12 +114,21 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
       const usage = obj(message, "usage");
       if (!usage) {
         // Every model response's lines carry its usage: none at all is counts that cannot be read.
-        shape.missing(USAGE_SHAPE.required, isObject(message) ? Object.keys(message).map((k) => `message.${k}`) : [], lineNo);
+        shape.missing(
+          USAGE_SHAPE.required,
+          isObject(message) ? Object.keys(message).map((k) => `message.${k}`) : [],
+          lineNo,
+        );
         continue;
       }
       const read = readUsage(usage, USAGE_SHAPE);
       if (read.kind === "bad-value") {
-        sink.warn("TRAJECTORY_BAD_USAGE", "message.usage has a field that is not a count; skipped", file.display, lineNo);
+        sink.warn(
+          "TRAJECTORY_BAD_USAGE",
+          "message.usage has a field that is not a count; skipped",
+          file.display,
+          lineNo,
+        );
         continue;
       }
       const c = shape.note(read, usage, lineNo);
@@ -162,7 +180,9 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
     if (streaming.length > 0) {
       const firstFile = [...new Set(streaming.map((g) => g.file))].sort(cmp);
       // Located at the first affected response (by file, then line); the count and the files are in the message.
-      const first = streaming.reduce((a, g) => (cmp(g.file, a.file) < 0 || (g.file === a.file && g.line < a.line) ? g : a));
+      const first = streaming.reduce((a, g) =>
+        cmp(g.file, a.file) < 0 || (g.file === a.file && g.line < a.line) ? g : a,
+      );
       sink.warn(
         "TRAJECTORY_OUTPUT_UNDERCOUNT",
         `${streaming.length} of ${list.length} responses kept a streaming-size output_tokens ` +

@@ -101,8 +101,15 @@ const USAGE_SHAPE: UsageShape<"input_tokens" | "cached_input_tokens" | "output_t
   sums: [{ total: "total_tokens", parts: ["input_tokens", "output_tokens"] }],
 };
 
-function vecOf(c: Record<"input_tokens" | "cached_input_tokens" | "output_tokens" | "cache_write_input_tokens", number>): Vec {
-  return { input: c.input_tokens, cached: c.cached_input_tokens, cacheWrite: c.cache_write_input_tokens, output: c.output_tokens };
+function vecOf(
+  c: Record<"input_tokens" | "cached_input_tokens" | "output_tokens" | "cache_write_input_tokens", number>,
+): Vec {
+  return {
+    input: c.input_tokens,
+    cached: c.cached_input_tokens,
+    cacheWrite: c.cache_write_input_tokens,
+    output: c.output_tokens,
+  };
 }
 
 /**
@@ -110,10 +117,20 @@ function vecOf(c: Record<"input_tokens" | "cached_input_tokens" | "output_tokens
  * counts cannot be read (tallied), null when a value is not a count (the
  * caller warns `TRAJECTORY_BAD_USAGE`).
  */
-function readVec(u: unknown, shape: UsageShapeTally, line: number, container: Record<string, unknown>, key: string): Vec | null | undefined {
+function readVec(
+  u: unknown,
+  shape: UsageShapeTally,
+  line: number,
+  container: Record<string, unknown>,
+  key: string,
+): Vec | null | undefined {
   if (!isObject(u)) {
     // A usage line with no usage object: its counts cannot be read.
-    shape.missing(USAGE_SHAPE.required, Object.keys(container).filter((k) => k !== key), line);
+    shape.missing(
+      USAGE_SHAPE.required,
+      Object.keys(container).filter((k) => k !== key),
+      line,
+    );
     return undefined;
   }
   const read = readUsage(u, USAGE_SHAPE);
@@ -189,7 +206,12 @@ async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}
   // token_usage_record lines count only in a file with no running total: their problems are reported only then.
   const recordShape = new UsageShapeTally();
   const recordSink = new WarningSink();
-  for await (const { value, lineNo } of jsonLines(file, sink, { needles: CODEX_NEEDLES, classify: CODEX_CLASSIFY, wantAll, onBytes: io.onBytes })) {
+  for await (const { value, lineNo } of jsonLines(file, sink, {
+    needles: CODEX_NEEDLES,
+    classify: CODEX_CLASSIFY,
+    wantAll,
+    onBytes: io.onBytes,
+  })) {
     if (!isObject(value)) continue;
     const type = str(value, "type");
     const payload = obj(value, "payload");
@@ -201,10 +223,7 @@ async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}
       scan.ownId = str(payload, "id") ?? str(payload, "session_id") ?? null;
       const spawn = obj(obj(obj(payload, "source"), "subagent"), "thread_spawn");
       scan.parentId =
-        str(payload, "forked_from_id") ??
-        str(spawn, "parent_thread_id") ??
-        str(payload, "parent_thread_id") ??
-        null;
+        str(payload, "forked_from_id") ?? str(spawn, "parent_thread_id") ?? str(payload, "parent_thread_id") ?? null;
       const start =
         ordinalOf(payload["subagent_history_start_ordinal"]) ??
         ordinalOf(obj(payload, "history_base")?.["end_ordinal_exclusive"]) ??
@@ -230,7 +249,12 @@ async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}
       const total = readVec(info["total_token_usage"], shape, lineNo, info, "total_token_usage");
       if (total === undefined) continue;
       if (total === null) {
-        sink.warn("TRAJECTORY_BAD_USAGE", "token_count has an unreadable total_token_usage; skipped", file.display, lineNo);
+        sink.warn(
+          "TRAJECTORY_BAD_USAGE",
+          "token_count has an unreadable total_token_usage; skipped",
+          file.display,
+          lineNo,
+        );
         continue;
       }
       const last = readLast(info["last_token_usage"]);
@@ -248,11 +272,17 @@ async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}
       // The usage of the one response: `usage` (or `token_usage`), else the `info.last_token_usage` some versions write.
       const own = payload["usage"] ?? payload["token_usage"];
       const info = obj(payload, "info");
-      const [u, container, key] = own === undefined && info ? [info["last_token_usage"], info, "last_token_usage"] : [own, payload, "usage"];
+      const [u, container, key] =
+        own === undefined && info ? [info["last_token_usage"], info, "last_token_usage"] : [own, payload, "usage"];
       const usage = readVec(u, recordShape, lineNo, container, key);
       if (usage === undefined) continue;
       if (usage === null) {
-        recordSink.warn("TRAJECTORY_BAD_USAGE", "token_usage_record has a usage field that is not a count; skipped", file.display, lineNo);
+        recordSink.warn(
+          "TRAJECTORY_BAD_USAGE",
+          "token_usage_record has a usage field that is not a count; skipped",
+          file.display,
+          lineNo,
+        );
         continue;
       }
       const id = str(payload, "response_id") ?? `line:${lineNo}`;
@@ -361,12 +391,20 @@ function resolveFile(
             };
     }
     if (vecContradicts(d)) {
-      contradicting.contradiction("a growth of cached_input_tokens + cache_write_input_tokens > the growth of input_tokens", o.line);
+      contradicting.contradiction(
+        "a growth of cached_input_tokens + cache_write_input_tokens > the growth of input_tokens",
+        o.line,
+      );
       continue;
     }
     out.push({ key: `${thread}|${vecKey(o.total)}`, call: call(partsOf(d), o.timeMs, display, o.line) });
   }
-  contradicting.flush(sink, display, "token_count", "these calls are left out of every token count (the totals are short of them)");
+  contradicting.flush(
+    sink,
+    display,
+    "token_count",
+    "these calls are left out of every token count (the totals are short of them)",
+  );
   if (scan.parentId !== null && parentTotals === undefined && inheritedCount > 0) {
     sink.warn(
       "TRAJECTORY_PARENT_ABSENT",

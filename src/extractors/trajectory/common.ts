@@ -5,7 +5,14 @@
  */
 import type { Warning } from "../../diagnostics.js";
 import { appendAll } from "../../util/arrays.js";
-import { LINE_SKIP, LINE_TAKE, LINE_UNKNOWN, readLines, type LineClass, type ReadLinesOptions } from "../../util/lines.js";
+import {
+  LINE_SKIP,
+  LINE_TAKE,
+  LINE_UNKNOWN,
+  readLines,
+  type LineClass,
+  type ReadLinesOptions,
+} from "../../util/lines.js";
 import { LeadingScalarReader } from "../../util/json-prefix.js";
 import { isTimeMs, parseIsoTime } from "../../util/values.js";
 import { fsReason } from "../../util/fs-errors.js";
@@ -154,7 +161,9 @@ export async function* jsonLines(
     lastLine = Math.max(lastLine, stats.lines);
     sink.warn(
       "TRAJECTORY_READ_ERROR",
-      lastLine === 0 ? `could not read the file: ${fsReason(err)}` : `could not read past line ${lastLine}: ${fsReason(err)}`,
+      lastLine === 0
+        ? `could not read the file: ${fsReason(err)}`
+        : `could not read past line ${lastLine}: ${fsReason(err)}`,
       file.display,
       lastLine === 0 ? null : lastLine,
     );
@@ -302,7 +311,10 @@ export function readUsage<K extends string>(usage: Record<string, unknown>, shap
   for (const b of shape.bounds ?? []) {
     const whole = count(usage[b.whole]);
     if (whole === undefined || Number.isNaN(whole)) continue;
-    const present = b.parts.filter((k) => { const c = count(usage[k]); return c !== undefined && !Number.isNaN(c); });
+    const present = b.parts.filter((k) => {
+      const c = count(usage[k]);
+      return c !== undefined && !Number.isNaN(c);
+    });
     const sum = present.reduce((a, k) => a + (usage[k] as number), 0);
     if (sum > whole) return { kind: "contradiction", rule: `${present.join(" + ")} > ${b.whole}`, unknown };
   }

@@ -140,16 +140,21 @@ export async function listTrajectoryFiles(
   };
   for (const given of paths) {
     const abs = resolve(given);
-    let info;
+    let info: import("node:fs").Stats;
     try {
       info = await stat(abs);
     } catch (err) {
-      if (fsErrorCode(err) !== "ENOENT" && fsErrorCode(err) !== "ENOTDIR") throw unreadableError("TRAJECTORY_PATH_UNREADABLE", given, err, "cannot read the trajectory path");
+      if (fsErrorCode(err) !== "ENOENT" && fsErrorCode(err) !== "ENOTDIR")
+        throw unreadableError("TRAJECTORY_PATH_UNREADABLE", given, err, "cannot read the trajectory path");
       throw new InputError("TRAJECTORY_PATH_MISSING", `trajectory path does not exist: ${given}`, given);
     }
     if (!info.isDirectory() && !info.isFile()) {
       // A FIFO would block forever and a device is no session log (build refuses them too).
-      throw new InputError("TRAJECTORY_PATH_SPECIAL", `trajectory path is neither a file nor a folder (a pipe or a device): ${given}`, given);
+      throw new InputError(
+        "TRAJECTORY_PATH_SPECIAL",
+        `trajectory path is neither a file nor a folder (a pipe or a device): ${given}`,
+        given,
+      );
     }
     if (info.isDirectory()) {
       // A folder that cannot be listed hides session files: the run's tokens are incomplete.
@@ -170,9 +175,17 @@ export async function listTrajectoryFiles(
       });
       for (const [dir, err] of unlisted.sort(([a], [b]) => cmp(a, b))) {
         const sub = toPosix(relative(abs, dir));
-        const shown = isAbsolute(given) || opts.displayRoot !== undefined ? display(dir, dir) : toPosix(`${given.replace(/[\\/]+$/, "")}${sub ? `/${sub}` : ""}`);
+        const shown =
+          isAbsolute(given) || opts.displayRoot !== undefined
+            ? display(dir, dir)
+            : toPosix(`${given.replace(/[\\/]+$/, "")}${sub ? `/${sub}` : ""}`);
         const what = err.syscall === "stat" ? `cannot follow the link ${shown}` : `cannot list the folder ${shown}`;
-        warnings.push({ code: "TRAJECTORY_READ_ERROR", message: `${what}: ${fsReason(err)}; the session files there are not counted, so the run's tokens are incomplete`, file: shown, line: null });
+        warnings.push({
+          code: "TRAJECTORY_READ_ERROR",
+          message: `${what}: ${fsReason(err)}; the session files there are not counted, so the run's tokens are incomplete`,
+          file: shown,
+          line: null,
+        });
       }
       if (entries.length === 0 && unlisted.length === 0) {
         warnings.push({
@@ -184,7 +197,10 @@ export async function listTrajectoryFiles(
       }
       for (const e of [...entries].sort((a, b) => a.split("/").length - b.split("/").length || cmp(a, b))) {
         const fileAbs = resolve(abs, e);
-        const shown = isAbsolute(given) || opts.displayRoot !== undefined ? display(fileAbs, fileAbs) : toPosix(`${given.replace(/[\\/]+$/, "")}/${e}`);
+        const shown =
+          isAbsolute(given) || opts.displayRoot !== undefined
+            ? display(fileAbs, fileAbs)
+            : toPosix(`${given.replace(/[\\/]+$/, "")}/${e}`);
         await keep(fileAbs, shown);
       }
     } else {
@@ -301,7 +317,11 @@ export function incompleteReading(reading: TrajectoryReading): Warning | null {
 export async function trajectoryBytes(format: TrajectoryFormat, paths: string[]): Promise<number> {
   const { files } = await listTrajectoryFiles(format, paths);
   let total = 0;
-  for (const f of files) total += await stat(f.path).then((s) => s.size, () => 0);
+  for (const f of files)
+    total += await stat(f.path).then(
+      (s) => s.size,
+      () => 0,
+    );
   return total;
 }
 

@@ -39,7 +39,14 @@ import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
 /** The members of a `StatusUpdate` payload other than `token_usage` (Kimi CLI's `StatusUpdate`). */
-const STATUS_KEYS = new Set(["token_usage", "context_usage", "context_tokens", "max_context_tokens", "message_id", "plan_mode"]);
+const STATUS_KEYS = new Set([
+  "token_usage",
+  "context_usage",
+  "context_tokens",
+  "max_context_tokens",
+  "message_id",
+  "plan_mode",
+]);
 
 /** Kimi CLI writes all four counts of every `token_usage`. */
 const USAGE_SHAPE = {
@@ -113,7 +120,11 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
     const sink = new WarningSink();
     const data: KimiCliUsage[] = [];
     const shape = new UsageShapeTally();
-    for await (const { value, lineNo } of jsonLines(file, sink, { needles: KIMI_CLI_NEEDLES, classify: KIMI_CLI_CLASSIFY, onBytes: io.onBytes })) {
+    for await (const { value, lineNo } of jsonLines(file, sink, {
+      needles: KIMI_CLI_NEEDLES,
+      classify: KIMI_CLI_CLASSIFY,
+      onBytes: io.onBytes,
+    })) {
       const message = obj(value, "message");
       if (!message) continue;
       let type = str(message, "type");

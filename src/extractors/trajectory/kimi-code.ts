@@ -87,7 +87,11 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
     const records: KimiCodeRecord[] = [];
     let markers = 0;
     const shape = new UsageShapeTally();
-    for await (const { value, lineNo } of jsonLines(file, sink, { needles: KIMI_CODE_NEEDLES, classify: KIMI_CODE_CLASSIFY, onBytes: io.onBytes })) {
+    for await (const { value, lineNo } of jsonLines(file, sink, {
+      needles: KIMI_CODE_NEEDLES,
+      classify: KIMI_CODE_CLASSIFY,
+      onBytes: io.onBytes,
+    })) {
       if (!isObject(value)) continue;
       const type = value["type"];
       if (type === "forked") {
@@ -114,9 +118,12 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
         output: c.output,
       };
       const timeMs = epochMs(value["time"]);
-      const key = [String(value["time"] ?? "-"), str(value, "model") ?? "", str(value, "usageScope") ?? "", partsKey(parts)].join(
-        "\u0000",
-      );
+      const key = [
+        String(value["time"] ?? "-"),
+        str(value, "model") ?? "",
+        str(value, "usageScope") ?? "",
+        partsKey(parts),
+      ].join("\u0000");
       records.push({ parts, timeMs, line: lineNo, key, markersBefore: markers });
     }
     shape.flush(sink, file.display, "usage.record");
@@ -130,7 +137,10 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
     files.forEach((file, i) => {
       const { records, markers } = scans[i]!.data;
       const withCalls = records.map((r) => ({ r, call: call(r.parts, r.timeMs, file.display, r.line), key: r.key }));
-      appendAll(own, withCalls.filter((x) => x.r.markersBefore === markers));
+      appendAll(
+        own,
+        withCalls.filter((x) => x.r.markersBefore === markers),
+      );
       inheritedByFile.push(withCalls.filter((x) => x.r.markersBefore < markers));
     });
     // A session folder copied whole (a backup beside the original) repeats its records with their
@@ -149,7 +159,12 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
       return false;
     });
     for (const [file, n] of duplicates) {
-      sink.warn("TRAJECTORY_DUPLICATE_RECORDS", `${n} usage record(s) repeat, with the same time and usage, records of another file (a copied session?): counted once`, file, null);
+      sink.warn(
+        "TRAJECTORY_DUPLICATE_RECORDS",
+        `${n} usage record(s) repeat, with the same time and usage, records of another file (a copied session?): counted once`,
+        file,
+        null,
+      );
     }
     own.length = 0;
     appendAll(own, ownOnce);

@@ -37,7 +37,14 @@ export async function scanFiles(
   opts: { threads?: number; onBytes?: (bytes: number) => void } = {},
 ): Promise<FileScan<unknown>[]> {
   const counter = COUNTERS[format];
-  const sizes = await Promise.all(files.map((f) => stat(f.path).then((s) => s.size, () => 0)));
+  const sizes = await Promise.all(
+    files.map((f) =>
+      stat(f.path).then(
+        (s) => s.size,
+        () => 0,
+      ),
+    ),
+  );
   const total = sizes.reduce((a, b) => a + b, 0);
   const threads = Math.min(opts.threads ?? defaultThreads(), files.length);
   const results: (FileScan<unknown> | undefined)[] = files.map(() => undefined);

@@ -16,7 +16,6 @@ import {
   readUsage,
   epochMs,
   isObject,
-  isoMs,
   NoOffsetTimes,
   jsonLines,
   needles,
@@ -52,7 +51,9 @@ const USAGE_SHAPE: UsageShape<"input" | "output" | "cacheRead" | "cacheWrite"> =
 
 /** The session id in a pi file name `<iso-time>_<uuid>.jsonl`, or the whole base name. */
 function sessionKeyOfName(name: string): string {
-  const base = basename(name).replace(/\.gz$/, "").replace(/\.jsonl$/, "");
+  const base = basename(name)
+    .replace(/\.gz$/, "")
+    .replace(/\.jsonl$/, "");
   const us = base.lastIndexOf("_");
   return us >= 0 ? base.slice(us + 1) : base;
 }
@@ -91,7 +92,12 @@ export const piCounter: FormatCounter<PiScan> = {
     const times = new NoOffsetTimes();
     let header = true;
     const wantAll = (): boolean => header;
-    for await (const { value, lineNo } of jsonLines(file, sink, { needles: PI_NEEDLES, classify: PI_CLASSIFY, wantAll, onBytes: io.onBytes })) {
+    for await (const { value, lineNo } of jsonLines(file, sink, {
+      needles: PI_NEEDLES,
+      classify: PI_CLASSIFY,
+      wantAll,
+      onBytes: io.onBytes,
+    })) {
       if (!isObject(value)) continue;
       if (header) {
         header = false;
@@ -107,12 +113,21 @@ export const piCounter: FormatCounter<PiScan> = {
       const usage = obj(message, "usage");
       if (!usage) {
         // pi writes usage on every assistant entry (aborted and errored ones too): none at all is counts that cannot be read.
-        shape.missing(USAGE_SHAPE.required, Object.keys(message ?? {}).map((k) => `message.${k}`), lineNo);
+        shape.missing(
+          USAGE_SHAPE.required,
+          Object.keys(message ?? {}).map((k) => `message.${k}`),
+          lineNo,
+        );
         continue;
       }
       const read = readUsage(usage, USAGE_SHAPE);
       if (read.kind === "bad-value") {
-        sink.warn("TRAJECTORY_BAD_USAGE", "message.usage has a field that is not a count; skipped", file.display, lineNo);
+        sink.warn(
+          "TRAJECTORY_BAD_USAGE",
+          "message.usage has a field that is not a count; skipped",
+          file.display,
+          lineNo,
+        );
         continue;
       }
       const c = shape.note(read, usage, lineNo);
@@ -146,7 +161,8 @@ export const piCounter: FormatCounter<PiScan> = {
       if (scan.headerId) present.add(scan.headerId);
       if (scan.parent) branches.push({ file, parent: scan.parent, calls: scan.entries.length });
       // Files are read in path order: the first sighting of a copied entry is kept.
-      for (const e of scan.entries) if (!byKey.has(e.key)) byKey.set(e.key, call(e.parts, e.timeMs, file.display, e.line));
+      for (const e of scan.entries)
+        if (!byKey.has(e.key)) byKey.set(e.key, call(e.parts, e.timeMs, file.display, e.line));
     });
     for (const b of branches) {
       const parentKey = sessionKeyOfName(b.parent);
