@@ -1,7 +1,8 @@
 import { join, relative, sep } from "node:path";
 import type { CellsFile, Row } from "./schema.js";
 import { RowSchema } from "./schema.js";
-import { Diagnostics, InputError, type Warning } from "./diagnostics.js";
+import { Diagnostics, type Warning } from "./diagnostics.js";
+import { InputError } from "./errors.js";
 import { loadCells } from "./sources/cells.js";
 import type { Observation } from "./observations.js";
 import {
@@ -20,20 +21,16 @@ import { readSupervisor } from "./extractors/supervisor.js";
 import { readAnchors } from "./extractors/anchors.js";
 import { parsePublishedName, parseSpareName, readHubSnapshot, type HubRepo } from "./extractors/hub-files.js";
 import { cellCoverageWarning, checkTrajectoryCells, countCellTokens } from "./resolve/cell-tokens.js";
-import {
-  resolveCell,
-  cmpStr,
-  type CellResolution,
-  type LostCheckpoint,
-  type RowEvidence,
-} from "./resolve/resolve-cell.js";
+import { resolveCell, type CellResolution, type LostCheckpoint, type RowEvidence } from "./resolve/resolve-cell.js";
+import { cmpStr } from "./util/values.js";
 import type { CadenceFit } from "./resolve/cadence.js";
 import { BudgetClock, round2 } from "./resolve/clock.js";
 import type { TokenCall } from "./extractors/trajectory/types.js";
-import type { FileCache } from "./cache/file-cache.js";
+import type { FileCache } from "./util/file-cache.js";
 import { cachedObservations } from "./cache/build-cache.js";
 import { appendAll } from "./util/arrays.js";
 import { orOnFsError, statIfPresent, unreadableError } from "./util/fs-errors.js";
+import type { BaselineEvidence, BuildResult } from "./model.js";
 
 /** Options of {@link buildManifest}. */
 export interface BuildOptions {
@@ -68,37 +65,6 @@ export interface BuildOptions {
    * must give what `readHubSnapshot` gives for the same repos.
    */
   readHub?: (registry: CellsFile, diag: Diagnostics) => Promise<HubRepo[]>;
-}
-
-/** A whole build, in memory, before any file is written. */
-export interface BuildResult {
-  registry: CellsFile;
-  rows: Row[];
-  /** One per row, baseline included (MANIFEST.md: provenance.jsonl). */
-  provenance: (RowEvidence | BaselineEvidence)[];
-  warnings: Warning[];
-  excluded: { cell: string; reason: string }[];
-  lost: LostCheckpoint[];
-  fits: Record<string, Record<string, CadenceFit | null>>;
-  runs: Record<string, { run_start: string; run_end: string; run_end_from: string; trajectory_calls: number }>;
-  /** Per cell, the cumulative driver tokens on the budget-hour axis: `[hour, tokens]` points (at most ~500); empty when the tokens are unknown. */
-  tokenCurves: Record<string, [number, number][]>;
-  /**
-   * The files of the sources folder that the readers consumed, and the folders
-   * counted as read whole (a used Hub repo, an excluded cell, what a live source
-   * replaces): for `unreadInputWarnings` (src/sources/unread-inputs.ts). Absent
-   * from a result rebuilt from a previous build's files.
-   */
-  inputsRead?: InputsRead;
-}
-
-/** The baseline row's provenance. */
-export interface BaselineEvidence {
-  model_id: string;
-  cell: "BASELINE";
-  hour_source: "baseline";
-  rule: string;
-  eos: { repo: string; from: string | null; chatTemplate: string | null; ids: number[] | null };
 }
 
 /**

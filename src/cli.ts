@@ -1,37 +1,10 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Command, CommanderError } from "commander";
-import { InputError, where } from "./diagnostics.js";
+import { inputErrorLine } from "./diagnostics.js";
+import { EXIT, ExitCodeError, InputError } from "./errors.js";
 import { VERSION } from "./version.js";
 import { fsReason, isFsError } from "./util/fs-errors.js";
-
-/** Exit codes, in one place (DESIGN.md: "errors mapped to exit codes in one place"). */
-export const EXIT = { ok: 0, inputError: 1, strictWarnings: 2, usage: 64, internal: 70 } as const;
-
-/**
- * `diff`'s exit codes, as `diff(1)` and `git diff --exit-code` give them:
- * 0 the sides are equal, 1 they differ, 2 a side could not be read (an
- * input error); usage and internal errors keep 64 and 70.
- */
-export const DIFF_EXIT = { same: 0, differ: 1, trouble: 2 } as const;
-
-/** The one line an input error prints on stderr: `ptb-manifest: error CODE at FILE[:LINE]: message`. */
-export function inputErrorLine(err: InputError): string {
-  const at = where(err.file, err.line);
-  return `ptb-manifest: error ${err.code}${at ? ` at ${at}` : ""}: ${err.message}\n`;
-}
-
-/** Raised by a command that finished but must exit non-zero (e.g. `--strict` with warnings). */
-export class ExitCodeError extends Error {
-  /** `raw`: `message` is printed as it is (it already has its prefix and line end). */
-  constructor(
-    readonly exitCode: number,
-    message: string,
-    readonly raw = false,
-  ) {
-    super(message);
-  }
-}
 
 /**
  * Runs the CLI on `argv` (as `process.argv`: node, script, args...) and

@@ -2,9 +2,10 @@
  * Warnings and fatal input errors, as data (DESIGN.md: "Warnings are data").
  *
  * A warning never stops a build: the offending line or value is skipped and
- * recorded in `build-report.json`. A fatal {@link InputError} stops the build
+ * recorded in `build-report.json`. A fatal `InputError` (errors.ts) stops the build
  * before anything is written (exit code 1).
  */
+import type { InputError } from "./errors.js";
 
 /** One warning: a stable `code`, a human message, and where it came from. */
 export interface Warning {
@@ -27,22 +28,6 @@ export class Diagnostics {
   }
 }
 
-/**
- * A fatal input error: the build cannot give a right answer from this input,
- * so it writes nothing. `code` is stable; `file`/`line`/`key` say where.
- */
-export class InputError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly file: string | null = null,
-    readonly line: number | null = null,
-  ) {
-    super(message);
-    this.name = "InputError";
-  }
-}
-
 /** Formats a warning or error location as `file:line` (or `file`, or ``). */
 export function where(file: string | null, line: number | null): string {
   if (file === null) return "";
@@ -57,4 +42,10 @@ export function where(file: string | null, line: number | null): string {
 export function warningLine(w: { code: string; file: string | null; line: number | null; message: string }): string {
   const at = where(w.file, w.line);
   return `ptb-manifest: warning ${w.code}${at ? ` at ${at}` : ""}: ${w.message}\n`;
+}
+
+/** The one line an input error prints on stderr: `ptb-manifest: error CODE at FILE[:LINE]: message`. */
+export function inputErrorLine(err: InputError): string {
+  const at = where(err.file, err.line);
+  return `ptb-manifest: error ${err.code}${at ? ` at ${at}` : ""}: ${err.message}\n`;
 }

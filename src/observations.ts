@@ -51,3 +51,11 @@ export interface Observation extends CheckpointKey {
   /** Order of reading within its extractor (log order for the janitor). */
   seq: number;
 }
+
+/** A pause of the budget clock, UTC epoch ms; `endMs` null when never resumed. */
+export interface Pause {
+  startMs: number;
+  endMs: number | null;
+  /** The `pause` event's line in history.jsonl (absent for pauses made by code). */
+  line?: number;
+}

@@ -1,12 +1,15 @@
 import { z } from "zod";
-import { TRAJECTORY_FORMATS } from "./extractors/trajectory/types.js";
-import { hubNameProblem } from "./resolve/ids.js";
 
 /**
  * The zod schemas: the one definition of a cell registry and of a manifest
  * row (DESIGN.md: schema.ts). `.strict()` objects reject unknown keys
  * (SOURCES.md: cells.json, "Unknown keys must be rejected").
  */
+
+/** The five driver log formats of TRAJECTORIES.md (cells.json `trajectory_format`). */
+export const TRAJECTORY_FORMATS = ["codex", "claude-code", "pi", "kimi-cli", "kimi-code"] as const;
+
+export type TrajectoryFormat = (typeof TRAJECTORY_FORMATS)[number];
 
 /** One cell of `cells.json` (SOURCES.md: cells.json). */
 export const CellSchema = z
@@ -84,3 +87,30 @@ export type Row = z.infer<typeof RowSchema>;
 
 /** The manifest's column names, in order. */
 export const ROW_KEYS = Object.keys(RowSchema.shape) as (keyof Row)[];
+
+/**
+ * Why a repo name part is not valid on the Hub, or null when it is
+ * (MANIFEST.md: letters, digits, `-`, `_`, `.`; no `--` or `..`; not starting
+ * or ending with `-` or `.`; at most 96 characters).
+ */
+export function hubNameProblem(name: string): string | null {
+  if (name.length === 0) return "is empty";
+  if (name.length > 96) return `is ${name.length} characters long (at most 96)`;
+  const bad = name.match(/[^A-Za-z0-9._-]/);
+  if (bad) return `contains ${JSON.stringify(bad[0])}`;
+  if (name.includes("--")) return 'contains "--"';
+  if (name.includes("..")) return 'contains ".."';
+  if (/^[-.]/.test(name) || /[-.]$/.test(name)) return "starts or ends with - or .";
+  return null;
+}
+
+/** Why a family id cannot stand inside a model id, or null (checked on its own, before any hour is known). */
+export function familyNameProblem(family: string): string | null {
+  if (family.length === 0) return "is empty";
+  const bad = family.match(/[^A-Za-z0-9._-]/);
+  if (bad) return `contains ${JSON.stringify(bad[0])}`;
+  if (family.includes("--")) return 'contains "--"';
+  if (family.includes("..")) return 'contains ".."';
+  if (/^[-.]/.test(family) || /[-.]$/.test(family)) return "starts or ends with - or .";
+  return null;
+}

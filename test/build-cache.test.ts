@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
-import { FileCache, fingerprint, defaultCacheDir } from "../src/cache/file-cache.js";
+import { FileCache, fingerprint, defaultCacheDir } from "../src/util/file-cache.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const tmp = mkdtempSync(join(tmpdir(), "ptb-cache-"));

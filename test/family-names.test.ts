@@ -2,16 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  aliasTable,
-  conflictingAliasKeys,
-  earlierFamilyNames,
-  familyIdOf,
-  familyOfName,
-  likelySameFamily,
-  nfc,
-} from "../src/resolve/family-names.js";
-import { buildManifest, type BuildResult } from "../src/build.js";
+import { aliasTable, conflictingAliasKeys, familyIdOf, nfc } from "../src/sources/family-aliases.js";
+import { earlierFamilyNames, familyOfName, likelySameFamily } from "../src/resolve/family-names.js";
+import { buildManifest } from "../src/build.js";
+import type { BuildResult } from "../src/model.js";
 import { diffSides, earlierNamesBeside, loadSide, rekeySide } from "../src/commands/diff.js";
 import { findRow } from "../src/commands/explain.js";
 import { removeTree } from "./helpers/tree.js";

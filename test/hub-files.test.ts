@@ -1,7 +1,8 @@
 import { describe, expect, it, afterAll } from "vitest";
 import { Diagnostics } from "../src/diagnostics.js";
 import { parsePublishedName, parseSpareName, readHubSnapshot } from "../src/extractors/hub-files.js";
-import { hubNameProblem, modelId, hourPart } from "../src/resolve/ids.js";
+import { hubNameProblem } from "../src/schema.js";
+import { modelId, hourPart } from "../src/resolve/ids.js";
 import { makeTree, removeTree } from "./helpers/tree.js";
 
 const roots: string[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it, afterAll } from "vitest";
 import { Diagnostics } from "../src/diagnostics.js";
 import { readJanitorLog, janitorParts } from "../src/extractors/janitor-log.js";
-import { localToUtcCandidates } from "../src/resolve/local-time.js";
+import { localToUtcCandidates } from "../src/util/local-time.js";
 import type { Cell } from "../src/schema.js";
 import { makeTree, removeTree, lines } from "./helpers/tree.js";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it, beforeAll, afterAll } from "vitest";
-import { buildManifest, type BuildResult } from "../src/build.js";
+import { buildManifest } from "../src/build.js";
+import type { BuildResult } from "../src/model.js";
 import type { RowEvidence } from "../src/resolve/resolve-cell.js";
 import { makeMiniSweep } from "./helpers/mini-sweep.js";
 import { removeTree } from "./helpers/tree.js";

@@ -8,8 +8,8 @@ import { lines, removeTree, writeTree } from "./helpers/tree.js";
 import { runCli } from "./helpers/cli.js";
 import { checkOutFolder, makeFolder } from "../src/util/out-folder.js";
 import { writeFilesAtomically } from "../src/util/atomic.js";
-import { InputError } from "../src/diagnostics.js";
-import { ExitCodeError } from "../src/cli.js";
+import { InputError } from "../src/errors.js";
+import { ExitCodeError } from "../src/errors.js";
 
 /**
  * The output folder check shared by every command that writes (P8, P19):

@@ -19,7 +19,7 @@ import { Diagnostics } from "../src/diagnostics.js";
 import type { Observation } from "../src/observations.js";
 import type { Cell, CellsFile, Row } from "../src/schema.js";
 import { ROW_KEYS, RowSchema } from "../src/schema.js";
-import type { Pause } from "../src/extractors/supervisor.js";
+import type { Pause } from "../src/observations.js";
 import { readTrajectory, TokenLedger, type TrajectoryFormat } from "../src/extractors/trajectory/index.js";
 import { csvCell, manifestCsv, unescapeCsvText } from "../src/writers/manifest.js";
 import { runCli } from "./helpers/cli.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it, afterAll } from "vitest";
-import { Diagnostics, InputError } from "../src/diagnostics.js";
+import { Diagnostics } from "../src/diagnostics.js";
+import { InputError } from "../src/errors.js";
 import { readSupervisor } from "../src/extractors/supervisor.js";
 import { BudgetClock, round2 } from "../src/resolve/clock.js";
 import type { Cell } from "../src/schema.js";

@@ -3,7 +3,7 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { InputError } from "../src/diagnostics.js";
+import { InputError } from "../src/errors.js";
 import { readTrajectory, TokenLedger } from "../src/extractors/trajectory/index.js";
 import type { TokenCall } from "../src/extractors/trajectory/types.js";
 import { at, count, ms, parts, tempDir, useTempDirs, writeJsonl } from "./trajectory-helpers.js";

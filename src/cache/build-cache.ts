@@ -11,8 +11,8 @@ import { stat } from "node:fs/promises";
 import { Diagnostics, type Warning } from "../diagnostics.js";
 import type { Observation } from "../observations.js";
 import { appendAll } from "../util/arrays.js";
-import { sha256File } from "../writers/report.js";
-import { FINGERPRINT_EDGE_BYTES, type FileCache } from "./file-cache.js";
+import { sha256File } from "../util/hash.js";
+import { FINGERPRINT_EDGE_BYTES, type FileCache } from "../util/file-cache.js";
 
 /**
  * The observations an extractor finds in `absPaths` (one file, or a rotated

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import type { BuildResult } from "../build.js";
-import { InputError } from "../diagnostics.js";
+import type { BuildResult } from "../model.js";
+import { InputError } from "../errors.js";
 import { parsePublishedName } from "../extractors/hub-files.js";
 import { familyOfName } from "../resolve/family-names.js";
 import type { RowEvidence, EvidenceItem } from "../resolve/resolve-cell.js";

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { join, resolve } from "node:path";
 import { Diagnostics, warningLine } from "../diagnostics.js";
-import { EXIT, ExitCodeError } from "../cli.js";
+import { EXIT, ExitCodeError } from "../errors.js";
 import { PVC_BAD_NAME, readPvcTree, unlistableName } from "../extractors/pvc-live.js";
 import { loadCells } from "../sources/cells.js";
 import { hubOptionsFrom, snapshotHub, type LiveHubStats } from "../hub/live-hub.js";

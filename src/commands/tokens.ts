@@ -4,7 +4,8 @@
  */
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
-import { Diagnostics, InputError, warningLine, type Warning } from "../diagnostics.js";
+import { Diagnostics, warningLine, type Warning } from "../diagnostics.js";
+import { InputError } from "../errors.js";
 import { loadCells } from "../sources/cells.js";
 import { readSupervisor } from "../extractors/supervisor.js";
 import { BudgetClock } from "../resolve/clock.js";

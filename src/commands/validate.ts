@@ -1,12 +1,13 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import type { BuildResult } from "../build.js";
-import { ExitCodeError } from "../cli.js";
+import type { BuildResult } from "../model.js";
+import { ExitCodeError } from "../errors.js";
 import { where } from "../diagnostics.js";
 import { DEFAULT_OUTLIER_FLOOR_H, DEFAULT_TOLERANCE_H, predictHour } from "../resolve/cadence.js";
 import { describedResult, type DescribedBuild } from "../util/last-build.js";
 import { ignoredOptions, optionNotes } from "./explain.js";
-import { cmpStr, type RowEvidence } from "../resolve/resolve-cell.js";
+import { cmpStr } from "../util/values.js";
+import type { RowEvidence } from "../resolve/resolve-cell.js";
 import { round2 } from "../resolve/clock.js";
 import { stepOrderContradictions } from "../resolve/step-order.js";
 

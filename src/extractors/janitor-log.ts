@@ -5,7 +5,7 @@ import type { Diagnostics } from "../diagnostics.js";
 import type { Observation, Origin } from "../observations.js";
 import { familyIdOf } from "../sources/cells.js";
 import { readLineBatches } from "../util/lines.js";
-import { localToUtcCandidates, pickMonotonic } from "../resolve/local-time.js";
+import { localToUtcCandidates, pickMonotonic } from "../util/local-time.js";
 import { clip } from "./pvc-listing.js";
 import { fsErrorCode, fsReason, warnUnreadable } from "../util/fs-errors.js";
 import { isTimeMs, parseIsoTime, parseStep } from "../util/values.js";

@@ -1,6 +1,7 @@
 import { posix } from "node:path";
 import type { Cell } from "../schema.js";
-import { InputError, type Diagnostics } from "../diagnostics.js";
+import type { Diagnostics } from "../diagnostics.js";
+import { InputError } from "../errors.js";
 import type { Observation, Origin } from "../observations.js";
 import { familyIdOf } from "../sources/cells.js";
 import { readLineBatches, type Line } from "../util/lines.js";

@@ -9,7 +9,8 @@ import { lstat as lstatCb, lstatSync, readdir as readdirCb, type BigIntStats, ty
 import { stat } from "node:fs/promises";
 import { posix, resolve } from "node:path";
 import fg from "fast-glob";
-import { InputError, type Diagnostics } from "../diagnostics.js";
+import type { Diagnostics } from "../diagnostics.js";
+import { InputError } from "../errors.js";
 import { epochToMs, type PvcEntry } from "./pvc-listing.js";
 
 /** Warning code of a directory (or an entry of one) that could not be read: its entries are missing. */

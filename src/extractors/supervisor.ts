@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Cell } from "../schema.js";
-import { InputError, type Diagnostics } from "../diagnostics.js";
+import type { Diagnostics } from "../diagnostics.js";
+import { InputError } from "../errors.js";
 import type { Observation, Origin } from "../observations.js";
 import { familyIdOf } from "../sources/cells.js";
 import { readLines } from "../util/lines.js";
@@ -8,14 +9,7 @@ import { clip } from "./pvc-listing.js";
 import { parseIsoTime, parseStep } from "../util/values.js";
 import { unreadableError } from "../util/fs-errors.js";
 import { BudgetClock } from "../resolve/clock.js";
-
-/** A pause of the budget clock, UTC epoch ms; `endMs` null when never resumed. */
-export interface Pause {
-  startMs: number;
-  endMs: number | null;
-  /** The `pause` event's line in history.jsonl (absent for pauses made by code). */
-  line?: number;
-}
+import type { Pause } from "../observations.js";
 
 /** What `supervisor/history.jsonl` says about a run (SOURCES.md: supervisor/). */
 export interface SupervisorHistory {

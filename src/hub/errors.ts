@@ -5,7 +5,7 @@
  * token itself.
  */
 import { HubApiError } from "@huggingface/hub";
-import { InputError } from "../diagnostics.js";
+import { InputError } from "../errors.js";
 import { HubRequestError, isUnreachableCode, networkCode, redactUrl } from "./fetch.js";
 
 /** What a message about a Hub failure may name. */

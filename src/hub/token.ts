@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
-import { InputError } from "../diagnostics.js";
+import { InputError } from "../errors.js";
 
 /** A token and where it was read (`HF_TOKEN`, or the file's path). */
 export interface HubToken {

@@ -8,9 +8,10 @@
  */
 import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { InputError, type Warning } from "../diagnostics.js";
+import type { Warning } from "../diagnostics.js";
+import { InputError } from "../errors.js";
 import type { Cell, CellsFile } from "../schema.js";
-import type { FileCache } from "../cache/file-cache.js";
+import type { FileCache } from "../util/file-cache.js";
 import {
   incompleteReading,
   readTrajectory,

@@ -1,4 +1,4 @@
-import type { Pause } from "../extractors/supervisor.js";
+import type { Pause } from "../observations.js";
 
 const HOUR_MS = 3_600_000;
 

@@ -1,4 +1,4 @@
-import { cmpStr } from "./resolve-cell.js";
+import { cmpStr } from "../util/values.js";
 
 /**
  * Orders renames so that none targets an id still in use: a rename waits

@@ -1,5 +1,6 @@
 import type { Cell, CellsFile, HourSource, Role, Row } from "../schema.js";
-import { InputError, type Diagnostics } from "../diagnostics.js";
+import type { Diagnostics } from "../diagnostics.js";
+import { InputError } from "../errors.js";
 import type { Observation } from "../observations.js";
 import type { SupervisorHistory } from "../extractors/supervisor.js";
 import type { HubRepo } from "../extractors/hub-files.js";
@@ -7,10 +8,13 @@ import type { TokenCall, TokenTotals } from "../extractors/trajectory/types.js";
 import { stepOrderContradictions } from "./step-order.js";
 import { BudgetClock, round2 } from "./clock.js";
 import { fitCadence, predictHour, DEFAULT_TOLERANCE_H, DEFAULT_OUTLIER_FLOOR_H, type CadenceFit } from "./cadence.js";
-import { familyNameProblem, hourPart, hubNameProblem, modelId } from "./ids.js";
+import { familyNameProblem, hubNameProblem } from "../schema.js";
+import { hourPart, modelId } from "./ids.js";
 import { isTimeMs } from "../util/values.js";
-import { aliasTable, familyOfName, likelySameFamily, nfc } from "./family-names.js";
+import { aliasTable, nfc } from "../sources/family-aliases.js";
+import { familyOfName, likelySameFamily } from "./family-names.js";
 import { cellTokensAt } from "./cell-tokens.js";
+import { cmpStr } from "../util/values.js";
 
 /** Cumulative tokens at a moment: the build passes the cell's token ledger. */
 export interface TokensAt {
@@ -996,9 +1000,4 @@ function repoItem(kind: "spare_repo" | "published_repo", repo: HubRepo, why: str
     rejected: null,
     why,
   };
-}
-
-/** Code-point string comparison: deterministic, independent of locale. */
-export function cmpStr(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,9 +1,9 @@
 import { distance } from "fastest-levenshtein";
 import { findNodeAtLocation, parseTree } from "jsonc-parser";
 import { CellSchema, CellsFileSchema, type Cell, type CellsFile } from "../schema.js";
-import { InputError } from "../diagnostics.js";
+import { InputError } from "../errors.js";
 import { assertConfined } from "./confine.js";
-import { conflictingAliasKeys, familyIdOf as familyIdOfName } from "../resolve/family-names.js";
+import { conflictingAliasKeys, familyIdOf as familyIdOfName } from "./family-aliases.js";
 import { assertSourcesFolder, readCellsText } from "./sources-folder.js";
 
 /**

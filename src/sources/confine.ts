@@ -1,6 +1,6 @@
 import { lstat, readdir, readlink, realpath } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { InputError } from "../diagnostics.js";
+import { InputError } from "../errors.js";
 
 /**
  * Checks that reading a sources folder cannot leave it (issue 5, safety):

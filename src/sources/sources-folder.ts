@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { InputError } from "../diagnostics.js";
+import { InputError } from "../errors.js";
 import { fsErrorCode, isFsError, statIfPresent, unreadableError } from "../util/fs-errors.js";
 
 /**

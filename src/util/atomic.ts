@@ -3,7 +3,7 @@ import { open, readdir, rm, rmdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { checkOutFile, checkOutFolder, makeFolder, outWriteError } from "./out-folder.js";
-import { InputError } from "../diagnostics.js";
+import { InputError } from "../errors.js";
 import {
   OUT_MARKER,
   checkNotInputs,

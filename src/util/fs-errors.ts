@@ -11,7 +11,8 @@
  */
 import * as nodeFs from "node:fs";
 import type { Options as GlobOptions } from "fast-glob";
-import { InputError, type Diagnostics } from "../diagnostics.js";
+import type { Diagnostics } from "../diagnostics.js";
+import { InputError } from "../errors.js";
 
 /** What each errno means for a reader, in words a user can act on. */
 const REASONS: Record<string, string> = {

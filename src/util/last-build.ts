@@ -5,10 +5,11 @@
  */
 import { readFile, realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import type { BuildResult } from "../build.js";
-import { InputError, type Warning } from "../diagnostics.js";
+import type { BuildResult } from "../model.js";
+import type { Warning } from "../diagnostics.js";
+import { InputError } from "../errors.js";
 import type { CellsFile, Row } from "../schema.js";
-import { hashInputs } from "../writers/report.js";
+import { hashInputs } from "./hash.js";
 
 /** The parts of `build-report.json` read back. */
 export interface BuildReportFile {

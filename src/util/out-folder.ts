@@ -26,8 +26,8 @@ import { constants, type Stats } from "node:fs";
 import { access, lstat, mkdir, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { InvalidArgumentError } from "commander";
-import { InputError } from "../diagnostics.js";
-import { EXIT, ExitCodeError } from "../cli.js";
+import { InputError } from "../errors.js";
+import { EXIT, ExitCodeError } from "../errors.js";
 
 /** What a non-folder is, for messages. */
 function kindOf(s: Stats): string {

@@ -42,7 +42,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, type Stats } from "node:fs";
 import { lstat, readdir, readFile, realpath } from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { InputError } from "../diagnostics.js";
+import { InputError } from "../errors.js";
 import { fsErrorCode, unreadableError } from "./fs-errors.js";
 
 /** The marker file, in every folder the tool writes outputs into. */

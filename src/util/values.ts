@@ -62,3 +62,8 @@ export function parseIsoTime(text: string, opts: { assumeUtc?: boolean } = {}): 
     Date.UTC(year, month - 1, day, hour, minute, second) + Number(`0.${frac || "0"}`) * 1000 - offsetMin * 60_000;
   return isTimeMs(ms) ? ms : NaN;
 }
+
+/** Code-point string comparison: deterministic, independent of locale. */
+export function cmpStr(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

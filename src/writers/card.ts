@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { BuildResult } from "../build.js";
+import type { BuildResult } from "../model.js";
 import { countRows } from "./report.js";
 import { VERSION } from "../version.js";
 import { mdCell } from "../util/markdown.js";

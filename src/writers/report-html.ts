@@ -1,6 +1,6 @@
 import * as vega from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
-import type { BuildResult } from "../build.js";
+import type { BuildResult } from "../model.js";
 import type { Row } from "../schema.js";
 import { countRows } from "./report.js";
 import { VERSION } from "../version.js";

@@ -5,7 +5,7 @@ import type { FormatCounter } from "./common.js";
 import { kimiCliCounter } from "./kimi-cli.js";
 import { kimiCodeCounter } from "./kimi-code.js";
 import { piCounter } from "./pi.js";
-import type { TrajectoryFormat } from "./types.js";
+import type { TrajectoryFormat } from "../../schema.js";
 
 /** Format → its counter (`scan` one file, `merge` the scans of a run). */
 export const COUNTERS: Record<TrajectoryFormat, FormatCounter<unknown>> = {

@@ -40,22 +40,19 @@
 import { realpath, stat } from "node:fs/promises";
 import { basename, isAbsolute, relative, resolve } from "node:path";
 import fg from "fast-glob";
-import { InputError, type Warning } from "../../diagnostics.js";
-import { fingerprint, type FileCache } from "../../cache/file-cache.js";
+import type { Warning } from "../../diagnostics.js";
+import { InputError } from "../../errors.js";
+import { fingerprint, type FileCache } from "../../util/file-cache.js";
 import { fsErrorCode, fsReason, reportingGlobFs, unreadableError } from "../../util/fs-errors.js";
 import { cmp, type FileScan, type TrajectoryFile } from "./common.js";
 import { COUNTERS } from "./counters.js";
 import { scanFiles } from "./parallel.js";
-import {
-  TRAJECTORY_FORMATS,
-  type TokenCall,
-  type TokenTotals,
-  type TrajectoryFormat,
-  type TrajectoryReading,
-} from "./types.js";
+import { TRAJECTORY_FORMATS, type TrajectoryFormat } from "../../schema.js";
+import type { TokenCall, TokenTotals, TrajectoryReading } from "./types.js";
 
 export { TRAJECTORY_FORMATS };
-export type { TokenCall, TokenParts, TokenTotals, TrajectoryFormat, TrajectoryReading } from "./types.js";
+export type { TokenCall, TokenParts, TokenTotals, TrajectoryReading } from "./types.js";
+export type { TrajectoryFormat } from "../../schema.js";
 
 /** Options of {@link readTrajectory}. */
 export interface ReadTrajectoryOptions {

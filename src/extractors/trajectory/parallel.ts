@@ -11,7 +11,7 @@ import { Worker } from "node:worker_threads";
 import { stat } from "node:fs/promises";
 import type { FileScan, TrajectoryFile } from "./common.js";
 import { COUNTERS } from "./counters.js";
-import type { TrajectoryFormat } from "./types.js";
+import type { TrajectoryFormat } from "../../schema.js";
 
 /** Below this many bytes to scan, workers are not started. */
 export const PARALLEL_MIN_BYTES = 64 << 20;

@@ -1,9 +1,5 @@
 import type { Warning } from "../../diagnostics.js";
 
-/** The five driver log formats of TRAJECTORIES.md (cells.json `trajectory_format`). */
-export const TRAJECTORY_FORMATS = ["codex", "claude-code", "pi", "kimi-cli", "kimi-code"] as const;
-export type TrajectoryFormat = (typeof TRAJECTORY_FORMATS)[number];
-
 /** Token counts normalised to the four parts of TRAJECTORIES.md "The quantity". */
 export interface TokenParts {
   uncachedInput: number;
