@@ -1,7 +1,7 @@
 import { join, relative, sep } from "node:path";
 import type { CellsFile, Row } from "./schema.js";
 import { RowSchema } from "./schema.js";
-import { Diagnostics, type Warning } from "./diagnostics.js";
+import { Diagnostics, } from "./diagnostics.js";
 import { InputError } from "./errors.js";
 import { loadCells } from "./sources/cells.js";
 import type { Observation } from "./observations.js";
@@ -21,16 +21,15 @@ import { readSupervisor } from "./extractors/supervisor.js";
 import { readAnchors } from "./extractors/anchors.js";
 import { parsePublishedName, parseSpareName, readHubSnapshot, type HubRepo } from "./extractors/hub-files.js";
 import { cellCoverageWarning, checkTrajectoryCells, countCellTokens } from "./resolve/cell-tokens.js";
-import { resolveCell, type CellResolution, type LostCheckpoint, type RowEvidence } from "./resolve/resolve-cell.js";
+import { resolveCell, type CellResolution, type LostCheckpoint, } from "./resolve/resolve-cell.js";
 import { cmpStr } from "./util/values.js";
-import type { CadenceFit } from "./resolve/cadence.js";
 import { BudgetClock, round2 } from "./resolve/clock.js";
 import type { TokenCall } from "./extractors/trajectory/types.js";
 import type { FileCache } from "./util/file-cache.js";
 import { cachedObservations } from "./cache/build-cache.js";
 import { appendAll } from "./util/arrays.js";
 import { orOnFsError, statIfPresent, unreadableError } from "./util/fs-errors.js";
-import type { BaselineEvidence, BuildResult } from "./model.js";
+import type { BuildResult } from "./model.js";
 
 /** Options of {@link buildManifest}. */
 export interface BuildOptions {
