@@ -1,28 +1,7 @@
 /** Progress bars (issue 7): drawn on a terminal only, never with --quiet; bytes, rate, time left. */
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { byteProgress, formatBytes, formatDuration } from "../src/util/progress.js";
-
-function fakeStream(tty: boolean): NodeJS.WriteStream & { text: () => string } {
-  const chunks: string[] = [];
-  const w = new Writable({
-    write(chunk, _enc, cb) {
-      chunks.push(String(chunk));
-      cb();
-    },
-  }) as unknown as NodeJS.WriteStream & { text: () => string };
-  Object.assign(w, {
-    isTTY: tty,
-    columns: 120,
-    rows: 40,
-    cursorTo: () => true,
-    clearLine: () => true,
-    moveCursor: () => true,
-    clearScreenDown: () => true,
-  });
-  w.text = () => chunks.join("");
-  return w;
-}
+import { fakeStream } from "./helpers/fake-tty.js";
 
 describe("byteProgress", () => {
   it("draws nothing when stdout or stderr is not a terminal, or with quiet", () => {

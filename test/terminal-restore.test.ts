@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createServer, type Server, type Socket } from "node:net";
 import { mkdtemp } from "node:fs/promises";
-import { Writable } from "node:stream";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { byteProgress, RESTORE_TERMINAL } from "../src/util/progress.js";
+import { fakeTty } from "./helpers/fake-tty.js";
 import { removeTree } from "./helpers/tree.js";
 
 /**
@@ -38,27 +38,6 @@ afterAll(async () => {
   silentHub?.close();
   await Promise.all(roots.map(removeTree));
 });
-
-function fakeTty(): NodeJS.WriteStream & { text: () => string } {
-  const chunks: string[] = [];
-  const w = new Writable({
-    write(chunk, _enc, cb) {
-      chunks.push(String(chunk));
-      cb();
-    },
-  }) as unknown as NodeJS.WriteStream & { text: () => string };
-  Object.assign(w, {
-    isTTY: true,
-    columns: 120,
-    rows: 40,
-    cursorTo: () => true,
-    clearLine: () => true,
-    moveCursor: () => true,
-    clearScreenDown: () => true,
-  });
-  w.text = () => chunks.join("");
-  return w;
-}
 
 describe("the progress bar's stop path", () => {
   it("stop() ends the output with show-cursor and wrap-on, and leaves no signal handler behind", () => {
