@@ -5,7 +5,7 @@
  * Runs `node <bin> --help` and `node <bin> tokens --help` as child processes,
  * `--runs N` times each (default 20), interleaved with a bare `node -e ""` so
  * that the three see the same load, and prints the best and the median wall
- * time of each in ms, with the load average (1 min) before and after and the
+ * time of each in ms (and the CPU time, user + system), with the load average (1 min) before and after and the
  * core count: on a shared machine only the best of N is comparable between
  * two runs. `--bin PATH` measures another checkout's `bin/ptb-manifest.js`
  * (default this one's; run `npm run build` first, which the npm script does).
@@ -28,16 +28,22 @@ const cases: [string, string[]][] = [
   ["tokens --help", [bin, "tokens", "--help"]],
 ];
 
-/** Wall time of one run of `node ...argv`, in ms; throws when it fails. */
-function timeOnce(argv: string[]): number {
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, argv, { stdio: ["ignore", "ignore", "pipe"] });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`node ${argv.join(" ")}: exit ${r.status}\n${r.stderr}`);
-  return ms;
+/**
+ * Wall time and CPU time (user + system, from `/usr/bin/time`, which a busy
+ * machine inflates far less than the wall time) of one run of `node ...argv`,
+ * in ms; throws when it fails.
+ */
+function timeOnce(argv: string[]): { wall: number; cpu: number } {
+  const r = spawnSync("/usr/bin/time", ["-f", "TIME %e %U %S", process.execPath, ...argv], {
+    stdio: ["ignore", "ignore", "pipe"],
+    encoding: "utf8",
+  });
+  const m = /TIME ([\d.]+) ([\d.]+) ([\d.]+)\s*$/.exec(r.stderr);
+  if (r.status !== 0 || !m) throw new Error(`node ${argv.join(" ")}: exit ${r.status}\n${r.stderr}`);
+  return { wall: Number(m[1]) * 1000, cpu: (Number(m[2]) + Number(m[3])) * 1000 };
 }
 
-const times = new Map<string, number[]>(cases.map(([name]) => [name, []]));
+const times = new Map<string, { wall: number; cpu: number }[]>(cases.map(([name]) => [name, []]));
 const loadBefore = loadavg()[0]!;
 for (const [, argv] of cases) timeOnce(argv); // warm the page cache
 for (let i = 0; i < runs; i += 1) for (const [name, argv] of cases) times.get(name)!.push(timeOnce(argv));
@@ -50,11 +56,13 @@ const median = (xs: number[]): number => {
 const out = [
   `start-up of ${bin} (node ${process.version}, ${cpus().length} cores, load average ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after; ${runs} runs each)`,
   "",
-  "| command | best ms | median ms |",
-  "|---|---:|---:|",
+  "| command | wall ms, best | wall ms, median | CPU ms (user + sys), best | CPU ms, median |",
+  "|---|---:|---:|---:|---:|",
   ...cases.map(([name]) => {
-    const xs = times.get(name)!;
-    return `| \`${name}\` | ${Math.min(...xs).toFixed(0)} | ${median(xs).toFixed(0)} |`;
+    const wall = times.get(name)!.map((t) => t.wall);
+    const cpu = times.get(name)!.map((t) => t.cpu);
+    const f = (x: number) => x.toFixed(0);
+    return `| \`${name}\` | ${f(Math.min(...wall))} | ${f(median(wall))} | ${f(Math.min(...cpu))} | ${f(median(cpu))} |`;
   }),
 ];
 process.stdout.write(`${out.join("\n")}\n`);
