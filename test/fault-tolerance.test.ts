@@ -3,6 +3,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { holdAfterTempEnv } from "./helpers/hold-after-temp.js";
 import { makeMiniSweep, miniCells } from "./helpers/mini-sweep.js";
 import { removeTree } from "./helpers/tree.js";
 
@@ -12,8 +13,8 @@ import { removeTree } from "./helpers/tree.js";
  *
  * dist/ is compiled afresh first (`npm run build`'s tsc -p tsconfig.build.json),
  * so the test runs today's source, as `npm ci` leaves it. To interrupt a build at an exact point rather than at a
- * lucky moment, the test sets `PTB_MANIFEST_TEST_HOLD_AFTER=N`: the real
- * writer (src/util/atomic.ts) stops after writing and syncing its N-th
+ * lucky moment, the test runs it with the preload of test/helpers/hold-after-temp.ts:
+ * the real writer (src/util/atomic.ts) stops after writing and syncing its N-th
  * temporary file, says so on stderr and waits, and the test then kills it.
  */
 
@@ -107,7 +108,7 @@ describe("atomic output: a build killed mid-write leaves the previous outputs in
       const n = hold === "all" ? nFiles : hold;
       let during: string[] = [];
       const r = await runBin(["build", "--sources", sources, "--out", out, "--quiet"], {
-        env: { PTB_MANIFEST_TEST_HOLD_AFTER: String(n) },
+        env: holdAfterTempEnv(n),
         kill: signal,
         onHold: async () => {
           during = await temps(out);

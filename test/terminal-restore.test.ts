@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { byteProgress, RESTORE_TERMINAL } from "../src/util/progress.js";
 import { fakeTty } from "./helpers/fake-tty.js";
+import { holdAfterTempEnv } from "./helpers/hold-after-temp.js";
 import { removeTree } from "./helpers/tree.js";
 
 /**
@@ -15,7 +16,7 @@ import { removeTree } from "./helpers/tree.js";
  * that the bar is drawn) and press Ctrl-C there (a `\x03` byte typed into the
  * terminal, which sends SIGINT to the build, as a user's key would): once
  * while the build waits on the Hub (reading), once while it writes (held by
- * `PTB_MANIFEST_TEST_HOLD_AFTER`). What the terminal got must end with the
+ * the preload of test/helpers/hold-after-temp.ts). What the terminal got must end with the
  * show-cursor and wrap-on sequences. The unit cases check the stop path.
  */
 
@@ -132,9 +133,7 @@ describe.skipIf(!haveScript)("Ctrl-C on a terminal (script from util-linux)", ()
     const r = await ctrlCOnPty(
       ["build", "--sources", join(REPO, "sources"), "--out", join(root, "out"), "--no-cache"],
       /test hold after 1/,
-      {
-        PTB_MANIFEST_TEST_HOLD_AFTER: "1",
-      },
+      holdAfterTempEnv(1),
     );
     expect(r.output).toContain("\x1b[?25l");
     expect(r.output.endsWith(RESTORE_TERMINAL)).toBe(true);

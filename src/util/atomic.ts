@@ -64,20 +64,6 @@ async function removeStaleTemps(dir: string, names: Set<string>): Promise<void> 
 }
 
 /**
- * Test-only hook (`PTB_MANIFEST_TEST_HOLD_AFTER=N`): after the N-th temporary
- * file is written and synced, say so on stderr and wait until killed, so that
- * a test can interrupt a real build at that exact point (test/fault-tolerance.test.ts).
- */
-async function testHold(written: number): Promise<void> {
-  const n = Number(process.env.PTB_MANIFEST_TEST_HOLD_AFTER);
-  if (!Number.isInteger(n) || n !== written) return;
-  process.stderr.write(`ptb-manifest: test hold after ${written} temporary file(s)\n`);
-  await new Promise<void>(() => {
-    setInterval(() => {}, 1 << 30);
-  });
-}
-
-/**
  * Writes a set of files (MANIFEST.md: "Writes are atomic: a crash leaves the
  * previous files whole"):
  *
@@ -179,7 +165,6 @@ export async function writeFilesAtomically(
       } catch (err) {
         throw outWriteError(err, outDir, option);
       }
-      await testHold(temps.length);
     }
     done = true; // from the first rename on, the folders hold outputs
     for (const [tmp, target] of temps) {
