@@ -43,13 +43,13 @@ export interface BuildOptions {
   log?: (message: string) => void;
   /**
    * Per-file results of the trajectory, listing and janitor extractors are
-   * read from and written to this cache (issue 7: warm rebuilds); none by default.
+   * read from and written to this cache (README: Performance, "Build cache"); none by default.
    */
   cache?: FileCache;
   /** Bytes of the large inputs read so far (trajectories, listings, janitor logs), for a progress bar. */
   onBytes?: (bytes: number) => void;
   /**
-   * Live PVC trees (issue 4): cell → a local directory holding that cell's
+   * Live PVC trees (README: Live sources): cell → a local directory holding that cell's
    * `pvc_root`, read with `readPvcTree` instead of `<cell>/pvc/listing.tsv`.
    */
   pvcDirs?: Record<string, string>;
@@ -60,7 +60,7 @@ export interface BuildOptions {
    */
   trajectoryDirs?: Record<string, string>;
   /**
-   * Reads the Hub repos instead of the `hub/` folder (issue 4: `readLiveHub`);
+   * Reads the Hub repos instead of the `hub/` folder (README: Live sources; `readLiveHub`);
    * must give what `readHubSnapshot` gives for the same repos.
    */
   readHub?: (registry: CellsFile, diag: Diagnostics) => Promise<HubRepo[]>;

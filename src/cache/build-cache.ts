@@ -1,6 +1,6 @@
 /**
- * The build's use of the cache (issue 7: "a warm rebuild, with nothing
- * changed, in under a tenth of the cold build"): per-file results of the
+ * The build's use of the cache (README: Performance, "Build cache": a warm
+ * rebuild, with nothing changed, in under a tenth of the cold build): per-file results of the
  * extractors that read large files (trajectories, PVC listings, janitor logs)
  * and the sha256 of every input file for `build-report.json`, each keyed by
  * the file's fingerprint (see `file-cache.ts`). Warnings found while

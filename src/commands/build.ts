@@ -42,15 +42,15 @@ export interface BuildCommandOptions {
   /** `--verbose`: the summary (and `--strict`'s failure) lists every warning, not one example per code. */
   verbose?: boolean;
   quiet?: boolean;
-  /** Live PVC trees, cell → local directory (`--pvc CELL=DIR`; issue 4). */
+  /** Live PVC trees, cell → local directory (`--pvc CELL=DIR`; README: Live sources). */
   pvc?: Record<string, string>;
   /** Trajectory folders outside the sources, cell → local directory (`--trajectory CELL=DIR`). */
   trajectory?: Record<string, string>;
-  /** Read the Hub itself instead of `hub/` (`--hub`; issue 4). */
+  /** Read the Hub itself instead of `hub/` (`--hub`; README: Live sources). */
   hub?: boolean;
   /** `--hub-url` (else `HF_ENDPOINT`, else the public Hub). */
   hubUrl?: string;
-  /** `--cache-dir` (else `$XDG_CACHE_HOME/ptb-manifest`): the Hub cache and the build cache (issue 7). */
+  /** `--cache-dir` (else `$XDG_CACHE_HOME/ptb-manifest`): the Hub cache and the build cache (README: Performance). */
   cacheDir?: string;
   /** `--no-cache`: neither read nor write the build cache (per-file extractor results and input hashes). */
   noCache?: boolean;
@@ -117,7 +117,7 @@ async function buildAndWrite(
   progress: ReturnType<typeof byteProgress>,
 ): Promise<{ result: BuildResult; summary: string }> {
   const log = opts.quiet ? undefined : (m: string) => progress.log(m);
-  // The build cache trusts a file's size, mtime, head and tail (issue 7); the release gate reads every byte.
+  // The build cache trusts a file's size, mtime, head and tail (README: Performance); the release gate reads every byte.
   const cache =
     opts.noCache || opts.strict
       ? undefined

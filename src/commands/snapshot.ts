@@ -20,7 +20,7 @@ export interface SnapshotPvcOptions {
 
 /**
  * Writes the `find <pvc_root> -printf '%T@\t%y\t%s\t%p\n'` listing of a
- * live tree (SOURCES.md: pvc/; issue 4: snapshot-pvc), so a snapshot can be
+ * live tree (SOURCES.md: pvc/; README: Live sources, `snapshot-pvc`), so a snapshot can be
  * taken before a volume is released: epoch seconds with 10 fraction digits,
  * type letter, size in bytes, path under `as`; the tree's own line first,
  * entries in the file system's order; links listed, never followed.
@@ -115,8 +115,8 @@ export interface SnapshotHubCommandOptions {
 }
 
 /**
- * Writes the live Hub's repos as a `hub/` snapshot folder (issue 4:
- * snapshot-hub; SOURCES.md: Layout) via `snapshotHub`, reading `org`,
+ * Writes the live Hub's repos as a `hub/` snapshot folder (README: Live
+ * sources, `snapshot-hub`; SOURCES.md: Layout) via `snapshotHub`, reading `org`,
  * `spare_owner` and `baseline` from `<sources>/cells.json`.
  *
  * @throws InputError `OUT_IS_INPUT` when `out` (replaced whole) holds the

@@ -1,5 +1,5 @@
 /**
- * The live PVC reader (issue 4; SOURCES.md: "A live run reads the same things
+ * The live PVC reader (README: Live sources; SOURCES.md: "A live run reads the same things
  * from their live places"): a mounted checkpoint tree walked with fast-glob,
  * turned into the same {@link PvcEntry} stream as the listing readers of
  * `pvc-listing.ts`, so that `observePvcEntry` applies the same rules

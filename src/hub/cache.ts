@@ -1,7 +1,7 @@
 /**
  * The local cache of Hub repos' small files, keyed by repo id and commit sha
- * (issue 4: "a second run with nothing changed on the Hub makes only the
- * listing requests"). A commit never changes, so an entry never goes stale.
+ * (README: Live sources, `build --hub`: a second run with nothing changed on
+ * the Hub makes only the listing requests). A commit never changes, so an entry never goes stale.
  *
  * Layout: `<cacheDir>/hub/<owner>/<name>/<sha>/` holding the small files as
  * downloaded (byte for byte, the `hub/<owner>/<name>/` layout of SOURCES.md

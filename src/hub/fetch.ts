@@ -98,7 +98,7 @@ export function isUnreachableCode(code: string): boolean {
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 
 /**
- * Wraps `fetch` for the Hub client (issue 4: retry 429 and 5xx with
+ * Wraps `fetch` for the Hub client (DESIGN.md, "Facts about @huggingface/hub": retry 429 and 5xx with
  * exponential backoff and `Retry-After`, bounded attempts).
  *
  * Each attempt has its own timeout and reads the whole body before

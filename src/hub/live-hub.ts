@@ -1,5 +1,5 @@
 /**
- * The live Hub reader (issue 4; SOURCES.md: hub/, and "A live run reads the
+ * The live Hub reader (README: Live sources; SOURCES.md: hub/, and "A live run reads the
  * same things from their live places"): the published repos (`org`), the
  * spare repos (`spare_owner`) and the baseline, read through
  * `@huggingface/hub` instead of a `hub/` snapshot folder, giving the same
@@ -87,8 +87,8 @@ const REPO_ID_RE = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 const SHA_RE = /^[0-9a-f]{7,64}$/;
 
 /**
- * Hub options from the command line and the environment (issue 4: honour
- * `HF_TOKEN` and `HF_ENDPOINT`): the URL is `flags.hubUrl`, else
+ * Hub options from the command line and the environment (DESIGN.md, "Facts
+ * about @huggingface/hub": the tool passes `HF_TOKEN` and `HF_ENDPOINT` itself): the URL is `flags.hubUrl`, else
  * `HF_ENDPOINT`, else {@link DEFAULT_HUB_URL}, without trailing `/`; the
  * token is read as the Hub's clients read it (`readHubToken`: `HF_TOKEN`,
  * else the file at `HF_TOKEN_PATH`, else `$HF_HOME/token`); the cache is

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { InputError } from "../errors.js";
 
 /**
- * Checks that reading a sources folder cannot leave it (issue 5, safety):
+ * Checks that reading a sources folder cannot leave it (README: Safety):
  * walks the folder without following links and refuses
  *
  * - `SOURCES_LINK_OUTSIDE`: a symbolic link whose target (resolved, or

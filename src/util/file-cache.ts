@@ -1,7 +1,7 @@
 /**
  * The build cache: per-file extractor results, reused when a file has not
- * changed (issue 7, "a warm rebuild ... by caching per-file results keyed by
- * size, mtime and a content hash of the file's head and tail").
+ * changed (README: Performance, "Build cache": per-file results keyed by
+ * size, mtime and a content hash of the file's head and tail).
  *
  * An entry is keyed by: the kind of result, a hash of the tool's own code (any
  * change of the code invalidates every entry), the file's absolute path, a

@@ -1,5 +1,5 @@
 /**
- * Progress bars on a terminal (issue 7): bytes done of bytes total, rate and
+ * Progress bars on a terminal (README: Performance, "Progress"): bytes done of bytes total, rate and
  * time left, drawn with `cli-progress` on stderr. Nothing at all is drawn when
  * stdout or stderr is not a terminal, or when the user asked for quiet.
  */

@@ -1,6 +1,6 @@
 /**
  * Scans trajectory files on worker threads, one file per worker at a time
- * (issue 7: use the machine's cores). A file's scan depends on that file
+ * (README: Performance: use the machine's cores). A file's scan depends on that file
  * alone, so the scans can run in any order; the results come back in the
  * order of the files. Used only from the compiled code (`dist/`, where the
  * worker is a `.js` file) and for inputs large enough to pay for starting the
