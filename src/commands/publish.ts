@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { commit, createRepo, downloadFile, HubApiError, listModels } from "@huggingface/hub";
+import type { ErrorCode } from "../diagnostics/registry.js";
 import { InputError } from "../errors.js";
 import { ExitCodeError } from "../errors.js";
 import { RowSchema, type Row } from "../schema.js";
@@ -69,7 +70,7 @@ export interface PublishOutcome {
   committed: string | null;
   renamed: { from: string; to: string }[];
   /** The step that failed, with the error's stable code (`HUB_*`, `PUBLISH_HUB_CHANGED`). */
-  failed: { step: string; code: string; error: string } | null;
+  failed: { step: string; code: ErrorCode; error: string } | null;
   remaining: { from: string; to: string }[];
 }
 
