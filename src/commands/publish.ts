@@ -6,6 +6,7 @@ import { commit, createRepo, downloadFile, HubApiError, listModels } from "@hugg
 import type { ErrorCode } from "../diagnostics/registry.js";
 import { InputError } from "../errors.js";
 import { ExitCodeError } from "../errors.js";
+import { inputErrorLine } from "../diagnostics.js";
 import { RowSchema, type Row } from "../schema.js";
 import { parsePublishedName } from "../extractors/hub-files.js";
 import { cmpStr } from "../util/values.js";
@@ -569,7 +570,13 @@ export function registerPublish(program: Command): void {
         if (plan.conflicts.length > 0) {
           throw new ExitCodeError(
             EXIT_CONFLICTS_LEFT,
-            `error PUBLISH_CONFLICTS_LEFT: ${plan.conflicts.length} rename(s) not done, to settle by hand:\n${plan.conflicts.map((c) => `  ${c.from} → ${c.to}: ${c.reason}`).join("\n")}`,
+            inputErrorLine({
+              code: "PUBLISH_CONFLICTS_LEFT",
+              file: null,
+              line: null,
+              message: `${plan.conflicts.length} rename(s) not done, to settle by hand:\n${plan.conflicts.map((c) => `  ${c.from} → ${c.to}: ${c.reason}`).join("\n")}`,
+            }),
+            true,
           );
         }
       },
