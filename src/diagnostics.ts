@@ -13,7 +13,7 @@ import type { ErrorCode, WarningCode } from "./diagnostics/registry.js";
 /** One warning: a stable `code`, a human message, and where it came from. */
 export interface Warning {
   /** Stable, upper-case code, e.g. `JANITOR_UNPARSED_LINE`. */
-  code: string;
+  code: WarningCode;
   message: string;
   /** Input file (path relative to the sources folder where there is one), or null. */
   file: string | null;
