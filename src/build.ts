@@ -1,7 +1,8 @@
 import { join, relative, sep } from "node:path";
 import type { CellsFile, Row } from "./schema.js";
 import { RowSchema } from "./schema.js";
-import { Diagnostics, } from "./diagnostics.js";
+import { Diagnostics } from "./diagnostics.js";
+import type { ErrorCode } from "./diagnostics/registry.js";
 import { InputError } from "./errors.js";
 import { loadCells } from "./sources/cells.js";
 import type { Observation } from "./observations.js";
@@ -21,7 +22,7 @@ import { readSupervisor } from "./extractors/supervisor.js";
 import { readAnchors } from "./extractors/anchors.js";
 import { parsePublishedName, parseSpareName, readHubSnapshot, type HubRepo } from "./extractors/hub-files.js";
 import { cellCoverageWarning, checkTrajectoryCells, countCellTokens } from "./resolve/cell-tokens.js";
-import { resolveCell, type CellResolution, type LostCheckpoint, } from "./resolve/resolve-cell.js";
+import { resolveCell, type CellResolution, type LostCheckpoint } from "./resolve/resolve-cell.js";
 import { cmpStr } from "./util/values.js";
 import { BudgetClock, round2 } from "./resolve/clock.js";
 import type { TokenCall } from "./extractors/trajectory/types.js";
@@ -380,7 +381,7 @@ export function cmpRows(a: Row, b: Row): number {
 }
 
 /** True when `path` is a folder; false when nothing is there; `code` (an error) when it cannot be looked at. */
-async function _isDir(path: string, code: string, rel: string): Promise<boolean> {
+async function _isDir(path: string, code: ErrorCode, rel: string): Promise<boolean> {
   return orOnFsError(
     async () => (await statIfPresent(path))?.isDirectory() ?? false,
     (err) => {
@@ -390,7 +391,7 @@ async function _isDir(path: string, code: string, rel: string): Promise<boolean>
 }
 
 /** True when something is at `path` (a file, or a folder the reader will refuse); `code` (an error) when it cannot be looked at. */
-async function isPresent(path: string, code: string, rel: string): Promise<boolean> {
+async function isPresent(path: string, code: ErrorCode, rel: string): Promise<boolean> {
   return orOnFsError(
     async () => (await statIfPresent(path)) !== null,
     (err) => {

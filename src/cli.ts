@@ -45,7 +45,12 @@ export async function main(argv: string[]): Promise<number> {
     if (isFsError(err) && err.path !== undefined) {
       // The net under every reader: a file system error that no more specific code covers is still an input fault.
       process.stderr.write(
-        `ptb-manifest: error FILE_ERROR at ${err.path}: cannot ${err.syscall ?? "use"} it: ${fsReason(err)}\n`,
+        inputErrorLine({
+          code: "FILE_ERROR",
+          file: err.path,
+          line: null,
+          message: `cannot ${err.syscall ?? "use"} it: ${fsReason(err)}`,
+        }),
       );
       return EXIT.inputError;
     }

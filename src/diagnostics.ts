@@ -1,16 +1,19 @@
 /**
- * Warnings and fatal input errors, as data (DESIGN.md: "Warnings are data").
+ * Warnings and fatal input errors, as data (DESIGN.md: "Warnings are data"):
+ * the one collector ({@link Diagnostics}) and the one formatter of the lines
+ * every command prints ({@link warningLine}, {@link inputErrorLine}). The
+ * codes, with their level, meaning and remedy, are in diagnostics/registry.ts.
  *
  * A warning never stops a build: the offending line or value is skipped and
  * recorded in `build-report.json`. A fatal `InputError` (errors.ts) stops the build
  * before anything is written (exit code 1).
  */
-import type { InputError } from "./errors.js";
+import type { ErrorCode, WarningCode } from "./diagnostics/registry.js";
 
 /** One warning: a stable `code`, a human message, and where it came from. */
 export interface Warning {
   /** Stable, upper-case code, e.g. `JANITOR_UNPARSED_LINE`. */
-  code: string;
+  code: WarningCode;
   message: string;
   /** Input file (path relative to the sources folder where there is one), or null. */
   file: string | null;
@@ -18,12 +21,16 @@ export interface Warning {
   line: number | null;
 }
 
-/** Collects warnings in the order they were found. */
+/**
+ * Collects warnings in the order they were found: the one collector of the
+ * build, the extractors (the trajectory readers included) and every command.
+ * `warn` takes only a registered warning code (diagnostics/registry.ts).
+ */
 export class Diagnostics {
   readonly warnings: Warning[] = [];
 
   /** Records one warning. */
-  warn(code: string, message: string, file: string | null = null, line: number | null = null): void {
+  warn(code: WarningCode, message: string, file: string | null = null, line: number | null = null): void {
     this.warnings.push({ code, message, file, line });
   }
 }
@@ -34,18 +41,34 @@ export function where(file: string | null, line: number | null): string {
   return line === null ? file : `${file}:${line}`;
 }
 
+/** `ptb-manifest: KIND CODE at FILE[:LINE]: message`, with a line end (no ` at …` without a file). */
+function diagnosticLine(
+  kind: "warning" | "error",
+  d: { code: string; file: string | null; line: number | null; message: string },
+): string {
+  const at = where(d.file, d.line);
+  return `ptb-manifest: ${kind} ${d.code}${at ? ` at ${at}` : ""}: ${d.message}\n`;
+}
+
 /**
  * A warning as every command prints it on stderr (the fatal form is
  * `ptb-manifest: error CODE at FILE[:LINE]: message`):
  * `ptb-manifest: warning CODE at FILE[:LINE]: message`, with a line end.
  */
 export function warningLine(w: { code: string; file: string | null; line: number | null; message: string }): string {
-  const at = where(w.file, w.line);
-  return `ptb-manifest: warning ${w.code}${at ? ` at ${at}` : ""}: ${w.message}\n`;
+  return diagnosticLine("warning", w);
 }
 
-/** The one line an input error prints on stderr: `ptb-manifest: error CODE at FILE[:LINE]: message`. */
-export function inputErrorLine(err: InputError): string {
-  const at = where(err.file, err.line);
-  return `ptb-manifest: error ${err.code}${at ? ` at ${at}` : ""}: ${err.message}\n`;
+/**
+ * The one line a fatal error prints on stderr: `ptb-manifest: error CODE at FILE[:LINE]: message`,
+ * with a line end. `err` is an `InputError` (errors.ts), or the same fields for an error a
+ * command reports itself (`FILE_ERROR`, `PUBLISH_CONFLICTS_LEFT`).
+ */
+export function inputErrorLine(err: {
+  code: ErrorCode;
+  file: string | null;
+  line: number | null;
+  message: string;
+}): string {
+  return diagnosticLine("error", err);
 }

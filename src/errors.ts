@@ -1,7 +1,10 @@
 /**
  * Errors and exit codes, in one place (DESIGN.md, "Layers": the bottom;
- * "errors mapped to exit codes in one place"). This module imports nothing.
+ * "errors mapped to exit codes in one place"). This module imports nothing
+ * but a type: the registered error codes (diagnostics/registry.ts, itself a
+ * leaf), so that an unknown code does not type-check.
  */
+import type { ErrorCode } from "./diagnostics/registry.js";
 
 /** Exit codes of every command: 0 ok, 1 fatal input error, 2 `--strict` with warnings, 64 usage, 70 internal. */
 export const EXIT = { ok: 0, inputError: 1, strictWarnings: 2, usage: 64, internal: 70 } as const;
@@ -19,7 +22,7 @@ export const DIFF_EXIT = { same: 0, differ: 1, trouble: 2 } as const;
  */
 export class InputError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly file: string | null = null,
     readonly line: number | null = null,

@@ -4,6 +4,7 @@ import { Option, type Command } from "commander";
 import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
 import type { TopLevelSpec } from "vega-lite";
+import { warningLine } from "../diagnostics.js";
 import { InputError } from "../errors.js";
 import type { Row } from "../schema.js";
 import { readManifestRows } from "./diff.js";
@@ -475,7 +476,12 @@ export function registerCost(program: Command): void {
         if (report.unmatched.length) {
           const u = report.unmatched[0]!;
           process.stderr.write(
-            `ptb-manifest: warning COST_UNMATCHED_SCORE at ${u.at}: ${report.unmatched.length} score(s) name a model id with no row of ${o.manifest} (the first: ${u.model_id}); they are not in the figures\n`,
+            warningLine({
+              code: "COST_UNMATCHED_SCORE",
+              file: u.at,
+              line: null,
+              message: `${report.unmatched.length} score(s) name a model id with no row of ${o.manifest} (the first: ${u.model_id}); they are not in the figures`,
+            }),
           );
         }
         if (report.excluded.length)

@@ -14,6 +14,7 @@ import { earlierFamilyNames, familyOfName } from "../resolve/family-names.js";
 import { parsePublishedName, readHubSnapshot } from "../extractors/hub-files.js";
 import { fsErrorCode, fsReason, orOnFsError } from "../util/fs-errors.js";
 import { Diagnostics, warningLine } from "../diagnostics.js";
+import type { WarningCode } from "../diagnostics/registry.js";
 import { orderRenames } from "../resolve/rename-plan.js";
 
 /** One side of a diff: records keyed by checkpoint (`cell/family/step`, or the id for the baseline). */
@@ -347,7 +348,7 @@ export async function readManifestRows(path: string): Promise<Row[]> {
 }
 
 /** One warning on stderr, in the CLI's form (`ptb-manifest: warning CODE at FILE[:LINE]: message`). */
-function printWarning(code: string, file: string | null, line: number | null, message: string): void {
+function printWarning(code: WarningCode, file: string | null, line: number | null, message: string): void {
   process.stderr.write(warningLine({ code, file, line, message }));
 }
 

@@ -3,8 +3,10 @@ import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { commit, createRepo, downloadFile, HubApiError, listModels } from "@huggingface/hub";
+import type { ErrorCode } from "../diagnostics/registry.js";
 import { InputError } from "../errors.js";
 import { ExitCodeError } from "../errors.js";
+import { inputErrorLine } from "../diagnostics.js";
 import { RowSchema, type Row } from "../schema.js";
 import { parsePublishedName } from "../extractors/hub-files.js";
 import { cmpStr } from "../util/values.js";
@@ -69,7 +71,7 @@ export interface PublishOutcome {
   committed: string | null;
   renamed: { from: string; to: string }[];
   /** The step that failed, with the error's stable code (`HUB_*`, `PUBLISH_HUB_CHANGED`). */
-  failed: { step: string; code: string; error: string } | null;
+  failed: { step: string; code: ErrorCode; error: string } | null;
   remaining: { from: string; to: string }[];
 }
 
@@ -568,7 +570,13 @@ export function registerPublish(program: Command): void {
         if (plan.conflicts.length > 0) {
           throw new ExitCodeError(
             EXIT_CONFLICTS_LEFT,
-            `error PUBLISH_CONFLICTS_LEFT: ${plan.conflicts.length} rename(s) not done, to settle by hand:\n${plan.conflicts.map((c) => `  ${c.from} → ${c.to}: ${c.reason}`).join("\n")}`,
+            inputErrorLine({
+              code: "PUBLISH_CONFLICTS_LEFT",
+              file: null,
+              line: null,
+              message: `${plan.conflicts.length} rename(s) not done, to settle by hand:\n${plan.conflicts.map((c) => `  ${c.from} → ${c.to}: ${c.reason}`).join("\n")}`,
+            }),
+            true,
           );
         }
       },

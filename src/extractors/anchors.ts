@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Cell } from "../schema.js";
 import type { Diagnostics } from "../diagnostics.js";
+import type { WarningCode } from "../diagnostics/registry.js";
 import type { Observation } from "../observations.js";
 import { readLines } from "../util/lines.js";
 import { clip } from "./pvc-listing.js";
@@ -26,7 +27,7 @@ export async function readAnchors(sourcesDir: string, cell: Cell, diag: Diagnost
   const out: Observation[] = [];
   let seq = 0;
   // Line warnings wait for the end of the file: a file with no tab at all gets one warning, not one a line.
-  const pending: [code: string, message: string, line: number][] = [];
+  const pending: [code: WarningCode, message: string, line: number][] = [];
   let tabbed = 0;
   let spaced = 0;
   let firstSpaced: number | null = null;

@@ -16,6 +16,7 @@
  * - `INPUT_NOT_READ`             any other file that no reader reads.
  */
 import type { Warning } from "../diagnostics.js";
+import type { WarningCode } from "../diagnostics/registry.js";
 import { closestKey } from "./cells.js";
 
 /** What the readers of one build consumed, as paths relative to the sources folder (forward slashes). */
@@ -82,7 +83,7 @@ export function unreadInputWarnings(
   const cells = new Map(ctx.cells.map((c) => [c.cell, c.trajectory_format]));
   const baselineOwner = ctx.baseline.split("/")[0] ?? "";
   const owners = [ctx.org, ctx.spare_owner, baselineOwner];
-  const groups = new Map<string, { code: string; folder: string; paths: string[]; hint: string }>();
+  const groups = new Map<string, { code: WarningCode; folder: string; paths: string[]; hint: string }>();
   for (const path of [...all].sort(cmp)) {
     if (path.endsWith("/") || files.has(path) || folders.some((f) => path.startsWith(f))) continue;
     if (opts.unreadable?.(path) || opts.namedByWarnings?.has(path)) continue;
@@ -90,7 +91,7 @@ export function unreadInputWarnings(
     const name = parts[parts.length - 1]!;
     if (KNOWN_UNREAD.includes(name)) continue;
     const parent = parts.length > 1 ? parts.slice(0, -1).join("/") : ".";
-    let code = "INPUT_NOT_READ";
+    let code: WarningCode = "INPUT_NOT_READ";
     let folder = parent;
     let hint = "";
     if (parts[0] === "hub" && parts.length >= 3 && !owners.includes(parts[1]!)) {

@@ -12,6 +12,7 @@
 import * as nodeFs from "node:fs";
 import type { Options as GlobOptions } from "fast-glob";
 import type { Diagnostics } from "../diagnostics.js";
+import type { ErrorCode, WarningCode } from "../diagnostics/registry.js";
 import { InputError } from "../errors.js";
 
 /** What each errno means for a reader, in words a user can act on. */
@@ -65,7 +66,7 @@ export function fsReason(err: unknown): string {
  * `CELLS_UNREADABLE`), naming `rel` (the path shown to the user, relative to
  * the sources folder where there is one) and the reason.
  */
-export function unreadableError(code: string, rel: string, err: unknown, what = "cannot read"): InputError {
+export function unreadableError(code: ErrorCode, rel: string, err: unknown, what = "cannot read"): InputError {
   return new InputError(code, `${what} ${rel}: ${fsReason(err)}`, rel);
 }
 
@@ -76,7 +77,7 @@ export function unreadableError(code: string, rel: string, err: unknown, what = 
  */
 export function warnUnreadable(
   diag: Pick<Diagnostics, "warn">,
-  code: string,
+  code: WarningCode,
   rel: string,
   err: unknown,
   consequence: string,

@@ -7,6 +7,7 @@
  * lines carry no usage. Sub-agent files count. Usage copied into `progress`
  * lines (agent_progress) is never read: only top-level `assistant` lines are.
  */
+import { Diagnostics } from "../../diagnostics.js";
 import {
   call,
   classifyBy,
@@ -22,7 +23,6 @@ import {
   str,
   warnUnplaced,
   UsageShapeTally,
-  WarningSink,
   type UsageShape,
   type FileScan,
   type FormatCounter,
@@ -97,7 +97,7 @@ const CLAUDE_CLASSIFY = classifyBy(["type"], ([type]) =>
  */
 export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
   async scan(file: TrajectoryFile, io: ScanIO = {}): Promise<FileScan<ClaudeUsageLine[]>> {
-    const sink = new WarningSink();
+    const sink = new Diagnostics();
     const data: ClaudeUsageLine[] = [];
     const shape = new UsageShapeTally();
     const times = new NoOffsetTimes();
@@ -150,7 +150,7 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
     return { data, warnings: sink.warnings };
   },
   merge(files: TrajectoryFile[], scans: FileScan<ClaudeUsageLine[]>[]): FormatResult {
-    const sink = new WarningSink();
+    const sink = new Diagnostics();
     appendAll(sink.warnings, scanWarnings(scans));
     const groups = new Map<string, Group>();
     let seq = 0;

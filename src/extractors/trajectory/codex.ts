@@ -7,6 +7,7 @@
  * sub-agent child does not recount the parent's replayed prefix; and
  * `token_usage_record` lines are read only for a file that has no running total.
  */
+import { Diagnostics } from "../../diagnostics.js";
 import {
   call,
   classifyBy,
@@ -23,7 +24,6 @@ import {
   str,
   warnUnplaced,
   UsageShapeTally,
-  WarningSink,
   type UsageShape,
   type FileScan,
   type FormatCounter,
@@ -186,7 +186,7 @@ const CODEX_CLASSIFY = classifyBy(["type", "payload.type"], ([type, inner]) => {
   return inner === undefined ? undefined : inner === "token_count" ? "take" : "skip";
 });
 
-async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}): Promise<CodexScan> {
+async function scanFile(file: TrajectoryFile, sink: Diagnostics, io: ScanIO = {}): Promise<CodexScan> {
   const scan: CodexScan = {
     file,
     ownId: null,
@@ -205,7 +205,7 @@ async function scanFile(file: TrajectoryFile, sink: WarningSink, io: ScanIO = {}
   const times = new NoOffsetTimes();
   // token_usage_record lines count only in a file with no running total: their problems are reported only then.
   const recordShape = new UsageShapeTally();
-  const recordSink = new WarningSink();
+  const recordSink = new Diagnostics();
   for await (const { value, lineNo } of jsonLines(file, sink, {
     needles: CODEX_NEEDLES,
     classify: CODEX_CLASSIFY,
@@ -332,7 +332,7 @@ function inherited(
 function resolveFile(
   scan: CodexScan,
   parentTotals: Set<string> | undefined,
-  sink: WarningSink,
+  sink: Diagnostics,
   out: Candidate[],
 ): void {
   const display = scan.file.display;
@@ -440,12 +440,12 @@ function resolveFile(
  */
 export const codexCounter: FormatCounter<CodexScan> = {
   async scan(file: TrajectoryFile, io?: ScanIO): Promise<FileScan<CodexScan>> {
-    const sink = new WarningSink();
+    const sink = new Diagnostics();
     const data = await scanFile(file, sink, io);
     return { data, warnings: sink.warnings };
   },
   merge(_files: TrajectoryFile[], fileScans: FileScan<CodexScan>[]): FormatResult {
-    const sink = new WarningSink();
+    const sink = new Diagnostics();
     appendAll(sink.warnings, scanWarnings(fileScans));
     const scans = fileScans.map((s) => s.data);
     const totalsByThread = new Map<string, Set<string>>();

@@ -3,7 +3,7 @@
  * JSON lines with bad-line warnings, number and time parsing, and the call
  * record every reader produces.
  */
-import type { Warning } from "../../diagnostics.js";
+import type { Diagnostics, Warning } from "../../diagnostics.js";
 import { appendAll } from "../../util/arrays.js";
 import {
   LINE_SKIP,
@@ -77,14 +77,6 @@ export function scanWarnings(scans: readonly FileScan<unknown>[]): Warning[] {
   return out;
 }
 
-/** Collects warnings in order. */
-export class WarningSink {
-  readonly warnings: Warning[] = [];
-  warn(code: string, message: string, file: string | null = null, line: number | null = null): void {
-    this.warnings.push({ code, message, file, line });
-  }
-}
-
 /** A parsed JSON line. */
 export interface JsonLine {
   value: unknown;
@@ -131,7 +123,7 @@ export function setTrajectoryFastPath(on: boolean): void {
  */
 export async function* jsonLines(
   file: TrajectoryFile,
-  sink: WarningSink,
+  sink: Diagnostics,
   opts: JsonLinesOptions = {},
 ): AsyncGenerator<JsonLine> {
   let lastLine = 0;
@@ -401,7 +393,7 @@ export class UsageShapeTally {
    * `what` names the record kind; `skipped` says what skipping an unreadable one means for the counts.
    */
   flush(
-    sink: WarningSink,
+    sink: Diagnostics,
     file: string,
     what: string,
     skipped = "these calls are left out of every token count (the totals are short of them)",
@@ -492,7 +484,7 @@ export class NoOffsetTimes {
   }
 
   /** Warns once for the file when any time had no offset. */
-  flush(sink: WarningSink, file: string): void {
+  flush(sink: Diagnostics, file: string): void {
     if (this.count === 0) return;
     sink.warn(
       "TRAJECTORY_TIME_NO_OFFSET",
@@ -539,7 +531,7 @@ export function partsKey(p: TokenParts): string {
  * Adds one `TRAJECTORY_UNPLACED_CALLS` warning per file that has calls with no
  * time, located at the file's first such call (the count is in the message).
  */
-export function warnUnplaced(calls: TokenCall[], sink: WarningSink, why: string): void {
+export function warnUnplaced(calls: TokenCall[], sink: Diagnostics, why: string): void {
   const perFile = new Map<string, { n: number; line: number }>();
   for (const c of calls) {
     if (c.timeMs !== null) continue;

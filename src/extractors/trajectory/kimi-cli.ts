@@ -11,6 +11,7 @@
  *   line timestamp and same usage.
  * Sightings linked by either rule are one call (its earliest sighting).
  */
+import { Diagnostics } from "../../diagnostics.js";
 import {
   call,
   classifyBy,
@@ -28,7 +29,6 @@ import {
   str,
   warnUnplaced,
   UsageShapeTally,
-  WarningSink,
   type FileScan,
   type FormatCounter,
   type FormatResult,
@@ -117,7 +117,7 @@ const KIMI_CLI_CLASSIFY = classifyBy(["message.type"], ([type]) => {
  */
 export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
   async scan(file: TrajectoryFile, io: ScanIO = {}): Promise<FileScan<KimiCliUsage[]>> {
-    const sink = new WarningSink();
+    const sink = new Diagnostics();
     const data: KimiCliUsage[] = [];
     const shape = new UsageShapeTally();
     for await (const { value, lineNo } of jsonLines(file, sink, {
@@ -169,7 +169,7 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
     return { data, warnings: sink.warnings };
   },
   merge(files: TrajectoryFile[], scans: FileScan<KimiCliUsage[]>[]): FormatResult {
-    const sink = new WarningSink();
+    const sink = new Diagnostics();
     appendAll(sink.warnings, scanWarnings(scans));
     const sightings: Sighting[] = [];
     files.forEach((file, i) => {

@@ -18,6 +18,7 @@
  * two files both have as their own (a session folder copied whole) is one
  * call: counted once, with a `TRAJECTORY_DUPLICATE_RECORDS` warning.
  */
+import { Diagnostics } from "../../diagnostics.js";
 import {
   call,
   classifyBy,
@@ -34,7 +35,6 @@ import {
   str,
   warnUnplaced,
   UsageShapeTally,
-  WarningSink,
   type FileScan,
   type FormatCounter,
   type FormatResult,
@@ -83,7 +83,7 @@ const KIMI_CODE_CLASSIFY = classifyBy(["type"], ([type]) => {
  */
 export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
   async scan(file: TrajectoryFile, io: ScanIO = {}): Promise<FileScan<KimiCodeScan>> {
-    const sink = new WarningSink();
+    const sink = new Diagnostics();
     const records: KimiCodeRecord[] = [];
     let markers = 0;
     const shape = new UsageShapeTally();
@@ -130,7 +130,7 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
     return { data: { records, markers }, warnings: sink.warnings };
   },
   merge(files: TrajectoryFile[], scans: FileScan<KimiCodeScan>[]): FormatResult {
-    const sink = new WarningSink();
+    const sink = new Diagnostics();
     appendAll(sink.warnings, scanWarnings(scans));
     const own: { call: TokenCall; key: string }[] = [];
     const inheritedByFile: { call: TokenCall; key: string }[][] = [];

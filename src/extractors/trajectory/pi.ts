@@ -8,6 +8,7 @@
  * ids, by timestamp + usage). A branch whose parent file is absent is the
  * only copy, so all its calls count.
  */
+import { Diagnostics } from "../../diagnostics.js";
 import { basename } from "node:path";
 import {
   call,
@@ -26,7 +27,6 @@ import {
   str,
   warnUnplaced,
   UsageShapeTally,
-  WarningSink,
   type UsageShape,
   type FileScan,
   type FormatCounter,
@@ -86,7 +86,7 @@ const PI_CLASSIFY = classifyBy(["type", "message.role"], ([type, role]) => {
  */
 export const piCounter: FormatCounter<PiScan> = {
   async scan(file: TrajectoryFile, io: ScanIO = {}): Promise<FileScan<PiScan>> {
-    const sink = new WarningSink();
+    const sink = new Diagnostics();
     const data: PiScan = { headerId: null, parent: null, entries: [] };
     const shape = new UsageShapeTally();
     const times = new NoOffsetTimes();
@@ -150,7 +150,7 @@ export const piCounter: FormatCounter<PiScan> = {
     return { data, warnings: sink.warnings };
   },
   merge(files: TrajectoryFile[], scans: FileScan<PiScan>[]): FormatResult {
-    const sink = new WarningSink();
+    const sink = new Diagnostics();
     appendAll(sink.warnings, scanWarnings(scans));
     const byKey = new Map<string, TokenCall>();
     const present = new Set<string>();
