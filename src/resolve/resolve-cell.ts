@@ -1,3 +1,11 @@
+/**
+ * The resolver of one cell (docs/resolution.md), a sequence of small steps,
+ * each in its own file named for its rule: grouping.ts (observations →
+ * checkpoint candidates), existence.ts, family-warnings.ts, known-anchors.ts,
+ * exact-time.ts (precedence; hour-conflict.ts), step-order.ts, cadence-hours.ts
+ * (cadence fit and validation; bounds.ts), roles.ts, row-source.ts, eos.ts,
+ * ids.ts, provenance.ts. Their decisions are typed records (decision.ts).
+ */
 import type { Cell, CellsFile, Row } from "../schema.js";
 import type { Diagnostics } from "../diagnostics.js";
 import type { Observation } from "../observations.js";
