@@ -20,7 +20,14 @@ import type { InputsRead } from "./sources/unread-inputs.js";
 import { janitorParts, readJanitorLog } from "./extractors/janitor-log.js";
 import { readSupervisor } from "./extractors/supervisor.js";
 import { readAnchors } from "./extractors/anchors.js";
-import { parsePublishedName, parseSpareName, readHubSnapshot, type HubRepo } from "./extractors/hub-files.js";
+import {
+  hubRepoObservation,
+  parsePublishedName,
+  parseSpareName,
+  readHubSnapshot,
+  type HubRepo,
+  type HubRepoObservation,
+} from "./extractors/hub-files.js";
 import { cellCoverageWarning, checkTrajectoryCells, countCellTokens } from "./resolve/cell-tokens.js";
 import { resolveCell, type CellResolution, type LostCheckpoint } from "./resolve/resolve-cell.js";
 import { cmpStr } from "./util/values.js";
@@ -111,8 +118,8 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
   checkTrajectoryCells(registry, opts.trajectoryDirs ?? {});
   log(opts.readHub ? "reading the Hub" : `reading hub/ (${sourcesDir})`);
   const hub = opts.readHub ? await opts.readHub(registry, diag) : await readHubSnapshot(sourcesDir, diag);
-  const published = new Map<string, { repo: HubRepo; family: string; step: number; hourPart: string }[]>();
-  const spares = new Map<string, { repo: HubRepo; family: string; step: number }[]>();
+  const published = new Map<string, HubRepoObservation[]>();
+  const spares = new Map<string, HubRepoObservation[]>();
   let baselineRepo: HubRepo | undefined;
   const excludedNames = new Set(registry.cells.filter((c) => c.excluded).map((c) => c.cell));
   if (opts.readHub) inputsRead.folders.push("hub");
@@ -135,10 +142,7 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
         continue;
       }
       if (excludedNames.has(p.cell)) continue;
-      published.set(p.cell, [
-        ...(published.get(p.cell) ?? []),
-        { repo, family: p.family, step: p.step, hourPart: p.hourPart },
-      ]);
+      published.set(p.cell, [...(published.get(p.cell) ?? []), hubRepoObservation("published_repo", repo, p)]);
     } else if (repo.owner === registry.spare_owner) {
       const s = parseSpareName(repo.name, cellNames);
       if (!s) {
@@ -151,7 +155,7 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
         continue;
       }
       if (excludedNames.has(s.cell)) continue;
-      spares.set(s.cell, [...(spares.get(s.cell) ?? []), { repo, family: s.family, step: s.step }]);
+      spares.set(s.cell, [...(spares.get(s.cell) ?? []), hubRepoObservation("spare_repo", repo, s)]);
     }
   }
   if (!baselineRepo) {

@@ -13,7 +13,12 @@ import { dirname, join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { BudgetClock, round2 } from "../src/resolve/clock.js";
 import { hourPart, modelId } from "../src/resolve/ids.js";
-import { parsePublishedName, type HubRepo } from "../src/extractors/hub-files.js";
+import {
+  hubRepoObservation,
+  parsePublishedName,
+  type HubRepo,
+  type HubRepoObservation,
+} from "../src/extractors/hub-files.js";
 import { resolveCell } from "../src/resolve/resolve-cell.js";
 import { Diagnostics } from "../src/diagnostics.js";
 import type { Observation } from "../src/observations.js";
@@ -261,7 +266,7 @@ describe("bounds are sound on generated families", () => {
         (fam, pauses) => {
           const clock = new BudgetClock(T0, pauses);
           const observations: Observation[] = [];
-          const spares: { repo: HubRepo; family: string; step: number }[] = [];
+          const spares: HubRepoObservation[] = [];
           let seq = 0;
           for (const m of fam) {
             const t = clock.timeAt(m.hour);
@@ -269,7 +274,13 @@ describe("bounds are sound on generated families", () => {
               observations.push(obs("pvc_stable", "f", m.step, t, seq++), obs("pvc_weights", "f", m.step, t, seq++));
             } else {
               if (m.how === "janitor") observations.push(obs("janitor_archive", "f", m.step, t, seq++));
-              spares.push({ repo: repo(`msr-spare/c.f.step_${m.step}`), family: "f", step: m.step });
+              spares.push(
+                hubRepoObservation("spare_repo", repo(`msr-spare/c.f.step_${m.step}`), {
+                  cell: "c",
+                  family: "f",
+                  step: m.step,
+                }),
+              );
             }
             if (m.anchored)
               observations.push(obs("anchor", "f", m.step, clock.timeAt(Math.max(0, m.hour + m.anchorNoise)), seq++));

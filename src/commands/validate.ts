@@ -8,6 +8,8 @@ import { describedResult, type DescribedBuild } from "../util/last-build.js";
 import { ignoredOptions, optionNotes } from "./explain.js";
 import { cmpStr } from "../util/values.js";
 import type { RowEvidence } from "../resolve/resolve-cell.js";
+import { NOT_WRITE_EVIDENCE } from "../resolve/decision.js";
+import { contradictsWrite } from "../resolve/hour-conflict.js";
 import { round2 } from "../resolve/clock.js";
 import { stepOrderContradictions } from "../resolve/step-order.js";
 
@@ -106,15 +108,7 @@ export function validateBuild(result: BuildResult, toleranceH = DEFAULT_TOLERANC
     const p = result.provenance[i] as RowEvidence;
     if (!("evidence" in p)) return;
     for (const e of p.evidence) {
-      if (
-        e.budgetHour === null ||
-        e.rejected === "copy_back" ||
-        e.rejected === "retry" ||
-        e.rejected === "directory_mtime" ||
-        e.rejected === "outside_run" ||
-        e.rejected === "before_run_start"
-      )
-        continue;
+      if (e.budgetHour === null || (e.rejected !== null && NOT_WRITE_EVIDENCE.has(e.rejected))) continue;
       if (e.kind === "anchor") {
         // A row left without an hour (its fit failed, perhaps because of this very anchor) is checked
         // against the family's fitted line, so a bad anchor cannot hide by making its row unrecoverable.
@@ -136,8 +130,7 @@ export function validateBuild(result: BuildResult, toleranceH = DEFAULT_TOLERANC
       } else if ((e.kind === "pvc_stable" || e.kind === "janitor_archive") && !e.used && row.hour !== null) {
         const diff = round2(e.budgetHour - row.hour);
         // A janitor v1 time is an action after the write: only an earlier one contradicts.
-        const contradicts = e.timeIs === "after_write" ? diff < -toleranceH : Math.abs(diff) > toleranceH;
-        if (contradicts)
+        if (contradictsWrite(diff, e.timeIs ?? "write", toleranceH))
           conflicts.push({
             model_id: row.model_id,
             hour: row.hour,

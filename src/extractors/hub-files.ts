@@ -2,6 +2,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { CellsFile } from "../schema.js";
 import type { Diagnostics } from "../diagnostics.js";
+import type { Observation } from "../observations.js";
 import { fsErrorCode, unreadableError, warnUnreadable } from "../util/fs-errors.js";
 
 /** The stop ids of one repo and where they were read (SOURCES.md: hub/, EOS facts). */
@@ -236,6 +237,45 @@ export function parseSpareName(
     if (m && Number.isSafeInteger(Number(m[2]))) return { cell, family: m[1]!, step: Number(m[2]) };
   }
   return null;
+}
+
+/**
+ * A `published_repo` or `spare_repo` observation (DESIGN.md: the flow): a Hub
+ * repo holds the checkpoint's weights. Existence only: names and dates are
+ * never hours (`utcMs` null). `family` is the repo name's family part as
+ * written (the resolver matches it to a family id); `detail.hourPart` is the
+ * published name's `HHH` (null for a spare); `repo` is the repo folder read.
+ */
+export interface HubRepoObservation extends Observation {
+  kind: "published_repo" | "spare_repo";
+  repo: HubRepo;
+}
+
+/**
+ * The observation that `repo`, whose name parsed as `name`
+ * ({@link parsePublishedName} for `published_repo`, {@link parseSpareName}
+ * for `spare_repo`), holds that checkpoint; its origin is the repo's
+ * `.hub.json` (SOURCES.md: hub/).
+ */
+export function hubRepoObservation(
+  kind: HubRepoObservation["kind"],
+  repo: HubRepo,
+  name: { cell: string; family: string; step: number; hourPart?: string },
+): HubRepoObservation {
+  return {
+    cell: name.cell,
+    family: name.family,
+    step: name.step,
+    kind,
+    familyDir: null,
+    utcMs: null,
+    timeNote: null,
+    origin: { file: `${repo.dir}/.hub.json`, line: null, offset: null, raw: repo.id },
+    extractor: "hub-files",
+    detail: { repo: repo.id, hourPart: name.hourPart ?? null },
+    seq: 0,
+    repo,
+  };
 }
 
 export type { CellsFile };
