@@ -9,7 +9,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildManifest } from "../src/build.js";
+import { buildManifest } from "../src/pipeline/build-manifest.js";
 import type { BuildResult } from "../src/model.js";
 import { runCli } from "./helpers/cli.js";
 import { makeMiniSweep } from "./helpers/mini-sweep.js";

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { parseHours } from "./validate.js";
 import { join, relative, resolve, sep } from "node:path";
-import { buildManifest } from "../build.js";
+import { buildManifest } from "../pipeline/build-manifest.js";
 import type { BuildResult } from "../model.js";
 import { ExitCodeError, EXIT } from "../errors.js";
 import { manifestCsv, manifestJson, modelIdsTxt, provenanceJsonl } from "../writers/manifest.js";

@@ -1,10 +1,10 @@
 import { join, relative, sep } from "node:path";
-import type { CellsFile, Row } from "./schema.js";
-import { RowSchema } from "./schema.js";
-import { Diagnostics, } from "./diagnostics.js";
-import { InputError } from "./errors.js";
-import { loadCells } from "./sources/cells.js";
-import type { Observation } from "./observations.js";
+import type { CellsFile, Row } from "../schema.js";
+import { RowSchema } from "../schema.js";
+import { Diagnostics, } from "../diagnostics.js";
+import { InputError } from "../errors.js";
+import { loadCells } from "../sources/cells.js";
+import type { Observation } from "../observations.js";
 import {
   observePvcEntry,
   readListingTsv,
@@ -12,24 +12,24 @@ import {
   readLsLR,
   readLsLRBatches,
   type PvcEntry,
-} from "./extractors/pvc-listing.js";
-import { readPvcTree } from "./extractors/pvc-live.js";
-import { listTrajectoryFiles } from "./extractors/trajectory/index.js";
-import type { InputsRead } from "./sources/unread-inputs.js";
-import { janitorParts, readJanitorLog } from "./extractors/janitor-log.js";
-import { readSupervisor } from "./extractors/supervisor.js";
-import { readAnchors } from "./extractors/anchors.js";
-import { parsePublishedName, parseSpareName, readHubSnapshot, type HubRepo } from "./extractors/hub-files.js";
-import { cellCoverageWarning, checkTrajectoryCells, countCellTokens } from "./resolve/cell-tokens.js";
-import { resolveCell, type CellResolution, type LostCheckpoint, } from "./resolve/resolve-cell.js";
-import { cmpStr } from "./util/values.js";
-import { BudgetClock, round2 } from "./resolve/clock.js";
-import type { TokenCall } from "./extractors/trajectory/types.js";
-import type { FileCache } from "./util/file-cache.js";
-import { cachedObservations } from "./cache/build-cache.js";
-import { appendAll } from "./util/arrays.js";
-import { orOnFsError, statIfPresent, unreadableError } from "./util/fs-errors.js";
-import type { BuildResult } from "./model.js";
+} from "../extractors/pvc-listing.js";
+import { readPvcTree } from "../extractors/pvc-live.js";
+import { listTrajectoryFiles } from "../extractors/trajectory/index.js";
+import type { InputsRead } from "../sources/unread-inputs.js";
+import { janitorParts, readJanitorLog } from "../extractors/janitor-log.js";
+import { readSupervisor } from "../extractors/supervisor.js";
+import { readAnchors } from "../extractors/anchors.js";
+import { parsePublishedName, parseSpareName, readHubSnapshot, type HubRepo } from "../extractors/hub-files.js";
+import { cellCoverageWarning, checkTrajectoryCells, countCellTokens } from "../resolve/cell-tokens.js";
+import { resolveCell, type CellResolution, type LostCheckpoint, } from "../resolve/resolve-cell.js";
+import { cmpStr } from "../util/values.js";
+import { BudgetClock, round2 } from "../resolve/clock.js";
+import type { TokenCall } from "../extractors/trajectory/types.js";
+import type { FileCache } from "../util/file-cache.js";
+import { cachedObservations } from "../cache/build-cache.js";
+import { appendAll } from "../util/arrays.js";
+import { orOnFsError, statIfPresent, unreadableError } from "../util/fs-errors.js";
+import type { BuildResult } from "../model.js";
 
 /** Options of {@link buildManifest}. */
 export interface BuildOptions {
