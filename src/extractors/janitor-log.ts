@@ -7,6 +7,7 @@ import { familyIdOf } from "../sources/cells.js";
 import { readLineBatches } from "../util/lines.js";
 import { localToUtcCandidates, pickMonotonic } from "../util/local-time.js";
 import { clip } from "./pvc-listing.js";
+import { checkpointFolderOf } from "./checkpoint-path.js";
 import { fsErrorCode, fsReason, warnUnreadable } from "../util/fs-errors.js";
 import { isTimeMs, parseIsoTime, parseStep } from "../util/values.js";
 
@@ -14,7 +15,6 @@ const LOG = "ckpt-janitor.log";
 const V2_RE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}))\s+(.*)$/;
 const V1_RE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?\s+(.*)$/;
 const KV_RE = /([A-Za-z_][\w.]*)=("(?:[^"\\]|\\.)*"|\S*)/g;
-const STEP_PATH_RE = /^(.+)\/weights\/step_(\d+)\/?$/;
 
 /**
  * Lists a cell's janitor log parts, oldest first: `ckpt-janitor.log.N[.gz]`
@@ -445,15 +445,15 @@ function handleV1(
     return;
   }
   const rel = path.slice(root.length + 1);
-  const sm = STEP_PATH_RE.exec(rel);
-  if (!sm || sm[1]!.split("/").some((p) => p === "" || p === "." || p === "..")) {
+  const sm = checkpointFolderOf(rel);
+  if (!sm) {
     diag.warn("JANITOR_BAD_FIELD", `path ${path} is not <family>/weights/step_<N>`, origin.file, origin.line);
     return;
   }
-  const familyDir = sm[1]!;
-  const step = parseStep(sm[2]!);
+  const { familyDir } = sm;
+  const step = parseStep(sm.stepText);
   if (step === null) {
-    diag.warn("JANITOR_BAD_FIELD", `step_${sm[2]} in ${path} is not a step number`, origin.file, origin.line);
+    diag.warn("JANITOR_BAD_FIELD", `step_${sm.stepText} in ${path} is not a step number`, origin.file, origin.line);
     return;
   }
   const family = familyIdOf(cell, familyDir.split("/").pop()!);

@@ -6,6 +6,7 @@ import type { Observation, Origin } from "../observations.js";
 import { familyIdOf } from "../sources/cells.js";
 import { readLineBatches, type Line } from "../util/lines.js";
 import { isTimeMs, parseStep } from "../util/values.js";
+import { parseCheckpointPath } from "./checkpoint-path.js";
 
 /** One entry of a PVC listing, whatever its format. */
 export interface PvcEntry {
@@ -19,7 +20,6 @@ export interface PvcEntry {
   origin: Origin;
 }
 
-const WEIGHTS_RE = /^(.+)\/weights\/step_([^/]*)(?:\/([^/]+))?$/;
 /** A `.` or `..` path part. */
 const DOT_PART_RE = /(?:^|\/)\.\.?(?:\/|$)/;
 let rootMemo: { raw: string; root: string; prefix: string } = { raw: "", root: "", prefix: "/" };
@@ -97,18 +97,18 @@ export function observePvcEntry(
     return null;
   }
   if (!rel.includes("/weights/step_")) return null; // most entries: no regex needed
-  const m = WEIGHTS_RE.exec(rel);
-  if (!m) return null;
-  const familyDir = m[1]!;
+  const m = parseCheckpointPath(rel);
+  if (!m || m.child === "") return null;
+  const { familyDir } = m;
   const dirParts = familyDir.split("/");
   if (dirParts.some((p) => p === "checkpoints" || p === "rollouts" || p === "logs" || p === "weights")) return null;
-  const step = parseStep(m[2]!);
-  const child = m[3];
+  const step = parseStep(m.stepText);
+  const child = m.child ?? undefined;
   if (step === null) {
     if (child === "STABLE")
       diag.warn(
         "PVC_BAD_STEP",
-        `step_${m[2]} in ${JSON.stringify(path)} is not a step number; skipped`,
+        `step_${m.stepText} in ${JSON.stringify(path)} is not a step number; skipped`,
         entry.origin.file,
         entry.origin.line,
       );

@@ -6,6 +6,7 @@ import type { Observation, Origin } from "../observations.js";
 import { familyIdOf } from "../sources/cells.js";
 import { readLines } from "../util/lines.js";
 import { clip } from "./pvc-listing.js";
+import { checkpointFolderOf } from "./checkpoint-path.js";
 import { parseIsoTime, parseStep } from "../util/values.js";
 import { unreadableError } from "../util/fs-errors.js";
 import { BudgetClock } from "../resolve/clock.js";
@@ -22,8 +23,6 @@ export interface SupervisorHistory {
   /** Every event, for `explain`. */
   eventCount: number;
 }
-
-const STEP_PATH_RE = /^(.+)\/weights\/step_(\d+)\/?$/;
 
 /**
  * Reads a cell's supervisor history (SOURCES.md: supervisor/): `run_start`,
@@ -146,8 +145,8 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
         case "fallback": {
           const path = typeof ev.checkpoint === "string" ? ev.checkpoint : "";
           const root = cell.pvc_root.replace(/\/+$/, "");
-          const m = path.startsWith(`${root}/`) ? STEP_PATH_RE.exec(path.slice(root.length + 1)) : null;
-          if (!m || m[1]!.split("/").some((p) => p === "" || p === "." || p === "..") || parseStep(m[2]!) === null) {
+          const m = path.startsWith(`${root}/`) ? checkpointFolderOf(path.slice(root.length + 1)) : null;
+          if (!m || parseStep(m.stepText) === null) {
             diag.warn(
               "SUPERVISOR_BAD_CHECKPOINT",
               `${String(ev.event)} names ${JSON.stringify(ev.checkpoint)}, not <pvc_root>/<family>/weights/step_<N>`,
@@ -156,11 +155,11 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
             );
             break;
           }
-          const familyDir = m[1]!;
+          const { familyDir } = m;
           roleEvents.push({
             cell: cell.cell,
             family: familyIdOf(cell, familyDir.split("/").pop()!),
-            step: Number(m[2]),
+            step: Number(m.stepText),
             kind: "supervisor_role",
             familyDir,
             utcMs: ms,

@@ -1,7 +1,7 @@
 import { join, relative, sep } from "node:path";
 import type { CellsFile, Row } from "../schema.js";
 import { RowSchema } from "../schema.js";
-import { Diagnostics, } from "../diagnostics.js";
+import { Diagnostics } from "../diagnostics.js";
 import { InputError } from "../errors.js";
 import { loadCells } from "../sources/cells.js";
 import type { Observation } from "../observations.js";
@@ -21,7 +21,7 @@ import { readSupervisor } from "../extractors/supervisor.js";
 import { readAnchors } from "../extractors/anchors.js";
 import { parsePublishedName, parseSpareName, readHubSnapshot, type HubRepo } from "../extractors/hub-files.js";
 import { cellCoverageWarning, checkTrajectoryCells, countCellTokens } from "../resolve/cell-tokens.js";
-import { resolveCell, type CellResolution, type LostCheckpoint, } from "../resolve/resolve-cell.js";
+import { resolveCell, type CellResolution, type LostCheckpoint } from "../resolve/resolve-cell.js";
 import { cmpStr } from "../util/values.js";
 import { BudgetClock, round2 } from "../resolve/clock.js";
 import type { TokenCall } from "../extractors/trajectory/types.js";
