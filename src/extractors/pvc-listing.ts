@@ -171,14 +171,27 @@ export async function* readListingTsv(absPath: string, file: string, diag: Diagn
  * {@link readListingTsv}, a buffer-full of entries at a time (the build's
  * path: millions of lines without one `await` each). Same entries and warnings.
  */
-export async function* readListingTsvBatches(
+export function readListingTsvBatches(
   absPath: string,
   file: string,
   diag: Diagnostics,
   opts: { onBytes?: (bytes: number) => void } = {},
 ): AsyncGenerator<PvcEntry[]> {
+  return parseListingTsvBatches(readLineBatches(absPath, opts), file, diag);
+}
+
+/**
+ * Parses the lines of a `listing.tsv` (`file` names it), a buffer-full at a
+ * time, into entries: the rules and warnings of {@link readListingTsv}, no
+ * file system (an error thrown by `batches` passes through).
+ */
+export async function* parseListingTsvBatches(
+  batches: AsyncIterable<Line[]> | Iterable<Line[]>,
+  file: string,
+  diag: Diagnostics,
+): AsyncGenerator<PvcEntry[]> {
   let seen = false;
-  for await (const lines of readLineBatches(absPath, opts)) {
+  for await (const lines of batches) {
     const batch: PvcEntry[] = [];
     for (const line of lines) {
       if (line.text === "") continue;
@@ -318,15 +331,28 @@ export async function* readLsLR(absPath: string, file: string, diag: Diagnostics
 }
 
 /** {@link readLsLR}, a buffer-full of entries at a time. Same entries and warnings. */
-export async function* readLsLRBatches(
+export function readLsLRBatches(
   absPath: string,
   file: string,
   diag: Diagnostics,
   opts: { onBytes?: (bytes: number) => void } = {},
 ): AsyncGenerator<PvcEntry[]> {
+  return parseLsLRBatches(readLineBatches(absPath, opts), file, diag);
+}
+
+/**
+ * Parses the lines of an `ls-lR.txt` (`file` names it), a buffer-full at a
+ * time, into entries: the rules, warnings and errors of {@link readLsLR}, no
+ * file system (an error thrown by `batches` passes through).
+ */
+export async function* parseLsLRBatches(
+  batches: AsyncIterable<Line[]> | Iterable<Line[]>,
+  file: string,
+  diag: Diagnostics,
+): AsyncGenerator<PvcEntry[]> {
   let dir: string | null = null;
   let seen = false;
-  for await (const lines of readLineBatches(absPath, opts)) {
+  for await (const lines of batches) {
     const batch: PvcEntry[] = [];
     for (const line of lines) {
       const text = line.text;

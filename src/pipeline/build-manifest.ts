@@ -1,40 +1,47 @@
-import { join, relative, sep } from "node:path";
-import type { CellsFile, Row } from "../schema.js";
+import type { Cell, Row } from "../schema.js";
 import { RowSchema } from "../schema.js";
 import { Diagnostics } from "../diagnostics.js";
 import { InputError } from "../errors.js";
-import { loadCells } from "../sources/cells.js";
 import type { Observation } from "../observations.js";
-import {
-  observePvcEntry,
-  readListingTsv,
-  readListingTsvBatches,
-  readLsLR,
-  readLsLRBatches,
-  type PvcEntry,
-} from "../extractors/pvc-listing.js";
+import { observePvcEntry, parseListingTsvBatches, parseLsLRBatches } from "../extractors/pvc-listing.js";
 import { readPvcTree } from "../extractors/pvc-live.js";
-import { listTrajectoryFiles } from "../extractors/trajectory/index.js";
 import type { InputsRead } from "../sources/unread-inputs.js";
-import { janitorParts, readJanitorLog } from "../extractors/janitor-log.js";
-import { readSupervisor } from "../extractors/supervisor.js";
+import { parseJanitorLog } from "../extractors/janitor-log.js";
 import { readAnchors } from "../extractors/anchors.js";
-import { parsePublishedName, parseSpareName, readHubSnapshot, type HubRepo } from "../extractors/hub-files.js";
+import { parsePublishedName, parseSpareName, readHubRepos, type HubRepo } from "../extractors/hub-files.js";
 import { cellCoverageWarning, checkTrajectoryCells, countCellTokens } from "../resolve/cell-tokens.js";
 import { resolveCell, type CellResolution, type LostCheckpoint } from "../resolve/resolve-cell.js";
 import { cmpStr } from "../util/values.js";
 import { BudgetClock, round2 } from "../resolve/clock.js";
 import type { TokenCall } from "../extractors/trajectory/types.js";
 import type { FileCache } from "../util/file-cache.js";
-import { cachedObservations } from "../cache/build-cache.js";
+import { cachedFileObservations } from "../cache/build-cache.js";
 import { appendAll } from "../util/arrays.js";
-import { orOnFsError, statIfPresent, unreadableError } from "../util/fs-errors.js";
+import { orOnFsError, unreadableError } from "../util/fs-errors.js";
 import type { BuildResult } from "../model.js";
+import {
+  anchorsPath,
+  CELLS_JSON,
+  HUB_DIR,
+  listingTsvPath,
+  lsLRPath,
+  pvcDirPath,
+  supervisorHistoryPath,
+  trajectoryDirPath,
+} from "../sources/layout.js";
+import { snapshotSources, type PvcInput, type Sources } from "../sources/sources.js";
+import { readSupervisor } from "./read-supervisor.js";
 
 /** Options of {@link buildManifest}. */
 export interface BuildOptions {
-  /** The sources folder (SOURCES.md layout). */
-  sourcesDir: string;
+  /**
+   * What to read (src/sources/sources.ts): a snapshot folder, with live
+   * inputs composed in (`withLivePvc`, `withLiveHub`, `withTrajectoryDirs`).
+   * `sourcesDir` alone stands for `snapshotSources(sourcesDir)`.
+   */
+  sources?: Sources;
+  /** The sources folder (SOURCES.md layout), when `sources` is not given. */
+  sourcesDir?: string;
   /** Cadence validation tolerance, hours (docs/resolution.md). */
   toleranceH?: number;
   /** Floor of the cadence fit's outlier cut, hours (docs/resolution.md: Cadence fit; default 1.5). */
@@ -48,22 +55,8 @@ export interface BuildOptions {
   cache?: FileCache;
   /** Bytes of the large inputs read so far (trajectories, listings, janitor logs), for a progress bar. */
   onBytes?: (bytes: number) => void;
-  /**
-   * Live PVC trees (issue 4): cell → a local directory holding that cell's
-   * `pvc_root`, read with `readPvcTree` instead of `<cell>/pvc/listing.tsv`.
-   */
-  pvcDirs?: Record<string, string>;
-  /**
-   * Trajectory folders outside the sources: cell → a local directory read
-   * instead of `<cell>/trajectory/` (`build --trajectory CELL=DIR`); its files
-   * are named as if they were in `<cell>/trajectory/`.
-   */
-  trajectoryDirs?: Record<string, string>;
-  /**
-   * Reads the Hub repos instead of the `hub/` folder (issue 4: `readLiveHub`);
-   * must give what `readHubSnapshot` gives for the same repos.
-   */
-  readHub?: (registry: CellsFile, diag: Diagnostics) => Promise<HubRepo[]>;
+  /** Called with the Hub repos as read (the live ones, for the report's inputs). */
+  onHubRepos?: (repos: HubRepo[]) => void;
 }
 
 /**
@@ -84,37 +77,29 @@ export interface BuildOptions {
  *   `readSupervisor`, `readHubSnapshot`, `resolveCell`), e.g. `PVC_LISTING_MISSING`,
  *   `PVC_LISTING_UNREADABLE`, `PVC_LS_NOT_FULL_TIME`, `HUB_FOLDER_UNREADABLE`,
  *   `BASELINE_MISSING`, `TRAJECTORY_MISSING`, `SOURCES_UNREADABLE`; with live sources also
- *   `PVC_UNKNOWN_CELL` (a `pvcDirs` key that is no cell, or an excluded
- *   one), `PVC_DIR_MISSING` (`readPvcTree`) and the `HUB_*` errors of `readHub`;
- *   with `trajectoryDirs`, `TRAJECTORY_UNKNOWN_CELL` and `TRAJECTORY_DIR_MISSING`
+ *   `PVC_UNKNOWN_CELL` (a `--pvc` cell that is no cell, or an excluded
+ *   one), `PVC_DIR_MISSING` (`readPvcTree`) and the `HUB_*` errors of the live Hub;
+ *   with trajectory folders, `TRAJECTORY_UNKNOWN_CELL` and `TRAJECTORY_DIR_MISSING`
  *   (see `resolve/cell-tokens.ts`).
  */
 export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
-  const { sourcesDir } = opts;
+  const sources = opts.sources ?? snapshotSources(opts.sourcesDir!);
+  const sourcesDir = sources.root;
   const log = opts.log ?? (() => {});
   const diag = new Diagnostics();
-  const registry = await loadCells(sourcesDir);
-  const inputsRead: InputsRead = { files: ["cells.json"], folders: [] };
-  const relOf = (abs: string): string => relative(sourcesDir, abs).split(sep).join("/");
+  const registry = await sources.loadCells();
+  const inputsRead: InputsRead = { files: [CELLS_JSON], folders: [] };
   const cellNames = registry.cells.map((c) => c.cell);
-  for (const [cell, dir] of Object.entries(opts.pvcDirs ?? {})) {
-    const c = registry.cells.find((x) => x.cell === cell);
-    if (!c || c.excluded) {
-      throw new InputError(
-        "PVC_UNKNOWN_CELL",
-        `--pvc ${cell}=${dir}: ${c ? "the cell is excluded, its PVC is never read" : "no such cell in cells.json"}`,
-        "cells.json",
-      );
-    }
-  }
-  checkTrajectoryCells(registry, opts.trajectoryDirs ?? {});
-  log(opts.readHub ? "reading the Hub" : `reading hub/ (${sourcesDir})`);
-  const hub = opts.readHub ? await opts.readHub(registry, diag) : await readHubSnapshot(sourcesDir, diag);
+  sources.checkCells(registry);
+  checkTrajectoryCells(registry, sources.trajectoryDirs);
+  log(sources.hub.describe);
+  const hub = await readHubRepos(await sources.hub.repos(registry, diag), diag);
+  opts.onHubRepos?.(hub);
   const published = new Map<string, { repo: HubRepo; family: string; step: number; hourPart: string }[]>();
   const spares = new Map<string, { repo: HubRepo; family: string; step: number }[]>();
   let baselineRepo: HubRepo | undefined;
   const excludedNames = new Set(registry.cells.filter((c) => c.excluded).map((c) => c.cell));
-  if (opts.readHub) inputsRead.folders.push("hub");
+  if (sources.hub.live) inputsRead.folders.push(HUB_DIR);
   for (const repo of hub) {
     // The repos of the org and the spare owner are all accounted for (used, warned, or `-record`/`-data`); the baseline is read.
     if (repo.id === registry.baseline || repo.owner === registry.org || repo.owner === registry.spare_owner)
@@ -156,8 +141,8 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
   if (!baselineRepo) {
     throw new InputError(
       "BASELINE_MISSING",
-      `no hub/${registry.baseline}/ folder: the baseline row needs its eos files`,
-      `hub/${registry.baseline}`,
+      `no ${HUB_DIR}/${registry.baseline}/ folder: the baseline row needs its eos files`,
+      `${HUB_DIR}/${registry.baseline}`,
     );
   }
 
@@ -176,92 +161,55 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
       continue;
     }
     log(`${cell.cell}: reading sources`);
-    const supervisor = await readSupervisor(sourcesDir, cell, diag);
+    const supervisor = await readSupervisor(sources.supervisorHistory(cell.cell), cell, diag);
     const observations: Observation[] = [];
-    let seq = 0;
-    const pvcDir = opts.pvcDirs?.[cell.cell];
     // Both listings when both are present: the second is PVC_TWO_LISTINGS' news, not an unread surprise.
     inputsRead.files.push(
-      `${cell.cell}/supervisor/history.jsonl`,
-      `${cell.cell}/pvc/listing.tsv`,
-      `${cell.cell}/pvc/ls-lR.txt`,
-      `${cell.cell}/anchors.tsv`,
+      supervisorHistoryPath(cell.cell),
+      listingTsvPath(cell.cell),
+      lsLRPath(cell.cell),
+      anchorsPath(cell.cell),
     );
-    if (pvcDir !== undefined) inputsRead.folders.push(`${cell.cell}/pvc`);
-    if (pvcDir !== undefined) log(`${cell.cell}: walking the PVC tree ${pvcDir}`);
-    const entries =
-      pvcDir !== undefined
-        ? { stream: readPvcTree(pvcDir, { pvcRoot: cell.pvc_root, diag }), extractor: "pvc-live" }
-        : await pvcEntries(sourcesDir, cell.cell, diag, opts.onBytes);
-    if ("path" in entries && entries.path !== undefined) {
-      const { path, open, extractor } = entries;
-      const compute = async (d: Diagnostics): Promise<Observation[]> => {
-        const out: Observation[] = [];
-        // The listing is the PVC's whole evidence: a listing read in part would drop checkpoints unseen.
-        const rel = relative(sourcesDir, path).split(sep).join("/");
-        await orOnFsError(
-          async () => {
-            for await (const batch of open(d)) {
-              for (const entry of batch) {
-                const o = observePvcEntry(cell, entry, seq++, d, extractor);
-                if (o) out.push(o);
-              }
-            }
-          },
-          (err) => {
-            throw unreadableError("PVC_LISTING_UNREADABLE", rel, err);
-          },
-        );
-        return out;
-      };
-      appendAll(
-        observations,
-        await cachedObservations(
-          opts.cache,
-          "pvc",
-          [path],
-          JSON.stringify([cell, extractor]),
-          diag,
-          compute,
-          opts.onBytes,
-        ),
-      );
-    } else {
-      for await (const entry of entries.stream) {
-        const o = observePvcEntry(cell, entry, seq++, diag, entries.extractor);
-        if (o) observations.push(o);
-      }
+    const pvc = await sources.pvc(cell.cell, diag);
+    if (pvc.kind === "tree") {
+      inputsRead.folders.push(pvcDirPath(cell.cell));
+      log(`${cell.cell}: walking the PVC tree ${pvc.dir}`);
     }
-    const janitorDir = join(sourcesDir, cell.cell, "janitor");
-    const janitorPaths = (await janitorParts(janitorDir)).map((name) => join(janitorDir, name));
-    for (const p of janitorPaths) inputsRead.files.push(relOf(p));
+    appendAll(observations, await pvcObservations(pvc, cell, diag, opts));
+    const janitor = await sources.janitor(cell.cell);
+    for (const p of janitor.parts) inputsRead.files.push(p.rel);
     appendAll(
       observations,
-      await cachedObservations(
+      await cachedFileObservations(
         opts.cache,
         "janitor",
-        janitorPaths,
+        janitor.parts,
         JSON.stringify(cell),
         diag,
-        (d) => readJanitorLog(sourcesDir, cell, d, { onBytes: opts.onBytes }),
+        (d) => parseJanitorLog(janitor, cell, d, { onBytes: opts.onBytes }),
         opts.onBytes,
       ),
     );
-    observations.push(...(await readAnchors(sourcesDir, cell, diag)));
-    const trajectoryDir = opts.trajectoryDirs?.[cell.cell];
+    observations.push(...(await readAnchors(sources.anchors(cell.cell), cell, diag)));
+    const trajectoryDir = sources.trajectoryDirs[cell.cell];
     log(
       `${cell.cell}: counting driver tokens (${cell.trajectory_format}${trajectoryDir !== undefined ? `, from ${trajectoryDir}` : ""})`,
     );
     // No call placed in time (no session file, none of the format): the tokens are unknown, null (MANIFEST.md).
+    // The files the reader lists are the ones it read: the folder is listed once.
+    let trajectoryFiles: string[] = [];
     const { reading, ledger } = await countCellTokens(sourcesDir, cell, supervisor.runStartMs, {
       dir: trajectoryDir,
+      onListed: (files) => {
+        trajectoryFiles = files;
+      },
       cache: opts.cache,
       onBytes: opts.onBytes,
       clock: new BudgetClock(supervisor.runStartMs, supervisor.pauses),
     });
     appendAll(diag.warnings, reading.warnings);
-    if (trajectoryDir !== undefined) inputsRead.folders.push(`${cell.cell}/trajectory`);
-    else inputsRead.files.push(...(await trajectoryFilesRead(sourcesDir, cell.cell, cell.trajectory_format)));
+    if (trajectoryDir !== undefined) inputsRead.folders.push(trajectoryDirPath(cell.cell));
+    else inputsRead.files.push(...trajectoryFiles);
     tokenCurves[cell.cell] =
       ledger === null
         ? []
@@ -349,26 +297,6 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
   };
 }
 
-/**
- * The session files of `<cell>/trajectory/` that the trajectory reader
- * considers (its own listing, `listTrajectoryFiles`), relative to the sources
- * folder; none when the folder cannot be listed (that is already an error or
- * a warning of the reading).
- */
-async function trajectoryFilesRead(
-  sourcesDir: string,
-  cell: string,
-  format: CellsFile["cells"][number]["trajectory_format"],
-): Promise<string[]> {
-  const dir = join(sourcesDir, cell, "trajectory");
-  try {
-    const { files } = await listTrajectoryFiles(format, [dir]);
-    return files.map((f) => relative(sourcesDir, f.path).split(sep).join("/"));
-  } catch {
-    return [];
-  }
-}
-
 /** Sort order within a cell (MANIFEST.md: Rows and order): hour as written (nulls last), family, step. */
 export function cmpRows(a: Row, b: Row): number {
   if (a.hour !== b.hour) {
@@ -379,69 +307,59 @@ export function cmpRows(a: Row, b: Row): number {
   return cmpStr(a.family ?? "", b.family ?? "") || (a.step ?? 0) - (b.step ?? 0);
 }
 
-/** True when `path` is a folder; false when nothing is there; `code` (an error) when it cannot be looked at. */
-async function _isDir(path: string, code: string, rel: string): Promise<boolean> {
-  return orOnFsError(
-    async () => (await statIfPresent(path))?.isDirectory() ?? false,
-    (err) => {
-      throw unreadableError(code, rel, err);
-    },
-  );
-}
-
-/** True when something is at `path` (a file, or a folder the reader will refuse); `code` (an error) when it cannot be looked at. */
-async function isPresent(path: string, code: string, rel: string): Promise<boolean> {
-  return orOnFsError(
-    async () => (await statIfPresent(path)) !== null,
-    (err) => {
-      throw unreadableError(code, rel, err);
-    },
-  );
-}
-
-/** Picks the cell's PVC listing: `pvc/listing.tsv`, else `pvc/ls-lR.txt` (SOURCES.md: Layout). */
-async function pvcEntries(
-  sourcesDir: string,
-  cell: string,
+/**
+ * The observations of a cell's PVC evidence (SOURCES.md: pvc/): a listing
+ * (`listing.tsv` or `ls-lR.txt`) parsed a buffer-full at a time, through the
+ * build cache when it is a file on disk; or a live tree walked with
+ * `readPvcTree`. Each entry goes through `observePvcEntry`.
+ *
+ * @throws InputError `PVC_LISTING_UNREADABLE` (the listing is the PVC's whole
+ *   evidence: a listing read in part would drop checkpoints unseen), and those
+ *   of the listing parsers and `readPvcTree`.
+ */
+async function pvcObservations(
+  pvc: PvcInput,
+  cell: Cell,
   diag: Diagnostics,
-  onBytes?: (bytes: number) => void,
-): Promise<{
-  stream: AsyncGenerator<PvcEntry>;
-  extractor: string;
-  path?: string;
-  open: (d: Diagnostics) => AsyncGenerator<PvcEntry[]>;
-}> {
-  const tsv = join(sourcesDir, cell, "pvc", "listing.tsv");
-  const ls = join(sourcesDir, cell, "pvc", "ls-lR.txt");
-  const hasTsv = await isPresent(tsv, "PVC_LISTING_UNREADABLE", `${cell}/pvc/listing.tsv`);
-  const hasLs = await isPresent(ls, "PVC_LISTING_UNREADABLE", `${cell}/pvc/ls-lR.txt`);
-  if (hasTsv && hasLs)
-    diag.warn(
-      "PVC_TWO_LISTINGS",
-      "both listing.tsv and ls-lR.txt are present; listing.tsv is used",
-      `${cell}/pvc`,
-      null,
+  opts: Pick<BuildOptions, "cache" | "onBytes">,
+): Promise<Observation[]> {
+  let seq = 0;
+  if (pvc.kind === "tree") {
+    const out: Observation[] = [];
+    for await (const entry of readPvcTree(pvc.dir, { pvcRoot: cell.pvc_root, diag })) {
+      const o = observePvcEntry(cell, entry, seq++, diag, "pvc-live");
+      if (o) out.push(o);
+    }
+    return out;
+  }
+  const { file } = pvc;
+  const extractor = pvc.format === "listing.tsv" ? "pvc-listing.tsv" : "pvc-ls-lR";
+  const parse = pvc.format === "listing.tsv" ? parseListingTsvBatches : parseLsLRBatches;
+  const compute = async (d: Diagnostics): Promise<Observation[]> => {
+    const out: Observation[] = [];
+    await orOnFsError(
+      async () => {
+        for await (const batch of parse(file.lineBatches({ onBytes: opts.onBytes }), file.rel, d)) {
+          for (const entry of batch) {
+            const o = observePvcEntry(cell, entry, seq++, d, extractor);
+            if (o) out.push(o);
+          }
+        }
+      },
+      (err) => {
+        throw unreadableError("PVC_LISTING_UNREADABLE", file.rel, err);
+      },
     );
-  // `open` reads the listing in batches with another Diagnostics (the build cache runs it with its own).
-  if (hasTsv) {
-    const open = (d: Diagnostics): AsyncGenerator<PvcEntry[]> =>
-      readListingTsvBatches(tsv, `${cell}/pvc/listing.tsv`, d, { onBytes });
-    return {
-      stream: readListingTsv(tsv, `${cell}/pvc/listing.tsv`, diag),
-      extractor: "pvc-listing.tsv",
-      path: tsv,
-      open,
-    };
-  }
-  if (hasLs) {
-    const open = (d: Diagnostics): AsyncGenerator<PvcEntry[]> =>
-      readLsLRBatches(ls, `${cell}/pvc/ls-lR.txt`, d, { onBytes });
-    return { stream: readLsLR(ls, `${cell}/pvc/ls-lR.txt`, diag), extractor: "pvc-ls-lR", path: ls, open };
-  }
-  throw new InputError(
-    "PVC_LISTING_MISSING",
-    `cell "${cell}" has neither pvc/listing.tsv nor pvc/ls-lR.txt`,
-    `${cell}/pvc`,
+    return out;
+  };
+  return cachedFileObservations(
+    opts.cache,
+    "pvc",
+    [file],
+    JSON.stringify([cell, extractor]),
+    diag,
+    compute,
+    opts.onBytes,
   );
 }
 
