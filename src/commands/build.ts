@@ -24,7 +24,7 @@ import { parseCount } from "./snapshot.js";
 import { defaultCacheDir, FileCache } from "../util/file-cache.js";
 import { cachedOutputs, cachedSha256 } from "../cache/build-cache.js";
 import { byteProgress } from "../util/progress.js";
-import { inputBytes } from "../util/input-bytes.js";
+import { inputBytes } from "../sources/input-bytes.js";
 import { mdCell } from "../util/markdown.js";
 import { fsReason } from "../util/fs-errors.js";
 import { assertSourcesFolder } from "../sources/sources-folder.js";

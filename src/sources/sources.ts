@@ -145,20 +145,8 @@ export function snapshotSources(root: string): Sources {
       const ls = lsLRPath(cell);
       const hasTsv = await isPresent(absPath(root, tsv), "PVC_LISTING_UNREADABLE", tsv);
       const hasLs = await isPresent(absPath(root, ls), "PVC_LISTING_UNREADABLE", ls);
-      if (hasTsv && hasLs)
-        diag.warn(
-          "PVC_TWO_LISTINGS",
-          "both listing.tsv and ls-lR.txt are present; listing.tsv is used",
-          pvcDirPath(cell),
-          null,
-        );
-      if (hasTsv) return { kind: "listing", format: "listing.tsv", file: fileAt(root, tsv) };
-      if (hasLs) return { kind: "listing", format: "ls-lR", file: fileAt(root, ls) };
-      throw new InputError(
-        "PVC_LISTING_MISSING",
-        `cell "${cell}" has neither pvc/listing.tsv nor pvc/ls-lR.txt`,
-        pvcDirPath(cell),
-      );
+      const format = choosePvcListing(cell, hasTsv, hasLs, diag);
+      return { kind: "listing", format, file: fileAt(root, format === "listing.tsv" ? tsv : ls) };
     },
     async janitor(cell) {
       const dir = janitorDirPath(cell);
@@ -171,6 +159,33 @@ export function snapshotSources(root: string): Sources {
       return { dir, parts: orderJanitorParts(names).map((name) => fileAt(root, `${dir}/${name}`)), listError: null };
     },
   };
+}
+
+/**
+ * Which of a cell's PVC listings is read (SOURCES.md: Layout): `listing.tsv`,
+ * else `ls-lR.txt`. Warning `PVC_TWO_LISTINGS` when both are present.
+ * @throws InputError `PVC_LISTING_MISSING` when neither is.
+ */
+export function choosePvcListing(
+  cell: string,
+  hasTsv: boolean,
+  hasLs: boolean,
+  diag: Diagnostics,
+): "listing.tsv" | "ls-lR" {
+  if (hasTsv && hasLs)
+    diag.warn(
+      "PVC_TWO_LISTINGS",
+      "both listing.tsv and ls-lR.txt are present; listing.tsv is used",
+      pvcDirPath(cell),
+      null,
+    );
+  if (hasTsv) return "listing.tsv";
+  if (hasLs) return "ls-lR";
+  throw new InputError(
+    "PVC_LISTING_MISSING",
+    `cell "${cell}" has neither pvc/listing.tsv nor pvc/ls-lR.txt`,
+    pvcDirPath(cell),
+  );
 }
 
 /**
