@@ -66,17 +66,21 @@ describe("layout (SOURCES.md: Layout)", () => {
       "c1/anchors.tsv",
       "c1/trajectory",
     ]);
-    expect(["c1/pvc/listing.tsv", "c1/trajectory/a.jsonl", "c1/janitor/x", "c1/anchors.tsv", "hub/o/n/x"].map(isExtractedPath)).toEqual([
-      true,
-      true,
-      true,
-      false,
-      false,
-    ]);
+    expect(
+      ["c1/pvc/listing.tsv", "c1/trajectory/a.jsonl", "c1/janitor/x", "c1/anchors.tsv", "hub/o/n/x"].map(
+        isExtractedPath,
+      ),
+    ).toEqual([true, true, true, false, false]);
   });
   it("orders the janitor parts oldest first", () => {
     expect(
-      orderJanitorParts(["ckpt-janitor.log", "ckpt-janitor.log.1", "ckpt-janitor.log.10.gz", "ckpt-janitor.log.2.gz", "notes"]),
+      orderJanitorParts([
+        "ckpt-janitor.log",
+        "ckpt-janitor.log.1",
+        "ckpt-janitor.log.10.gz",
+        "ckpt-janitor.log.2.gz",
+        "notes",
+      ]),
     ).toEqual(["ckpt-janitor.log.10.gz", "ckpt-janitor.log.2.gz", "ckpt-janitor.log.1", "ckpt-janitor.log"]);
   });
   it("picks listing.tsv over ls-lR.txt, with PVC_TWO_LISTINGS; neither is PVC_LISTING_MISSING", () => {
@@ -123,7 +127,9 @@ describe("parseSupervisorHistory (SOURCES.md: supervisor/)", () => {
     expect(history.pauses).toEqual([
       { startMs: Date.parse("2026-10-02T10:00:00Z"), endMs: Date.parse("2026-10-02T11:00:00Z"), line: 2 },
     ]);
-    expect(history.roleEvents.map((o) => [o.family, o.step, o.familyDir, o.origin.line])).toEqual([["sft3", 40, "sft 3", 4]]);
+    expect(history.roleEvents.map((o) => [o.family, o.step, o.familyDir, o.origin.line])).toEqual([
+      ["sft3", 40, "sft 3", 4],
+    ]);
     expect(history.eventCount).toBe(5);
     expect(seen).toEqual([
       {
@@ -226,10 +232,7 @@ describe("parseJanitorLog (SOURCES.md: janitor)", () => {
             "c1/janitor/ckpt-janitor.log.1",
             "2026-10-03T08:00:00Z level=info action=archive family=base step=7 src_mtime=1791014340.000\n2026-10-03T09:00:00Z level=info action=archive fam",
           ),
-          memFile(
-            "c1/janitor/ckpt-janitor.log",
-            "ily=base step=8 src_mtime=1791017940.000\n",
-          ),
+          memFile("c1/janitor/ckpt-janitor.log", "ily=base step=8 src_mtime=1791017940.000\n"),
         ],
       },
       cell,
@@ -245,7 +248,11 @@ describe("parseJanitorLog (SOURCES.md: janitor)", () => {
     const diag = new Diagnostics();
     await parseJanitorLog({ dir: "c1/janitor", listError: null, parts: [] }, cell, diag);
     await parseJanitorLog(
-      { dir: "c1/janitor", listError: Object.assign(new Error("EACCES"), { code: "EACCES", syscall: "scandir" }), parts: [] },
+      {
+        dir: "c1/janitor",
+        listError: Object.assign(new Error("EACCES"), { code: "EACCES", syscall: "scandir" }),
+        parts: [],
+      },
       cell,
       diag,
     );
