@@ -22,7 +22,7 @@ import type { SourceFile } from "../sources/sources.js";
  * then added to `diag`). `extra` is everything else the result depends on
  * (the cell's settings, the display names).
  */
-export async function cachedObservations(
+async function cachedObservations(
   cache: FileCache | undefined,
   kind: string,
   absPaths: string[],

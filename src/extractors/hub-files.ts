@@ -111,7 +111,7 @@ export async function readHubRepos(files: HubRepoFiles[], diag: Diagnostics): Pr
  * present, else `config.json` top level, else `config.json` `text_config`
  * (MANIFEST.md: `eos_token_id`; SOURCES.md: EOS facts).
  */
-export async function readEos(files: RepoFiles, dir: string, diag: Diagnostics): Promise<EosReading> {
+async function readEos(files: RepoFiles, dir: string, diag: Diagnostics): Promise<EosReading> {
   const gen = await readJson(files, "generation_config.json", dir, diag);
   const cfg = await readJson(files, "config.json", dir, diag);
   const tok = await readJson(files, "tokenizer_config.json", dir, diag);

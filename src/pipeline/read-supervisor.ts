@@ -13,7 +13,7 @@ import { snapshotSources, type SourceFile } from "../sources/sources.js";
 import { unreadableError } from "../util/fs-errors.js";
 
 /** A `run_end` later than this many budget hours after `run_start` is warned about (a run lasts 100 h; the harness ends it within minutes). */
-export const RUN_END_LATE_H = 101;
+const RUN_END_LATE_H = 101;
 
 /**
  * Warns `SUPERVISOR_RUN_END_LATE` for a `run_end` more than

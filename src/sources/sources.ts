@@ -107,7 +107,7 @@ export interface Sources {
 }
 
 /** A file of the sources folder `root` at layout path `rel`. */
-export function fileAt(root: string, rel: string): SourceFile {
+function fileAt(root: string, rel: string): SourceFile {
   const abs = absPath(root, rel);
   return {
     rel,
