@@ -2,7 +2,7 @@ import { describe, expect, it, afterAll, beforeAll } from "vitest";
 import { readFile, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
-import { buildManifest } from "../src/build.js";
+import { buildManifest } from "../src/pipeline/build-manifest.js";
 import { summarise } from "../src/commands/build.js";
 import { runCli } from "./helpers/cli.js";
 import { miniCells, makeMiniSweep } from "./helpers/mini-sweep.js";
@@ -226,7 +226,7 @@ describe("fatal input errors write nothing", () => {
 describe("an unexpected error", () => {
   it("is one line on stderr with exit code 70, no stack trace", async () => {
     const { vi } = await import("vitest");
-    const build = await import("../src/build.js");
+    const build = await import("../src/pipeline/build-manifest.js");
     const spy = vi.spyOn(build, "buildManifest").mockRejectedValueOnce(new TypeError("boom"));
     try {
       const r = await cli("validate", "--sources", "nowhere");

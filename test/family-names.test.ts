@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { aliasTable, conflictingAliasKeys, familyIdOf, nfc } from "../src/sources/family-aliases.js";
 import { earlierFamilyNames, familyOfName, likelySameFamily } from "../src/resolve/family-names.js";
-import { buildManifest } from "../src/build.js";
+import { buildManifest } from "../src/pipeline/build-manifest.js";
 import type { BuildResult } from "../src/model.js";
 import { diffSides, earlierNamesBeside, loadSide, rekeySide } from "../src/commands/diff.js";
 import { findRow } from "../src/commands/explain.js";

@@ -9,7 +9,7 @@ import { mkdtemp, readFile, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import fg from "fast-glob";
-import { buildManifest } from "../src/build.js";
+import { buildManifest } from "../src/pipeline/build-manifest.js";
 import { runBuild } from "../src/commands/build.js";
 import { manifestJson } from "../src/writers/manifest.js";
 import { loadCells } from "../src/sources/cells.js";

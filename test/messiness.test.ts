@@ -1,5 +1,5 @@
 import { describe, expect, it, beforeAll, afterAll } from "vitest";
-import { buildManifest } from "../src/build.js";
+import { buildManifest } from "../src/pipeline/build-manifest.js";
 import type { BuildResult } from "../src/model.js";
 import type { RowEvidence } from "../src/resolve/resolve-cell.js";
 import { makeMiniSweep } from "./helpers/mini-sweep.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it, afterAll } from "vitest";
 import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { buildManifest } from "../src/build.js";
+import { buildManifest } from "../src/pipeline/build-manifest.js";
 import { countRows, eosOkText } from "../src/writers/report.js";
 import { indexCard } from "../src/writers/card.js";
 import { compareWarnings, renderWarnings } from "../src/writers/warnings.js";

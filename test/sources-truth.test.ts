@@ -1,7 +1,7 @@
 import { describe, expect, it, beforeAll } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildManifest } from "../src/build.js";
+import { buildManifest } from "../src/pipeline/build-manifest.js";
 import type { BuildResult } from "../src/model.js";
 import { countRows } from "../src/writers/report.js";
 import { hourPart } from "../src/resolve/ids.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it, afterAll } from "vitest";
 import { Diagnostics } from "../src/diagnostics.js";
 import { InputError } from "../src/errors.js";
-import { readSupervisor } from "../src/extractors/supervisor.js";
+import { readSupervisor } from "../src/pipeline/read-supervisor.js";
 import { BudgetClock, round2 } from "../src/resolve/clock.js";
 import type { Cell } from "../src/schema.js";
 import { makeTree, removeTree, lines } from "./helpers/tree.js";

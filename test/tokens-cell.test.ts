@@ -9,7 +9,8 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildManifest } from "../src/build.js";
+import { buildManifest } from "../src/pipeline/build-manifest.js";
+import { snapshotSources, withTrajectoryDirs } from "../src/sources/sources.js";
 import type { BuildResult } from "../src/model.js";
 import { runCli } from "./helpers/cli.js";
 import { makeMiniSweep } from "./helpers/mini-sweep.js";
@@ -186,7 +187,7 @@ describe("build --trajectory CELL=DIR", () => {
     const want = await buildManifest({ sourcesDir: inside });
     await cp(join(inside, "alpha", "trajectory"), outside, { recursive: true });
     await rm(join(inside, "alpha", "trajectory"), { recursive: true });
-    const got = await buildManifest({ sourcesDir: inside, trajectoryDirs: { alpha: outside } });
+    const got = await buildManifest({ sources: withTrajectoryDirs(snapshotSources(inside), { alpha: outside }) });
     expect(got.rows).toEqual(want.rows);
     expect(got.provenance).toEqual(want.provenance);
     expect(got.warnings).toEqual(want.warnings);

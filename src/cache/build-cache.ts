@@ -13,6 +13,7 @@ import type { Observation } from "../observations.js";
 import { appendAll } from "../util/arrays.js";
 import { sha256File } from "../util/hash.js";
 import { FINGERPRINT_EDGE_BYTES, type FileCache } from "../util/file-cache.js";
+import type { SourceFile } from "../sources/sources.js";
 
 /**
  * The observations an extractor finds in `absPaths` (one file, or a rotated
@@ -21,7 +22,7 @@ import { FINGERPRINT_EDGE_BYTES, type FileCache } from "../util/file-cache.js";
  * then added to `diag`). `extra` is everything else the result depends on
  * (the cell's settings, the display names).
  */
-export async function cachedObservations(
+async function cachedObservations(
   cache: FileCache | undefined,
   kind: string,
   absPaths: string[],
@@ -106,4 +107,23 @@ export async function cachedOutputs(
   const files = await render();
   await cache.put("outputs", key, [...files]);
   return files;
+}
+
+/**
+ * {@link cachedObservations} of inputs read through the sources: keyed by
+ * their files on disk, and computed without the cache when one of them has
+ * none (an in-memory source).
+ */
+export async function cachedFileObservations(
+  cache: FileCache | undefined,
+  kind: string,
+  files: SourceFile[],
+  extra: string,
+  diag: Diagnostics,
+  compute: (diag: Diagnostics) => Promise<Observation[]>,
+  onBytes?: (bytes: number) => void,
+): Promise<Observation[]> {
+  const paths = files.map((f) => f.abs);
+  if (paths.some((p) => p === null)) return cachedObservations(undefined, kind, [], extra, diag, compute, onBytes);
+  return cachedObservations(cache, kind, paths as string[], extra, diag, compute, onBytes);
 }

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { parseHours } from "./validate.js";
 import { join, relative, resolve, sep } from "node:path";
-import { buildManifest } from "../build.js";
+import { buildManifest } from "../pipeline/build-manifest.js";
 import type { BuildResult } from "../model.js";
 import { ExitCodeError, EXIT } from "../errors.js";
 import { manifestCsv, manifestJson, modelIdsTxt, provenanceJsonl } from "../writers/manifest.js";
@@ -15,16 +15,16 @@ import { dataPackage, manifestJsonSchema } from "../writers/datapackage.js";
 import { DEFAULT_OUTLIER_FLOOR_H, DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
 import { compareWarnings, renderWarnings } from "../writers/warnings.js";
 import { readBuildReport } from "../util/last-build.js";
-import { hubOptionsFrom, readLiveHub } from "../hub/live-hub.js";
+import { hubOptionsFrom } from "../hub/live-hub.js";
+import { snapshotSources, withLivePvc, withTrajectoryDirs } from "../sources/sources.js";
+import { withLiveHub } from "../sources/live-hub-source.js";
 import { redactUrl, type RetryPolicy } from "../hub/fetch.js";
 import type { HubRepo } from "../extractors/hub-files.js";
-import type { CellsFile } from "../schema.js";
-import type { Diagnostics } from "../diagnostics.js";
 import { parseCount } from "./snapshot.js";
 import { defaultCacheDir, FileCache } from "../util/file-cache.js";
 import { cachedOutputs, cachedSha256 } from "../cache/build-cache.js";
 import { byteProgress } from "../util/progress.js";
-import { inputBytes } from "../util/input-bytes.js";
+import { inputBytes } from "../sources/input-bytes.js";
 import { mdCell } from "../util/markdown.js";
 import { fsReason } from "../util/fs-errors.js";
 import { assertSourcesFolder } from "../sources/sources-folder.js";
@@ -128,20 +128,18 @@ async function buildAndWrite(
     ? hubOptionsFrom({ hubUrl: opts.hubUrl, cacheDir: opts.cacheDir, concurrency: opts.concurrency }, opts.env)
     : null;
   let liveRepos: HubRepo[] = [];
-  const readHub = hubOpts
-    ? async (registry: CellsFile, diag: Diagnostics): Promise<HubRepo[]> =>
-        (liveRepos = await readLiveHub(registry, { ...hubOpts, retry: opts.hubRetry, log }, diag))
-    : undefined;
+  let sources = withTrajectoryDirs(withLivePvc(snapshotSources(sourcesDir), opts.pvc ?? {}), opts.trajectory ?? {});
+  if (hubOpts) sources = withLiveHub(sources, { ...hubOpts, retry: opts.hubRetry, log });
   const result = await buildManifest({
-    sourcesDir,
+    sources,
     toleranceH: opts.toleranceH,
     outlierFloorH: opts.outlierFloorH,
     log,
-    pvcDirs: opts.pvc,
-    trajectoryDirs: opts.trajectory,
-    readHub,
     cache,
     onBytes,
+    onHubRepos: (repos) => {
+      if (hubOpts) liveRepos = repos;
+    },
   });
   const args = {
     sources: opts.sources,

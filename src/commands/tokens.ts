@@ -7,7 +7,7 @@ import { type Command, Option } from "commander";
 import { Diagnostics, warningLine, type Warning } from "../diagnostics.js";
 import { InputError } from "../errors.js";
 import { loadCells } from "../sources/cells.js";
-import { readSupervisor } from "../extractors/supervisor.js";
+import { readSupervisor } from "../pipeline/read-supervisor.js";
 import { BudgetClock } from "../resolve/clock.js";
 import { cellTokensAtMoment, countCellTokens } from "../resolve/cell-tokens.js";
 import { byteProgress } from "../util/progress.js";

@@ -1,15 +1,38 @@
-import { join } from "node:path";
 import type { Cell } from "../schema.js";
 import type { Diagnostics } from "../diagnostics.js";
 import type { WarningCode } from "../diagnostics/registry.js";
 import type { Observation } from "../observations.js";
-import { readLines } from "../util/lines.js";
+import type { Line } from "../util/lines.js";
+import type { SourceFile } from "../sources/sources.js";
 import { clip } from "./pvc-listing.js";
 import { fsErrorCode, warnUnreadable } from "../util/fs-errors.js";
 import { parseIsoTime, parseStep } from "../util/values.js";
 
 /**
- * Reads a cell's optional `anchors.tsv` (SOURCES.md: anchors.tsv): header
+ * Reads a cell's optional `anchors.tsv` through the sources (see
+ * {@link parseAnchors}; `Sources.anchors`): an
+ * absent file gives no anchors. Warning `ANCHOR_UNREADABLE` (a file system
+ * error: none of the file's anchors is used), besides those of {@link parseAnchors}.
+ */
+export async function readAnchors(file: SourceFile, cell: Cell, diag: Diagnostics): Promise<Observation[]> {
+  const out: Observation[] = [];
+  try {
+    await parseAnchors(file.lines(), file.rel, cell, diag, out);
+  } catch (err) {
+    if (fsErrorCode(err) !== "ENOENT")
+      warnUnreadable(
+        diag,
+        "ANCHOR_UNREADABLE",
+        file.rel,
+        err,
+        "none of its anchors is used (anchors only validate hours)",
+      );
+  }
+  return out;
+}
+
+/**
+ * Parses a cell's `anchors.tsv` (SOURCES.md: anchors.tsv) from its lines, into `out`: header
  * `family step time kind note`, tab-separated; `time` ISO 8601 with an
  * offset; `family` already a family id. Anchors validate recovered hours and
  * are never a source of them.
@@ -19,12 +42,17 @@ import { parseIsoTime, parseStep } from "../util/values.js";
  * (no line has a tab but lines split on spaces: one warning for the file,
  * every line skipped), `ANCHOR_CUT_LINE` (a last line without a line end
  * whose time is its last field: a cut offset `+05:30` → `+05` still parses,
- * so it is skipped), `ANCHOR_UNREADABLE`
- * (a file system error: none of the file's anchors is used).
+ * so it is skipped). No file system: an error
+ * thrown by `lines` passes through, after the line warnings found so far
+ * (the anchors found so far stay in `out`).
  */
-export async function readAnchors(sourcesDir: string, cell: Cell, diag: Diagnostics): Promise<Observation[]> {
-  const file = `${cell.cell}/anchors.tsv`;
-  const out: Observation[] = [];
+export async function parseAnchors(
+  lines: AsyncIterable<Line> | Iterable<Line>,
+  file: string,
+  cell: Cell,
+  diag: Diagnostics,
+  out: Observation[],
+): Promise<void> {
   let seq = 0;
   // Line warnings wait for the end of the file: a file with no tab at all gets one warning, not one a line.
   const pending: [code: WarningCode, message: string, line: number][] = [];
@@ -44,7 +72,7 @@ export async function readAnchors(sourcesDir: string, cell: Cell, diag: Diagnost
     }
   };
   try {
-    for await (const line of readLines(join(sourcesDir, cell.cell, "anchors.tsv"))) {
+    for await (const line of lines) {
       if (line.text.trim() === "" || line.text.startsWith("#")) continue;
       if (line.text.includes("\t")) tabbed += 1;
       else if (line.text.trim().split(/\s+/).length >= 3) {
@@ -93,11 +121,7 @@ export async function readAnchors(sourcesDir: string, cell: Cell, diag: Diagnost
         seq: seq++,
       });
     }
+  } finally {
     flush();
-  } catch (err) {
-    flush();
-    if (fsErrorCode(err) !== "ENOENT")
-      warnUnreadable(diag, "ANCHOR_UNREADABLE", file, err, "none of its anchors is used (anchors only validate hours)");
   }
-  return out;
 }

@@ -1,9 +1,10 @@
-import { readdir, readFile, stat } from "node:fs/promises";
-import { join } from "node:path";
 import type { CellsFile } from "../schema.js";
 import type { Diagnostics } from "../diagnostics.js";
 import type { Observation } from "../observations.js";
-import { fsErrorCode, unreadableError, warnUnreadable } from "../util/fs-errors.js";
+import { warnUnreadable } from "../util/fs-errors.js";
+import type { LiveHubOptions } from "../hub/live-hub.js";
+import { liveHubSource } from "../sources/live-hub-source.js";
+import { hubFolderRepos, type HubRepoFiles } from "../sources/sources.js";
 
 /** The stop ids of one repo and where they were read (SOURCES.md: hub/, EOS facts). */
 export interface EosReading {
@@ -44,51 +45,63 @@ export interface HubRepo {
  *   cannot be listed (its repos would be missed without a word).
  */
 export async function readHubSnapshot(sourcesDir: string, diag: Diagnostics): Promise<HubRepo[]> {
-  const hubDir = join(sourcesDir, "hub");
+  return readHubRepos(await hubFolderRepos(sourcesDir), diag);
+}
+
+/**
+ * Reads the published repos, the spare repos and the baseline from the live
+ * Hub (src/sources/live-hub-source.ts), as `readHubSnapshot` reads them from
+ * `hub/` (same ids, `dir` `hub/<owner>/<name>`, `sha`, `lastModified`, and
+ * stop ids by the same `readEos`, with the same warnings), sorted by id.
+ *
+ * @throws InputError as `fetchHubRepos`.
+ */
+export async function readLiveHub(registry: CellsFile, opts: LiveHubOptions, diag: Diagnostics): Promise<HubRepo[]> {
+  return readHubRepos(await liveHubSource(opts).repos(registry, diag), diag);
+}
+
+/**
+ * The {@link HubRepo} of each repo's files (SOURCES.md: hub/), as
+ * `readHubSnapshot` describes, from a snapshot folder or the live Hub
+ * (`Sources.hub`); sorted by id. Warnings as `readHubSnapshot`.
+ */
+export async function readHubRepos(files: HubRepoFiles[], diag: Diagnostics): Promise<HubRepo[]> {
   const repos: HubRepo[] = [];
-  for (const owner of (await listDirs(hubDir, "hub")).sort()) {
-    for (const name of (await listDirs(join(hubDir, owner), `hub/${owner}`)).sort()) {
-      const dir = `hub/${owner}/${name}`;
-      const abs = join(hubDir, owner, name);
-      // A repo folder that cannot be listed: the repo exists (its name is known), its files are unknown.
-      const folderError = await readdir(abs).then(
-        () => null,
-        (err: unknown) => err,
-      );
-      if (folderError !== null) {
-        warnUnreadable(diag, "HUB_UNREADABLE", dir, folderError, "its stop ids are unknown (eos_ok null)");
-        repos.push({
-          id: `${owner}/${name}`,
-          owner,
-          name,
-          dir,
-          sha: null,
-          lastModified: null,
-          eos: { ids: null, from: null, chatTemplate: null },
-        });
-        continue;
-      }
-      const hubJson = await readJson(abs, ".hub.json", dir, diag);
-      const info = hubJson === UNREADABLE ? null : hubJson;
-      const id = `${owner}/${name}`;
-      if (info && typeof info.id === "string" && info.id !== id) {
-        diag.warn(
-          "HUB_ID_MISMATCH",
-          `.hub.json says id ${info.id}; the folder says ${id} (the folder is used)`,
-          `${dir}/.hub.json`,
-          null,
-        );
-      }
+  for (const repo of files) {
+    const { owner, name, dir } = repo;
+    if (repo.listError !== null) {
+      warnUnreadable(diag, "HUB_UNREADABLE", dir, repo.listError, "its stop ids are unknown (eos_ok null)");
       repos.push({
-        id,
+        id: `${owner}/${name}`,
         owner,
         name,
         dir,
-        sha: typeof info?.sha === "string" ? info.sha : null,
-        lastModified: typeof info?.lastModified === "string" ? info.lastModified : null,
-        eos: await readEos(abs, dir, diag),
+        sha: null,
+        lastModified: null,
+        eos: { ids: null, from: null, chatTemplate: null },
       });
+      continue;
     }
+    const hubJson = await readJson(repo, ".hub.json", dir, diag);
+    const info = hubJson === UNREADABLE ? null : hubJson;
+    const id = `${owner}/${name}`;
+    if (info && typeof info.id === "string" && info.id !== id) {
+      diag.warn(
+        "HUB_ID_MISMATCH",
+        `.hub.json says id ${info.id}; the folder says ${id} (the folder is used)`,
+        `${dir}/.hub.json`,
+        null,
+      );
+    }
+    repos.push({
+      id,
+      owner,
+      name,
+      dir,
+      sha: typeof info?.sha === "string" ? info.sha : null,
+      lastModified: typeof info?.lastModified === "string" ? info.lastModified : null,
+      eos: await readEos(repo, dir, diag),
+    });
   }
   repos.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return repos;
@@ -99,11 +112,11 @@ export async function readHubSnapshot(sourcesDir: string, diag: Diagnostics): Pr
  * present, else `config.json` top level, else `config.json` `text_config`
  * (MANIFEST.md: `eos_token_id`; SOURCES.md: EOS facts).
  */
-export async function readEos(abs: string, dir: string, diag: Diagnostics): Promise<EosReading> {
-  const gen = await readJson(abs, "generation_config.json", dir, diag);
-  const cfg = await readJson(abs, "config.json", dir, diag);
-  const tok = await readJson(abs, "tokenizer_config.json", dir, diag);
-  const chatTemplate = (await exists(join(abs, "chat_template.jinja")))
+async function readEos(files: RepoFiles, dir: string, diag: Diagnostics): Promise<EosReading> {
+  const gen = await readJson(files, "generation_config.json", dir, diag);
+  const cfg = await readJson(files, "config.json", dir, diag);
+  const tok = await readJson(files, "tokenizer_config.json", dir, diag);
+  const chatTemplate = (await files.isFile("chat_template.jinja"))
     ? "chat_template.jinja"
     : tok && tok !== UNREADABLE && typeof tok.chat_template === "string"
       ? "tokenizer_config.json"
@@ -146,21 +159,25 @@ function normaliseIds(value: unknown): number[] | null {
 /** A Hub file that is there but cannot be read (see `readJson`). */
 const UNREADABLE: unique symbol = Symbol("unreadable");
 
+/** A repo's files, read through the sources (`HubRepoFiles`). */
+type RepoFiles = Pick<HubRepoFiles, "readText" | "isFile">;
+
 /**
  * A repo file as a JSON object: null when absent or not a JSON object
  * (`HUB_BAD_JSON`), {@link UNREADABLE} when it cannot be read (`HUB_UNREADABLE`).
  */
 async function readJson(
-  abs: string,
+  files: RepoFiles,
   name: string,
   dir: string,
   diag: Diagnostics,
 ): Promise<Record<string, unknown> | null | typeof UNREADABLE> {
   let text: string;
   try {
-    text = await readFile(join(abs, name), "utf8");
+    const read = await files.readText(name);
+    if (read === null) return null;
+    text = read;
   } catch (err) {
-    if (fsErrorCode(err) === "ENOENT") return null;
     warnUnreadable(
       diag,
       "HUB_UNREADABLE",
@@ -178,28 +195,6 @@ async function readJson(
     diag.warn("HUB_BAD_JSON", `${name} is not a JSON object: ${(err as Error).message}`, `${dir}/${name}`, null);
     return null;
   }
-}
-
-/**
- * The sub-folders of `dir` (`rel` names it): none when it is absent.
- * @throws InputError `HUB_FOLDER_UNREADABLE` when it cannot be listed: every repo in it would be missed.
- */
-async function listDirs(dir: string, rel: string): Promise<string[]> {
-  try {
-    const entries = await readdir(dir, { withFileTypes: true });
-    return entries.filter((e) => e.isDirectory()).map((e) => e.name);
-  } catch (err) {
-    if (fsErrorCode(err) === "ENOENT") return [];
-    throw unreadableError("HUB_FOLDER_UNREADABLE", rel, err, "cannot list");
-  }
-}
-
-/** Whether a file is at `path` (readable or not: the chat template's place is what is recorded). */
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    (st) => st.isFile(),
-    () => false,
-  );
 }
 
 /** A parsed published repo name `{cell}.h{HHH|NA}.{family}.{step}` (index-card.md: Model id format). */

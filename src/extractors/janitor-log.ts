@@ -1,25 +1,23 @@
 import { readdir } from "node:fs/promises";
-import { join } from "node:path";
 import type { Cell } from "../schema.js";
 import type { Diagnostics } from "../diagnostics.js";
 import type { Observation, Origin } from "../observations.js";
 import { familyIdOf } from "../sources/cells.js";
-import { readLineBatches } from "../util/lines.js";
+import { orderJanitorParts, JANITOR_LOG as LOG } from "../sources/layout.js";
+import { snapshotSources, type JanitorInput } from "../sources/sources.js";
 import { localToUtcCandidates, pickMonotonic } from "../util/local-time.js";
 import { clip } from "./pvc-listing.js";
-import { fsErrorCode, fsReason, warnUnreadable } from "../util/fs-errors.js";
+import { checkpointFolderOf } from "./checkpoint-path.js";
+import { fsReason, warnUnreadable } from "../util/fs-errors.js";
 import { isTimeMs, parseIsoTime, parseStep } from "../util/values.js";
 
-const LOG = "ckpt-janitor.log";
 const V2_RE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}))\s+(.*)$/;
 const V1_RE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?\s+(.*)$/;
 const KV_RE = /([A-Za-z_][\w.]*)=("(?:[^"\\]|\\.)*"|\S*)/g;
-const STEP_PATH_RE = /^(.+)\/weights\/step_(\d+)\/?$/;
 
 /**
- * Lists a cell's janitor log parts, oldest first: `ckpt-janitor.log.N[.gz]`
- * from the highest N down, then `ckpt-janitor.log` (SOURCES.md: janitor,
- * "higher number = older").
+ * Lists a cell's janitor log parts in the folder `dir`, oldest first
+ * (`orderJanitorParts`, SOURCES.md: janitor); none when it cannot be listed.
  */
 export async function janitorParts(dir: string): Promise<string[]> {
   let names: string[];
@@ -28,15 +26,7 @@ export async function janitorParts(dir: string): Promise<string[]> {
   } catch {
     return [];
   }
-  const rotated: { n: number; name: string }[] = [];
-  for (const name of names) {
-    const m = /^ckpt-janitor\.log\.(\d+)(\.gz)?$/.exec(name);
-    if (m) rotated.push({ n: Number(m[1]), name });
-  }
-  rotated.sort((a, b) => b.n - a.n || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const parts = rotated.map((r) => r.name);
-  if (names.includes(LOG)) parts.push(LOG);
-  return parts;
+  return orderJanitorParts(names);
 }
 
 /** Most lines a rotation (copytruncate) can write into both parts; see {@link rotationOverlap}. */
@@ -112,9 +102,23 @@ export async function readJanitorLog(
   diag: Diagnostics,
   opts: { onBytes?: (bytes: number) => void } = {},
 ): Promise<Observation[]> {
-  const relDir = `${cell.cell}/janitor`;
-  const dir = join(sourcesDir, cell.cell, "janitor");
-  const parts = await janitorParts(dir);
+  return parseJanitorLog(await snapshotSources(sourcesDir).janitor(cell.cell), cell, diag, opts);
+}
+
+/**
+ * The janitor log's observations from its parts as the sources give them
+ * (`Sources.janitor`): the rules and warnings of {@link readJanitorLog}. No
+ * file system of its own: the parts' lines come from `input`, and a part that
+ * fails while read is `JANITOR_UNREADABLE`.
+ */
+export async function parseJanitorLog(
+  input: JanitorInput,
+  cell: Cell,
+  diag: Diagnostics,
+  opts: { onBytes?: (bytes: number) => void } = {},
+): Promise<Observation[]> {
+  const relDir = input.dir;
+  const parts = input.parts.map((p) => p.rel.slice(p.rel.lastIndexOf("/") + 1));
   const out: Observation[] = [];
   const state: JanitorState = {
     lastUtcMs: null,
@@ -148,7 +152,7 @@ export async function readJanitorLog(
     };
     try {
       // Lines come a buffer-full at a time: a log can hold millions of them.
-      for await (const batch of readLineBatches(join(dir, name), opts)) {
+      for await (const batch of input.parts[partIndex]!.lineBatches(opts)) {
         for (const line of batch) {
           let text = line.text;
           let origin: Origin = { file, line: line.lineNo, offset: line.offset, raw: text };
@@ -204,13 +208,7 @@ export async function readJanitorLog(
     );
   }
   // A folder that cannot be listed is not a missing log: say why there is no janitor evidence.
-  const folderError =
-    parts.length === 0
-      ? await readdir(dir).then(
-          () => null,
-          (err: unknown) => (fsErrorCode(err) === "ENOENT" ? null : err),
-        )
-      : null;
+  const folderError = parts.length === 0 ? input.listError : null;
   if (folderError !== null) {
     warnUnreadable(diag, "JANITOR_UNREADABLE", relDir, folderError, "no janitor evidence");
   } else if (!state.anyLine) {
@@ -445,15 +443,15 @@ function handleV1(
     return;
   }
   const rel = path.slice(root.length + 1);
-  const sm = STEP_PATH_RE.exec(rel);
-  if (!sm || sm[1]!.split("/").some((p) => p === "" || p === "." || p === "..")) {
+  const sm = checkpointFolderOf(rel);
+  if (!sm) {
     diag.warn("JANITOR_BAD_FIELD", `path ${path} is not <family>/weights/step_<N>`, origin.file, origin.line);
     return;
   }
-  const familyDir = sm[1]!;
-  const step = parseStep(sm[2]!);
+  const { familyDir } = sm;
+  const step = parseStep(sm.stepText);
   if (step === null) {
-    diag.warn("JANITOR_BAD_FIELD", `step_${sm[2]} in ${path} is not a step number`, origin.file, origin.line);
+    diag.warn("JANITOR_BAD_FIELD", `step_${sm.stepText} in ${path} is not a step number`, origin.file, origin.line);
     return;
   }
   const family = familyIdOf(cell, familyDir.split("/").pop()!);

@@ -6,6 +6,7 @@ import type { Observation, Origin } from "../observations.js";
 import { familyIdOf } from "../sources/cells.js";
 import { readLineBatches, type Line } from "../util/lines.js";
 import { isTimeMs, parseStep } from "../util/values.js";
+import { parseCheckpointPath } from "./checkpoint-path.js";
 
 /** One entry of a PVC listing, whatever its format. */
 export interface PvcEntry {
@@ -19,7 +20,6 @@ export interface PvcEntry {
   origin: Origin;
 }
 
-const WEIGHTS_RE = /^(.+)\/weights\/step_([^/]*)(?:\/([^/]+))?$/;
 /** A `.` or `..` path part. */
 const DOT_PART_RE = /(?:^|\/)\.\.?(?:\/|$)/;
 let rootMemo: { raw: string; root: string; prefix: string } = { raw: "", root: "", prefix: "/" };
@@ -97,18 +97,18 @@ export function observePvcEntry(
     return null;
   }
   if (!rel.includes("/weights/step_")) return null; // most entries: no regex needed
-  const m = WEIGHTS_RE.exec(rel);
-  if (!m) return null;
-  const familyDir = m[1]!;
+  const m = parseCheckpointPath(rel);
+  if (!m || m.child === "") return null;
+  const { familyDir } = m;
   const dirParts = familyDir.split("/");
   if (dirParts.some((p) => p === "checkpoints" || p === "rollouts" || p === "logs" || p === "weights")) return null;
-  const step = parseStep(m[2]!);
-  const child = m[3];
+  const step = parseStep(m.stepText);
+  const child = m.child ?? undefined;
   if (step === null) {
     if (child === "STABLE")
       diag.warn(
         "PVC_BAD_STEP",
-        `step_${m[2]} in ${JSON.stringify(path)} is not a step number; skipped`,
+        `step_${m.stepText} in ${JSON.stringify(path)} is not a step number; skipped`,
         entry.origin.file,
         entry.origin.line,
       );
@@ -171,14 +171,27 @@ export async function* readListingTsv(absPath: string, file: string, diag: Diagn
  * {@link readListingTsv}, a buffer-full of entries at a time (the build's
  * path: millions of lines without one `await` each). Same entries and warnings.
  */
-export async function* readListingTsvBatches(
+export function readListingTsvBatches(
   absPath: string,
   file: string,
   diag: Diagnostics,
   opts: { onBytes?: (bytes: number) => void } = {},
 ): AsyncGenerator<PvcEntry[]> {
+  return parseListingTsvBatches(readLineBatches(absPath, opts), file, diag);
+}
+
+/**
+ * Parses the lines of a `listing.tsv` (`file` names it), a buffer-full at a
+ * time, into entries: the rules and warnings of {@link readListingTsv}, no
+ * file system (an error thrown by `batches` passes through).
+ */
+export async function* parseListingTsvBatches(
+  batches: AsyncIterable<Line[]> | Iterable<Line[]>,
+  file: string,
+  diag: Diagnostics,
+): AsyncGenerator<PvcEntry[]> {
   let seen = false;
-  for await (const lines of readLineBatches(absPath, opts)) {
+  for await (const lines of batches) {
     const batch: PvcEntry[] = [];
     for (const line of lines) {
       if (line.text === "") continue;
@@ -318,15 +331,28 @@ export async function* readLsLR(absPath: string, file: string, diag: Diagnostics
 }
 
 /** {@link readLsLR}, a buffer-full of entries at a time. Same entries and warnings. */
-export async function* readLsLRBatches(
+export function readLsLRBatches(
   absPath: string,
   file: string,
   diag: Diagnostics,
   opts: { onBytes?: (bytes: number) => void } = {},
 ): AsyncGenerator<PvcEntry[]> {
+  return parseLsLRBatches(readLineBatches(absPath, opts), file, diag);
+}
+
+/**
+ * Parses the lines of an `ls-lR.txt` (`file` names it), a buffer-full at a
+ * time, into entries: the rules, warnings and errors of {@link readLsLR}, no
+ * file system (an error thrown by `batches` passes through).
+ */
+export async function* parseLsLRBatches(
+  batches: AsyncIterable<Line[]> | Iterable<Line[]>,
+  file: string,
+  diag: Diagnostics,
+): AsyncGenerator<PvcEntry[]> {
   let dir: string | null = null;
   let seen = false;
-  for await (const lines of readLineBatches(absPath, opts)) {
+  for await (const lines of batches) {
     const batch: PvcEntry[] = [];
     for (const line of lines) {
       const text = line.text;

@@ -1,14 +1,12 @@
-import { join } from "node:path";
 import type { Cell } from "../schema.js";
 import type { Diagnostics } from "../diagnostics.js";
 import { InputError } from "../errors.js";
 import type { Observation, Origin } from "../observations.js";
 import { familyIdOf } from "../sources/cells.js";
-import { readLines } from "../util/lines.js";
+import type { Line } from "../util/lines.js";
 import { clip } from "./pvc-listing.js";
+import { checkpointFolderOf } from "./checkpoint-path.js";
 import { parseIsoTime, parseStep } from "../util/values.js";
-import { unreadableError } from "../util/fs-errors.js";
-import { BudgetClock } from "../resolve/clock.js";
 import type { Pause } from "../observations.js";
 
 /** What `supervisor/history.jsonl` says about a run (SOURCES.md: supervisor/). */
@@ -23,15 +21,14 @@ export interface SupervisorHistory {
   eventCount: number;
 }
 
-const STEP_PATH_RE = /^(.+)\/weights\/step_(\d+)\/?$/;
-
 /**
- * Reads a cell's supervisor history (SOURCES.md: supervisor/): `run_start`,
+ * Parses a cell's supervisor history, `file` (SOURCES.md: supervisor/), from its lines: `run_start`,
  * `pause`/`resume` (the budget clock), `run_end`, `submit`/`fallback` (roles).
  * Other event types are ignored, as the layout allows.
  *
- * @throws InputError `SUPERVISOR_MISSING` (no history file) and
- *   `SUPERVISOR_NO_RUN_START` (no `run_start` event: no hour can be computed).
+ * No file system: an error thrown by `lines` (e.g. `ENOENT`) passes through.
+ *
+ * @throws InputError `SUPERVISOR_NO_RUN_START` (no `run_start` event: no hour can be computed).
  * Warnings: `SUPERVISOR_BAD_LINE` (not JSON, or no valid `ts`),
  * `SUPERVISOR_DUPLICATE_RUN_START` (the first one is used),
  * `SUPERVISOR_UNPAIRED_PAUSE`, `SUPERVISOR_BAD_CHECKPOINT` (a role event whose
@@ -40,13 +37,17 @@ const STEP_PATH_RE = /^(.+)\/weights\/step_(\d+)\/?$/;
  * writes in time order, so "the last submit" and pause pairs are in doubt),
  * `SUPERVISOR_DUPLICATE_RUN_END` (the first one is used),
  * `SUPERVISOR_BAD_RUN_END` (a `run_end` before `run_start`: ignored, the run
- * ends at 100 budget hours), `SUPERVISOR_RUN_END_LATE` (a `run_end` more than
- * {@link RUN_END_LATE_H} budget hours after `run_start`: kept, but a copy-back
- * mtime before it would pass as a write time).
+ * ends at 100 budget hours); `checkRunEnd` is called with a valid `run_end`
+ * (where `SUPERVISOR_RUN_END_LATE` is warned, which needs the budget clock:
+ * src/pipeline/read-supervisor.ts).
  */
-export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagnostics): Promise<SupervisorHistory> {
-  const file = `${cell.cell}/supervisor/history.jsonl`;
-  const abs = join(sourcesDir, cell.cell, "supervisor", "history.jsonl");
+export async function parseSupervisorHistory(
+  lines: AsyncIterable<Line> | Iterable<Line>,
+  file: string,
+  cell: Cell,
+  diag: Diagnostics,
+  checkRunEnd?: (run: RunEnd) => void,
+): Promise<SupervisorHistory> {
   let runStart: { ms: number; origin: Origin } | null = null;
   let runEnd: { ms: number; line: number } | null = null;
   let latest: { ms: number; line: number } | null = null;
@@ -59,143 +60,136 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
   let seq = 0;
   /** Event names the builder does not read, with their first line (named when no submit is found). */
   const unknownEvents = new Map<string, number>();
-  try {
-    for await (const line of readLines(abs)) {
-      if (line.text.trim() === "") continue;
-      const origin: Origin = { file, line: line.lineNo, offset: line.offset, raw: line.text };
-      let ev: Record<string, unknown>;
-      try {
-        const parsed: unknown = JSON.parse(line.text);
-        if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not an object");
-        ev = parsed as Record<string, unknown>;
-      } catch (err) {
-        diag.warn(
-          "SUPERVISOR_BAD_LINE",
-          `not a JSON object (${(err as Error).message}): ${clip(line.text)}`,
-          file,
-          line.lineNo,
-        );
-        continue;
+  for await (const line of lines) {
+    if (line.text.trim() === "") continue;
+    const origin: Origin = { file, line: line.lineNo, offset: line.offset, raw: line.text };
+    let ev: Record<string, unknown>;
+    try {
+      const parsed: unknown = JSON.parse(line.text);
+      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not an object");
+      ev = parsed as Record<string, unknown>;
+    } catch (err) {
+      diag.warn(
+        "SUPERVISOR_BAD_LINE",
+        `not a JSON object (${(err as Error).message}): ${clip(line.text)}`,
+        file,
+        line.lineNo,
+      );
+      continue;
+    }
+    const ms = typeof ev.ts === "string" ? parseIsoTime(ev.ts) : NaN;
+    if (Number.isNaN(ms)) {
+      if (ev.event === "run_start") badRunStart ??= line.lineNo;
+      diag.warn(
+        "SUPERVISOR_BAD_LINE",
+        `event without a valid "ts" (ISO time with offset): ${clip(line.text)}`,
+        file,
+        line.lineNo,
+      );
+      continue;
+    }
+    eventCount += 1;
+    if (latest && ms < latest.ms) {
+      diag.warn(
+        "SUPERVISOR_OUT_OF_ORDER",
+        `event at ${ev.ts as string} is earlier than the event on line ${latest.line} (${new Date(latest.ms).toISOString()}); the history is written in time order`,
+        file,
+        line.lineNo,
+      );
+    }
+    if (!latest || ms >= latest.ms) latest = { ms, line: line.lineNo };
+    switch (ev.event) {
+      case "run_start":
+        if (runStart) {
+          diag.warn(
+            "SUPERVISOR_DUPLICATE_RUN_START",
+            `second run_start at ${ev.ts as string}; the first (line ${runStart.origin.line}) is used`,
+            file,
+            line.lineNo,
+          );
+        } else {
+          runStart = { ms, origin };
+        }
+        break;
+      case "run_end":
+        if (runEnd) {
+          diag.warn(
+            "SUPERVISOR_DUPLICATE_RUN_END",
+            `second run_end at ${ev.ts as string}; the first (line ${runEnd.line}) is used`,
+            file,
+            line.lineNo,
+          );
+        } else {
+          runEnd = { ms, line: line.lineNo };
+        }
+        break;
+      case "pause": {
+        const open = pauses[pauses.length - 1];
+        if (open && open.endMs === null) {
+          diag.warn("SUPERVISOR_UNPAIRED_PAUSE", "pause while already paused; ignored", file, line.lineNo);
+        } else {
+          pauses.push({ startMs: ms, endMs: null, line: line.lineNo });
+          pauseLines.push(line.lineNo);
+        }
+        break;
       }
-      const ms = typeof ev.ts === "string" ? parseIsoTime(ev.ts) : NaN;
-      if (Number.isNaN(ms)) {
-        if (ev.event === "run_start") badRunStart ??= line.lineNo;
-        diag.warn(
-          "SUPERVISOR_BAD_LINE",
-          `event without a valid "ts" (ISO time with offset): ${clip(line.text)}`,
-          file,
-          line.lineNo,
-        );
-        continue;
+      case "resume": {
+        const open = pauses[pauses.length - 1];
+        if (!open || open.endMs !== null) {
+          diag.warn("SUPERVISOR_UNPAIRED_PAUSE", "resume without a pause; ignored", file, line.lineNo);
+        } else {
+          open.endMs = ms;
+        }
+        break;
       }
-      eventCount += 1;
-      if (latest && ms < latest.ms) {
-        diag.warn(
-          "SUPERVISOR_OUT_OF_ORDER",
-          `event at ${ev.ts as string} is earlier than the event on line ${latest.line} (${new Date(latest.ms).toISOString()}); the history is written in time order`,
-          file,
-          line.lineNo,
-        );
+      case "submit":
+      case "fallback": {
+        const path = typeof ev.checkpoint === "string" ? ev.checkpoint : "";
+        const root = cell.pvc_root.replace(/\/+$/, "");
+        const m = path.startsWith(`${root}/`) ? checkpointFolderOf(path.slice(root.length + 1)) : null;
+        if (!m || parseStep(m.stepText) === null) {
+          diag.warn(
+            "SUPERVISOR_BAD_CHECKPOINT",
+            `${String(ev.event)} names ${JSON.stringify(ev.checkpoint)}, not <pvc_root>/<family>/weights/step_<N>`,
+            file,
+            line.lineNo,
+          );
+          break;
+        }
+        const { familyDir } = m;
+        roleEvents.push({
+          cell: cell.cell,
+          family: familyIdOf(cell, familyDir.split("/").pop()!),
+          step: Number(m.stepText),
+          kind: "supervisor_role",
+          familyDir,
+          utcMs: ms,
+          timeNote: "event time (not a write time)",
+          origin,
+          extractor: "supervisor",
+          detail: { role: ev.event === "submit" ? "SUBMITTED" : "fallback", path },
+          seq: seq++,
+        });
+        break;
       }
-      if (!latest || ms >= latest.ms) latest = { ms, line: line.lineNo };
-      switch (ev.event) {
-        case "run_start":
-          if (runStart) {
-            diag.warn(
-              "SUPERVISOR_DUPLICATE_RUN_START",
-              `second run_start at ${ev.ts as string}; the first (line ${runStart.origin.line}) is used`,
-              file,
-              line.lineNo,
-            );
-          } else {
-            runStart = { ms, origin };
-          }
-          break;
-        case "run_end":
-          if (runEnd) {
-            diag.warn(
-              "SUPERVISOR_DUPLICATE_RUN_END",
-              `second run_end at ${ev.ts as string}; the first (line ${runEnd.line}) is used`,
-              file,
-              line.lineNo,
-            );
-          } else {
-            runEnd = { ms, line: line.lineNo };
-          }
-          break;
-        case "pause": {
-          const open = pauses[pauses.length - 1];
-          if (open && open.endMs === null) {
-            diag.warn("SUPERVISOR_UNPAIRED_PAUSE", "pause while already paused; ignored", file, line.lineNo);
-          } else {
-            pauses.push({ startMs: ms, endMs: null, line: line.lineNo });
-            pauseLines.push(line.lineNo);
-          }
-          break;
+      default: {
+        // Unknown events are not errors (SOURCES.md), but one that is a known event spelt
+        // differently (Submit, fall_back, run-end) would silently drop a role or the run's end.
+        const name = typeof ev.event === "string" ? ev.event : "";
+        const squashed = name.toLowerCase().replace(/[^a-z]/g, "");
+        const meant = KNOWN_EVENTS.find((k) => k.replace(/_/g, "") === squashed);
+        if (!unknownEvents.has(name)) unknownEvents.set(name, line.lineNo);
+        if (meant) {
+          diag.warn(
+            "SUPERVISOR_MISSPELLED_EVENT",
+            `event "${name}" is not "${meant}" as written; ignored like any unknown event`,
+            file,
+            line.lineNo,
+          );
         }
-        case "resume": {
-          const open = pauses[pauses.length - 1];
-          if (!open || open.endMs !== null) {
-            diag.warn("SUPERVISOR_UNPAIRED_PAUSE", "resume without a pause; ignored", file, line.lineNo);
-          } else {
-            open.endMs = ms;
-          }
-          break;
-        }
-        case "submit":
-        case "fallback": {
-          const path = typeof ev.checkpoint === "string" ? ev.checkpoint : "";
-          const root = cell.pvc_root.replace(/\/+$/, "");
-          const m = path.startsWith(`${root}/`) ? STEP_PATH_RE.exec(path.slice(root.length + 1)) : null;
-          if (!m || m[1]!.split("/").some((p) => p === "" || p === "." || p === "..") || parseStep(m[2]!) === null) {
-            diag.warn(
-              "SUPERVISOR_BAD_CHECKPOINT",
-              `${String(ev.event)} names ${JSON.stringify(ev.checkpoint)}, not <pvc_root>/<family>/weights/step_<N>`,
-              file,
-              line.lineNo,
-            );
-            break;
-          }
-          const familyDir = m[1]!;
-          roleEvents.push({
-            cell: cell.cell,
-            family: familyIdOf(cell, familyDir.split("/").pop()!),
-            step: Number(m[2]),
-            kind: "supervisor_role",
-            familyDir,
-            utcMs: ms,
-            timeNote: "event time (not a write time)",
-            origin,
-            extractor: "supervisor",
-            detail: { role: ev.event === "submit" ? "SUBMITTED" : "fallback", path },
-            seq: seq++,
-          });
-          break;
-        }
-        default: {
-          // Unknown events are not errors (SOURCES.md), but one that is a known event spelt
-          // differently (Submit, fall_back, run-end) would silently drop a role or the run's end.
-          const name = typeof ev.event === "string" ? ev.event : "";
-          const squashed = name.toLowerCase().replace(/[^a-z]/g, "");
-          const meant = KNOWN_EVENTS.find((k) => k.replace(/_/g, "") === squashed);
-          if (!unknownEvents.has(name)) unknownEvents.set(name, line.lineNo);
-          if (meant) {
-            diag.warn(
-              "SUPERVISOR_MISSPELLED_EVENT",
-              `event "${name}" is not "${meant}" as written; ignored like any unknown event`,
-              file,
-              line.lineNo,
-            );
-          }
-          break;
-        }
+        break;
       }
     }
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") {
-      throw new InputError("SUPERVISOR_MISSING", `cell "${cell.cell}" has no supervisor/history.jsonl`, file);
-    }
-    throw unreadableError("SUPERVISOR_UNREADABLE", file, err);
   }
   if (!runStart) {
     throw badRunStart !== null
@@ -248,15 +242,7 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
     );
     runEndMs = null;
   } else if (runEnd) {
-    const h = new BudgetClock(runStart.ms, pauses).hourAt(runEnd.ms);
-    if (h > RUN_END_LATE_H) {
-      diag.warn(
-        "SUPERVISOR_RUN_END_LATE",
-        `run_end at ${new Date(runEnd.ms).toISOString()} is ${h.toFixed(2)} budget hours after run_start (a run lasts 100): copy-back mtimes before it would pass as write times`,
-        file,
-        runEnd.line,
-      );
-    }
+    checkRunEnd?.({ runStartMs: runStart.ms, pauses, runEndMs: runEnd.ms, file, line: runEnd.line });
   }
   if (!roleEvents.some((o) => (o.detail as { role?: string } | undefined)?.role === "SUBMITTED")) {
     // SOURCES.md: one submit per cell. Without it no row is SUBMITTED, which reads as "this cell submitted nothing".
@@ -274,5 +260,12 @@ export async function readSupervisor(sourcesDir: string, cell: Cell, diag: Diagn
 /** The events the builder reads (SOURCES.md: supervisor/). */
 const KNOWN_EVENTS = ["run_start", "run_end", "pause", "resume", "submit", "fallback"] as const;
 
-/** A `run_end` later than this many budget hours after `run_start` is warned about (a run lasts 100 h; the harness ends it within minutes). */
-export const RUN_END_LATE_H = 101;
+/** A valid `run_end` (after `run_start`), as {@link parseSupervisorHistory} hands it to its `checkRunEnd`. */
+export interface RunEnd {
+  runStartMs: number;
+  pauses: Pause[];
+  runEndMs: number;
+  /** The history's layout path and the `run_end` line. */
+  file: string;
+  line: number;
+}

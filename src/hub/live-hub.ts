@@ -2,8 +2,9 @@
  * The live Hub reader (README: Live sources; SOURCES.md: hub/, and "A live run reads the
  * same things from their live places"): the published repos (`org`), the
  * spare repos (`spare_owner`) and the baseline, read through
- * `@huggingface/hub` instead of a `hub/` snapshot folder, giving the same
- * `HubRepo[]` as `readHubSnapshot` so that the build is byte-identical.
+ * `@huggingface/hub` instead of a `hub/` snapshot folder; the build reads
+ * them as the files a snapshot folder holds (src/sources/live-hub-source.ts),
+ * so that it is byte-identical.
  *
  * Requests: one listing per owner (paginated by the Hub's absolute `Link`
  * header), the baseline's model info, and for each repo commit not in the
@@ -18,7 +19,6 @@ import { downloadFile, HubApiError, listModels, modelInfo } from "@huggingface/h
 import type { CellsFile } from "../schema.js";
 import type { Diagnostics } from "../diagnostics.js";
 import { InputError } from "../errors.js";
-import { readEos, type HubRepo } from "../extractors/hub-files.js";
 import { HubFileCache, defaultCacheDir, type CacheEntry } from "./cache.js";
 import { createHubFetch, HubRequestError, redactUrl, type HubFetchStats, type RetryPolicy } from "./fetch.js";
 import { hubError } from "./errors.js";
@@ -268,36 +268,6 @@ function contentKey(contents: Map<string, Buffer | null>): string {
   for (const [name, bytes] of contents)
     h.update(`${name}\0${bytes === null ? "-" : bytes.length}\0`).update(bytes ?? "");
   return h.digest("hex").slice(0, 16);
-}
-
-/**
- * Reads the published repos, the spare repos and the baseline from the live
- * Hub, as `readHubSnapshot` reads them from `hub/` (same ids, `dir`
- * `hub/<owner>/<name>`, `sha`, `lastModified`, and stop ids by the same
- * `readEos`, with the same warnings), sorted by id.
- *
- * @throws InputError as {@link fetchHubRepos}.
- */
-export async function readLiveHub(registry: CellsFile, opts: LiveHubOptions, diag: Diagnostics): Promise<HubRepo[]> {
-  const { repos } = await fetchHubRepos(
-    { owners: [registry.org, registry.spare_owner], baseline: registry.baseline },
-    opts,
-    diag,
-  );
-  const out: HubRepo[] = [];
-  for (const r of repos) {
-    const dir = `hub/${r.owner}/${r.name}`;
-    out.push({
-      id: r.id,
-      owner: r.owner,
-      name: r.name,
-      dir,
-      sha: r.sha,
-      lastModified: r.lastModified,
-      eos: await readEos(r.entry.dir, dir, diag),
-    });
-  }
-  return out;
 }
 
 /**

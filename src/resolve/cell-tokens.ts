@@ -47,6 +47,8 @@ export interface CellTokenOptions {
   onBytes?: (bytes: number) => void;
   /** The cell's budget clock (run_start and pauses), by which the logs' coverage is measured; default: no pauses. */
   clock?: BudgetClock;
+  /** Told the session files found, as `<cell>/trajectory/<path inside>` (`readTrajectory`'s `onListed`). */
+  onListed?: (files: string[]) => void;
 }
 
 /**
@@ -93,6 +95,7 @@ export async function countCellTokens(
     displayPrefix: prefix,
     cache: opts.cache,
     onBytes: opts.onBytes,
+    onListed: opts.onListed,
   });
   // A session file or folder that could not be read: every count of the cell may be short, so none is written.
   if (incompleteReading(reading) !== null) return { reading, ledger: null, dir };

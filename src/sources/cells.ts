@@ -5,6 +5,7 @@ import { InputError } from "../errors.js";
 import { assertConfined } from "./confine.js";
 import { conflictingAliasKeys, familyIdOf as familyIdOfName } from "./family-aliases.js";
 import { assertSourcesFolder, readCellsText } from "./sources-folder.js";
+import { CELLS_JSON } from "./layout.js";
 
 /**
  * True when `zone` is an IANA region name this Node.js knows: `Area/Location`
@@ -43,8 +44,20 @@ export function isValidTimeZone(zone: string): boolean {
 export async function loadCells(sourcesDir: string): Promise<CellsFile> {
   await assertSourcesFolder(sourcesDir);
   await assertConfined(sourcesDir);
-  const file = "cells.json";
-  let text = await readCellsText(sourcesDir);
+  return parseCells(await readCellsText(sourcesDir));
+}
+
+/**
+ * Parses and checks the text of `cells.json` (SOURCES.md: cells.json), a
+ * leading byte-order mark allowed: the part of {@link loadCells} that needs
+ * no file system.
+ *
+ * @throws InputError `CELLS_BAD_JSON`, `CELLS_UNKNOWN_KEY`, `CELLS_INVALID`,
+ *   `CELLS_DUPLICATE_CELL`, `CELLS_BAD_TIME_ZONE` as {@link loadCells}.
+ */
+export function parseCells(cellsText: string): CellsFile {
+  const file = CELLS_JSON;
+  let text = cellsText;
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let json: unknown;
   try {

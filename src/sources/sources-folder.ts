@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { InputError } from "../errors.js";
+import { absPath, CELLS_JSON } from "./layout.js";
 import { fsErrorCode, isFsError, statIfPresent, unreadableError } from "../util/fs-errors.js";
 
 /**
@@ -44,7 +44,7 @@ export async function assertSourcesFolder(sourcesDir: string): Promise<void> {
  */
 export async function readCellsText(sourcesDir: string): Promise<string> {
   try {
-    return await readFile(join(sourcesDir, "cells.json"), "utf8");
+    return await readFile(absPath(sourcesDir, CELLS_JSON), "utf8");
   } catch (err) {
     if (fsErrorCode(err) === "ENOENT") {
       throw new InputError(

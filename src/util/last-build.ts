@@ -308,7 +308,7 @@ export async function describedResult(
   const other =
     report !== null && opts.sourcesGiven && recorded !== null && !(await sameFolder(recorded, opts.sources));
   if (!report || other) {
-    const { buildManifest } = await import("../build.js");
+    const { buildManifest } = await import("../pipeline/build-manifest.js");
     const result = await buildManifest({
       sourcesDir: resolve(opts.sources),
       toleranceH: opts.toleranceH,

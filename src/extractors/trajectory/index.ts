@@ -66,6 +66,8 @@ export interface ReadTrajectoryOptions {
   onBytes?: (bytes: number) => void;
   /** Worker threads for scanning large inputs (default: the machine's cores, at most 4; 1 = none). */
   threads?: number;
+  /** Told the display names of the session files found, before they are read (what the build records as read). */
+  onListed?: (files: string[]) => void;
 }
 
 /** The session files of each format, found recursively inside a folder (fast-glob patterns). */
@@ -254,6 +256,7 @@ export async function readTrajectory(
     );
   }
   const listed = await listTrajectoryFiles(format, paths, opts);
+  opts.onListed?.(listed.files.map((f) => f.display));
   const counter = COUNTERS[format];
   const kind = `trajectory-${format}`;
   const scans: (FileScan<unknown> | undefined)[] = listed.files.map(() => undefined);

@@ -5,10 +5,11 @@
  */
 import { stat } from "node:fs/promises";
 import fg from "fast-glob";
+import { absPath, isExtractedPath } from "./layout.js";
 
 /**
  * Total bytes of the files under `sourcesDir` (`all`) and of those under
- * `<cell>/trajectory/`, `<cell>/pvc/` and `<cell>/janitor/` (`extracted`).
+ * `<cell>/trajectory/`, `<cell>/pvc/` and `<cell>/janitor/` (`extracted`, `isExtractedPath`).
  * Unreadable files count 0.
  */
 export async function inputBytes(sourcesDir: string): Promise<{ all: number; extracted: number }> {
@@ -22,12 +23,12 @@ export async function inputBytes(sourcesDir: string): Promise<{ all: number; ext
   let all = 0;
   let extracted = 0;
   for (const f of files) {
-    const size = await stat(`${sourcesDir}/${f}`).then(
+    const size = await stat(absPath(sourcesDir, f)).then(
       (s) => s.size,
       () => 0,
     );
     all += size;
-    if (/^[^/]+\/(trajectory|pvc|janitor)\//.test(f)) extracted += size;
+    if (isExtractedPath(f)) extracted += size;
   }
   return { all, extracted };
 }
