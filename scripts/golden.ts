@@ -14,7 +14,17 @@
  * `<OUT>` and `<REPO>`, so two captures from different folders compare.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -120,6 +130,22 @@ async function capture(dest: string): Promise<number> {
   }
   rmSync(work, { recursive: true, force: true });
   return n;
+}
+
+/**
+ * A capture as compared: the output marker's sha256 of each file is replaced
+ * by the sha256 of that file's capture (paths masked), since a raw hash covers
+ * the temporary output folder's path that `build-report.json` records.
+ */
+function comparable(dir: string, name: string): string {
+  const text = readFileSync(join(dir, name), "utf8");
+  if (name !== "out..ptb-manifest-outputs.json") return text;
+  const marker = JSON.parse(text) as { files: Record<string, { sha256: string }> };
+  for (const [file, entry] of Object.entries(marker.files)) {
+    const captured = join(dir, `out.${file}`);
+    entry.sha256 = existsSync(captured) ? createHash("sha256").update(readFileSync(captured)).digest("hex") : "missing";
+  }
+  return JSON.stringify(marker, null, 2);
 }
 
 async function mainScript(): Promise<number> {
