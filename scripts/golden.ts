@@ -163,7 +163,7 @@ async function mainScript(): Promise<number> {
     const diffs: string[] = [];
     for (const f of before) {
       if (!after.has(f)) diffs.push(`missing now: ${f}`);
-      else if (!readFileSync(join(dir, f)).equals(readFileSync(join(now, f))))
+      else if (comparable(dir, f) !== comparable(now, f))
         diffs.push(`differs: ${f}  (diff ${join(dir, f)} ${join(now, f)})`);
     }
     for (const f of after) if (!before.has(f)) diffs.push(`new: ${f}`);
