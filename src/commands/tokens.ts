@@ -12,6 +12,7 @@ import { BudgetClock } from "../resolve/clock.js";
 import { cellTokensAtMoment, countCellTokens } from "../resolve/cell-tokens.js";
 import { byteProgress } from "../util/progress.js";
 import { parseIsoTime } from "../util/values.js";
+import type { CliIo } from "../options.js";
 import {
   readTrajectory,
   TokenLedger,
@@ -131,7 +132,7 @@ interface TokensOptions {
  * `TRAJECTORY_UNKNOWN_CELL` (exit 1), and the errors of reading `cells.json`
  * and the supervisor history.
  */
-export function registerTokens(program: Command): void {
+export function register(program: Command, io: CliIo): void {
   program
     .command("tokens")
     .summary("count a driver trajectory's tokens (TRAJECTORIES.md), or one cell's as the build does")
@@ -222,7 +223,7 @@ export function registerTokens(program: Command): void {
         if (opts.format !== undefined) usage("--cell takes the format from cells.json: do not give --format");
         if (paths.length > 0) usage("--cell reads the cell's trajectory/ folder: do not give PATHs");
       }
-      const progress = byteProgress({ quiet: opts.quiet });
+      const progress = byteProgress({ quiet: opts.quiet, stdout: io.stdout, stderr: io.stderr });
       let format: TrajectoryFormat;
       let warnings: Warning[];
       let totals: TokenTotals | null;
@@ -307,10 +308,10 @@ export function registerTokens(program: Command): void {
         ...tokensReport(totals, warnings),
       };
       if (opts.json) {
-        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         return;
       }
-      process.stdout.write(human(report, format, isoOrNull(atMs), isoOrNull(sinceMs)));
-      for (const w of warnings) process.stderr.write(warningLine(w));
+      io.stdout.write(human(report, format, isoOrNull(atMs), isoOrNull(sinceMs)));
+      for (const w of warnings) io.stderr.write(warningLine(w));
     });
 }
