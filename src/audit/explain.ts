@@ -1,6 +1,6 @@
 import type { BuildResult } from "../model.js";
 import { InputError } from "../errors.js";
-import { parsePublishedName } from "../extractors/hub-files.js";
+import { parseModelId } from "../manifest/model-id.js";
 import { familyOfName } from "../resolve/family-names.js";
 import type { RowEvidence, EvidenceItem } from "../resolve/resolve-cell.js";
 import type { Row } from "../schema.js";
@@ -30,8 +30,8 @@ export function findRow(result: BuildResult, id: string): { row: Row; index: num
     const slash = id.split("/");
     if (slash.length === 3 && /^\d+$/.test(slash[2]!)) {
       key = { cell: slash[0]!, family: slash[1]!, step: Number(slash[2]) };
-    } else if (slash.length === 2 && slash[0] === result.registry.org) {
-      const p = parsePublishedName(slash[1]!, cells);
+    } else if (slash.length === 2) {
+      const p = parseModelId(id, cells, result.registry.org);
       if (p) key = { cell: p.cell, family: p.family, step: p.step };
     }
     if (key) {

@@ -4,6 +4,7 @@ import { warningLine } from "../diagnostics.js";
 import { ExitCodeError, InputError } from "../errors.js";
 import { createHubFetch } from "../hub/fetch.js";
 import { hubOptionsFrom } from "../hub/live-hub.js";
+import { orgOfRows } from "../manifest/model-id.js";
 import type { CliIo } from "../options.js";
 import {
   describeRelease,
@@ -79,7 +80,7 @@ export function register(program: Command, io: CliIo): void {
         }
         const outDir = resolve(o.out);
         const manifest = await readManifestRows(outDir);
-        const org = manifest.find((r) => r.cell !== "BASELINE")?.model_id.split("/")[0];
+        const org = orgOfRows(manifest);
         if (o.repo === undefined && org === undefined) {
           throw new InputError(
             "PUBLISH_BAD_REPO",

@@ -4,7 +4,7 @@ import { stringify } from "csv-stringify/sync";
 import type { TopLevelSpec } from "vega-lite";
 import { InputError } from "../errors.js";
 import type { Row } from "../schema.js";
-import { parsePublishedName } from "../extractors/hub-files.js";
+import { orgOfRows, parseModelId } from "../manifest/model-id.js";
 import { cmpStr } from "../util/values.js";
 
 import { fsReason } from "../util/fs-errors.js";
@@ -155,13 +155,12 @@ export function computeCost(
   const cells = [...new Set(manifest.filter((r) => r.cell !== "BASELINE").map((r) => r.cell))];
   const byId = new Map(manifest.map((r) => [r.model_id, r]));
   const byKey = new Map(manifest.filter((r) => r.family !== null).map((r) => [`${r.cell}/${r.family}/${r.step}`, r]));
-  const org = manifest.find((r) => r.cell !== "BASELINE")?.model_id.split("/")[0];
+  const org = orgOfRows(manifest);
   const lookup = (id: string): Row | undefined => {
     const direct = byId.get(id);
     if (direct) return direct;
-    const [owner, name] = id.split("/");
-    if (owner !== org || !name) return undefined;
-    const p = parsePublishedName(name, cells);
+    if (org === undefined) return undefined;
+    const p = parseModelId(id, cells, org);
     // An id under a family's earlier name (family_aliases), as the build matched it: `"{cell}/{name}"` → family.
     return p
       ? byKey.get(`${p.cell}/${opts.earlierNames?.get(`${p.cell}/${p.family}`) ?? p.family}/${p.step}`)

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { commit, createRepo, downloadFile, HubApiError, listModels } from "@huggingface/hub";
 import { InputError } from "../errors.js";
 import { RowSchema, type Row } from "../schema.js";
-import { parsePublishedName } from "../extractors/hub-files.js";
+import { orgOfRows, parseModelId } from "../manifest/model-id.js";
 import { cmpStr } from "../util/values.js";
 import { earlierNamesBeside, type WarningSink } from "../diff/diff.js";
 import { orderRenames } from "../resolve/rename-plan.js";
@@ -275,7 +275,7 @@ async function computePlan(
       current === null ? "new" : Buffer.from(await current.arrayBuffer()).equals(content) ? "same" : "changed";
     files.push({ path, bytes: content.length, sha256: createHash("sha256").update(content).digest("hex"), status });
   }
-  const org = rows.find((r) => r.cell !== "BASELINE")?.model_id.split("/")[0];
+  const org = orgOfRows(rows);
   const cells = [...new Set(rows.filter((r) => r.cell !== "BASELINE").map((r) => r.cell))];
   const idOf = new Map(
     rows.filter((r) => r.family !== null).map((r) => [`${r.cell}/${r.family}/${r.step}`, r.model_id]),
@@ -287,7 +287,7 @@ async function computePlan(
     const earlier = await earlierNamesBeside(outDir, warn);
     for await (const m of listModels({ search: { owner: org }, ...hub })) {
       existing.add(m.name);
-      const p = parsePublishedName(m.name.slice(org.length + 1), cells);
+      const p = parseModelId(m.name, cells);
       const to = p ? idOf.get(`${p.cell}/${earlier.get(`${p.cell}/${p.family}`) ?? p.family}/${p.step}`) : undefined;
       if (to && to !== m.name) renames.push({ from: m.name, to });
     }
