@@ -15,7 +15,7 @@ import { createGzip } from "node:zlib";
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
 import { mulberry32 } from "../scripts/make-sources/lib.js";
-import type { TokensReport } from "../src/commands/tokens.js";
+import type { TokensReport } from "../src/pipeline/tokens.js";
 
 /** The generators' seeded PRNG: the sample-sources generator's mulberry32. */
 export const prng = mulberry32;

@@ -2,6 +2,6 @@
 // Entry point: runs the compiled CLI (dist/ is built by `npm ci` through the `prepare` script).
 import { main } from "../dist/cli.js";
 
-main(process.argv).then((code) => {
+main(process.argv, { stdout: process.stdout, stderr: process.stderr, env: process.env }).then((code) => {
   process.exitCode = code;
 });

@@ -1,10 +1,97 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, Help } from "commander";
 import { inputErrorLine } from "./diagnostics.js";
 import { EXIT, ExitCodeError, InputError } from "./errors.js";
+import type { CliIo } from "./options.js";
 import { VERSION } from "./version.js";
 import { fsReason, isFsError } from "./util/fs-errors.js";
+
+/** A command module: registers its one command on the root program, printing through `io`. */
+interface CommandModule {
+  register(program: Command, io: CliIo): void;
+}
+
+/**
+ * Every command, in the order of the top-level `--help`: its name, its term
+ * and line there (what `--help` shows without loading it), and how to load
+ * it. Only the command that runs is imported.
+ */
+const COMMANDS: { name: string; term: string; summary: string; load: () => Promise<CommandModule> }[] = [
+  {
+    name: "build",
+    term: "build [options]",
+    summary: "Build the manifest from a sources folder (SOURCES.md layout) into an output folder.",
+    load: () => import("./commands/build.js"),
+  },
+  {
+    name: "explain",
+    term: "explain [options] <id>",
+    summary:
+      "Explain one row of the last build into --out: every observation considered, the rule that chose its hour, why the others lost, fit, bounds, tokens, role, eos.",
+    load: () => import("./commands/explain.js"),
+  },
+  {
+    name: "validate",
+    term: "validate [options]",
+    summary:
+      "Check the hours of the last build into --out against independent evidence: cadence fits, anchors, source conflicts, step order. Exit 1 on any miss.",
+    load: () => import("./commands/validate.js"),
+  },
+  {
+    name: "diff",
+    term: "diff [options] <old> <new>",
+    summary:
+      "Compare two manifests: rows added, removed, changed field by field, and the rename plan (old id → new id).",
+    load: () => import("./commands/diff.js"),
+  },
+  {
+    name: "cost",
+    term: "cost [options]",
+    summary:
+      "Join eval scores to the manifest: gain over the baseline and driver tokens per point of gain (eos_ok rows only), plus cost.html.",
+    load: () => import("./commands/cost.js"),
+  },
+  {
+    name: "publish",
+    term: "publish [options]",
+    summary:
+      "Publish the index: upload README.md, manifest.json and manifest.csv in one commit, then rename the checkpoint repos a rebuild moved. Without --yes, only print the plan.",
+    load: () => import("./commands/publish.js"),
+  },
+  {
+    name: "tokens",
+    term: "tokens [options] [path...]",
+    summary: "count a driver trajectory's tokens (TRAJECTORIES.md), or one cell's as the build does",
+    load: () => import("./commands/tokens.js"),
+  },
+  {
+    name: "snapshot-pvc",
+    term: "snapshot-pvc [options] <dir>",
+    summary:
+      "Print the find-format listing (pvc/listing.tsv) of a mounted PVC tree, to keep before the volume is released.",
+    load: () => import("./commands/snapshot-pvc.js"),
+  },
+  {
+    name: "snapshot-hub",
+    term: "snapshot-hub [options]",
+    summary: "Write the Hub's published repos, spare repos and baseline as a hub/ snapshot folder (small files only).",
+    load: () => import("./commands/snapshot-hub.js"),
+  },
+];
+
+/**
+ * The command `args` (after node and the script) run: the first operand, or
+ * the one after `help` (`ptb-manifest help build`). The root's options take
+ * no value, so the first word that is not an option names it.
+ */
+function commandNamed(args: string[]): string | undefined {
+  const words = args.filter((a) => !a.startsWith("-"));
+  return words[0] === "help" ? words[1] : words[0];
+}
+
+/** The process's streams and environment: what `bin/ptb-manifest.js` runs with. */
+const PROCESS_IO: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env };
 
 /**
  * Runs the CLI on `argv` (as `process.argv`: node, script, args...) and
@@ -12,17 +99,35 @@ import { fsReason, isFsError } from "./util/fs-errors.js";
  * system error that escaped every reader is `FILE_ERROR`, naming the path),
  * 2 `build --strict` with warnings, 64 usage error, 70 an internal error (a
  * bug: one line on stderr, the stack only with `PTB_MANIFEST_DEBUG=1`).
+ * Every byte goes to `io.stdout` or `io.stderr` (commander's help and errors
+ * too); `io.env` is the environment the commands read. Only the command that
+ * runs is loaded; the others stand in the top-level help by their table line.
  */
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
   const program = new Command();
   program
     .name("ptb-manifest")
     .description("Builds the manifest of the AgentPTB checkpoint index from a sources snapshot.")
     .version(VERSION)
     .showHelpAfterError("(see 'ptb-manifest --help')")
-    .exitOverride();
-  const commands = await import("./commands/index.js");
-  commands.register(program);
+    .exitOverride()
+    .configureOutput({
+      writeOut: (str) => void io.stdout.write(str),
+      writeErr: (str) => void io.stderr.write(str),
+      getOutHelpWidth: () => (io.stdout.isTTY ? io.stdout.columns : 80),
+      getErrHelpWidth: () => (io.stderr.isTTY ? io.stderr.columns : 80),
+      getOutHasColors: () => Boolean(io.stdout.isTTY && io.stdout.hasColors?.()),
+      getErrHasColors: () => Boolean(io.stderr.isTTY && io.stderr.hasColors?.()),
+    })
+    .configureHelp({
+      // A command not loaded stands in the list by its table line, as it would print once loaded.
+      subcommandTerm: (cmd) => COMMANDS.find((c) => c.name === cmd.name())?.term ?? new Help().subcommandTerm(cmd),
+    });
+  const picked = commandNamed(argv.slice(2));
+  for (const entry of COMMANDS) {
+    if (entry.name === picked) (await entry.load()).register(program, io);
+    else program.command(entry.name).description(entry.summary);
+  }
   // A mistyped flag or a missing argument: commander's one line and where to look, not the whole help.
   for (const command of program.commands) command.showHelpAfterError(`(see 'ptb-manifest ${command.name()} --help')`);
   program.hook("preAction", async (_root, action) => checkDefaultSources(action));
@@ -34,17 +139,17 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (err instanceof InputError) {
-      process.stderr.write(inputErrorLine(err));
+      io.stderr.write(inputErrorLine(err));
       return EXIT.inputError;
     }
     if (err instanceof ExitCodeError) {
       // An empty message: the command has already said why (validate's verdict line).
-      if (err.message) process.stderr.write(err.raw ? err.message : `ptb-manifest: ${err.message}\n`);
+      if (err.message) io.stderr.write(err.raw ? err.message : `ptb-manifest: ${err.message}\n`);
       return err.exitCode;
     }
     if (isFsError(err) && err.path !== undefined) {
       // The net under every reader: a file system error that no more specific code covers is still an input fault.
-      process.stderr.write(
+      io.stderr.write(
         inputErrorLine({
           code: "FILE_ERROR",
           file: err.path,
@@ -55,9 +160,9 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.inputError;
     }
     const e = err instanceof Error ? err : new Error(String(err));
-    process.stderr.write(
+    io.stderr.write(
       `ptb-manifest: internal error (${e.name}): ${e.message.split("\n")[0]}\n` +
-        (process.env.PTB_MANIFEST_DEBUG
+        (io.env.PTB_MANIFEST_DEBUG
           ? `${e.stack}\n`
           : "ptb-manifest: this is a bug; rerun with PTB_MANIFEST_DEBUG=1 for the stack and report it\n"),
     );

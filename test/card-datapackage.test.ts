@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse } from "csv-parse/sync";
-import { runBuild } from "../src/commands/build.js";
+import { runBuild } from "../src/pipeline/run-build.js";
 
 const repo = join(import.meta.dirname, "..");
 const CARD = join(repo, "..", "shared", "index-card.md");

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { makeMiniSweep, miniCells } from "./helpers/mini-sweep.js";
 import { removeTree } from "./helpers/tree.js";
 import { runCli } from "./helpers/cli.js";
-import { diffSides, loadSide } from "../src/commands/diff.js";
+import { diffSides, loadSide } from "../src/diff/diff.js";
 import { manifestCsv, manifestJson, parseCsvCell } from "../src/writers/manifest.js";
 import { HOUR_SOURCES, ROLES, ROW_KEYS, type Row } from "../src/schema.js";
 

@@ -6,14 +6,14 @@ import { aliasTable, conflictingAliasKeys, familyIdOf, nfc } from "../src/source
 import { earlierFamilyNames, familyOfName, likelySameFamily } from "../src/resolve/family-names.js";
 import { buildManifest } from "../src/pipeline/build-manifest.js";
 import type { BuildResult } from "../src/model.js";
-import { diffSides, earlierNamesBeside, loadSide, rekeySide } from "../src/commands/diff.js";
-import { findRow } from "../src/commands/explain.js";
+import { diffSides, earlierNamesBeside, loadSide, rekeySide } from "../src/diff/diff.js";
+import { findRow } from "../src/audit/explain.js";
 import { removeTree } from "./helpers/tree.js";
 import { makeMiniSweep, miniCells } from "./helpers/mini-sweep.js";
 import { startHubServer } from "./helpers/hub-server.js";
 import { runCli } from "./helpers/cli.js";
-import { planPublish } from "../src/commands/publish.js";
-import { computeCost } from "../src/commands/cost.js";
+import { planPublish } from "../src/publish/publish.js";
+import { computeCost } from "../src/cost/cost.js";
 import type { Row } from "../src/schema.js";
 
 const NFC = "sft-\u00f1"; // sft-ñ composed

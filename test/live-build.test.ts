@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import fg from "fast-glob";
 import { buildManifest } from "../src/pipeline/build-manifest.js";
-import { runBuild } from "../src/commands/build.js";
+import { runBuild } from "../src/pipeline/run-build.js";
 import { manifestJson } from "../src/writers/manifest.js";
 import { loadCells } from "../src/sources/cells.js";
 import { runCli } from "./helpers/cli.js";

@@ -9,7 +9,7 @@ import { nsToEpoch, readPvcTree } from "../src/extractors/pvc-live.js";
 import { loadCells } from "../src/sources/cells.js";
 import type { Cell } from "../src/schema.js";
 import type { Observation } from "../src/observations.js";
-import { runSnapshotPvc } from "../src/commands/snapshot.js";
+import { runSnapshotPvc } from "../src/pipeline/snapshot-pvc.js";
 import { runCli } from "./helpers/cli.js";
 import { materialisePvc } from "./helpers/materialise.js";
 import { removeTree } from "./helpers/tree.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { diffSides, differs } from "../src/commands/diff.js";
+import { diffSides, differs } from "../src/diff/diff.js";
 
 const side = (entries: [string, string[]][]) =>
   new Map(entries.map(([k, ids]) => [k, ids.map((model_id) => ({ model_id }))]));

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runBuild } from "../src/commands/build.js";
+import { runBuild } from "../src/pipeline/run-build.js";
 
 /**
  * report.html opened in headless Chromium (Debian's `chromium`, installed by

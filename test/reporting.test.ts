@@ -5,7 +5,7 @@ import { buildManifest } from "../src/pipeline/build-manifest.js";
 import { countRows, eosOkText } from "../src/writers/report.js";
 import { indexCard } from "../src/writers/card.js";
 import { compareWarnings, renderWarnings } from "../src/writers/warnings.js";
-import { renderValidation, type ValidationReport } from "../src/commands/validate.js";
+import { renderValidation, type ValidationReport } from "../src/audit/validate.js";
 import { fitCadence } from "../src/resolve/cadence.js";
 import type { Warning } from "../src/diagnostics.js";
 import { makeMiniSweep } from "./helpers/mini-sweep.js";

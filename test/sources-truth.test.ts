@@ -140,9 +140,9 @@ describe("the embedded sources/", () => {
 
 describe("audit commands on the embedded sources/", () => {
   it("validate passes; diff of the Hub snapshot against the build lists exactly the renames the true answer implies", async () => {
-    const { validateBuild } = await import("../src/commands/validate.js");
-    const { diffSides, loadSide } = await import("../src/commands/diff.js");
-    const { explainRow } = await import("../src/commands/explain.js");
+    const { validateBuild } = await import("../src/audit/validate.js");
+    const { diffSides, loadSide } = await import("../src/diff/diff.js");
+    const { explainRow } = await import("../src/audit/explain.js");
     const result = await buildManifest({ sourcesDir: join(repo, "sources") });
     const v = validateBuild(result);
     expect(v.ok).toBe(true);

@@ -57,7 +57,7 @@ export interface BuildOptions {
   log?: (message: string) => void;
   /**
    * Per-file results of the trajectory, listing and janitor extractors are
-   * read from and written to this cache (issue 7: warm rebuilds); none by default.
+   * read from and written to this cache (README: Performance, warm rebuilds); none by default.
    */
   cache?: FileCache;
   /** Bytes of the large inputs read so far (trajectories, listings, janitor logs), for a progress bar. */

@@ -25,7 +25,6 @@
 import { constants, type Stats } from "node:fs";
 import { access, lstat, mkdir, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { InvalidArgumentError } from "commander";
 import { InputError } from "../errors.js";
 import { EXIT, ExitCodeError } from "../errors.js";
 
@@ -66,17 +65,6 @@ export function outWriteError(err: unknown, folder: string, option = "--out"): u
   if (typeof code !== "string" || !UNWRITABLE.has(code)) return err;
   const msg = (err as Error).message.split("\n")[0];
   return new InputError("OUT_UNWRITABLE", `${option} ${folder} cannot be written (${msg}); nothing written`, folder);
-}
-
-/**
- * The commander parser of an output path option (`build --out`,
- * `snapshot-hub --out`, `cost --html`): an empty or blank value is a usage
- * error (exit 64) rather than the current folder.
- */
-export function outPathOption(value: string): string {
-  if (value.trim() === "")
-    throw new InvalidArgumentError("an empty path is not an output folder or file (use . for the current folder)");
-  return value;
 }
 
 /** Options of {@link checkOutFolder}. */

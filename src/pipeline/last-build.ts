@@ -9,7 +9,8 @@ import type { BuildResult } from "../model.js";
 import type { Warning } from "../diagnostics.js";
 import { InputError } from "../errors.js";
 import type { CellsFile, Row } from "../schema.js";
-import { hashInputs } from "./hash.js";
+import { hashInputs } from "../util/hash.js";
+import { isReplaced, liveReplacedPrefixes } from "./live-inputs.js";
 
 /** The parts of `build-report.json` read back. */
 export interface BuildReportFile {
@@ -194,12 +195,12 @@ export async function compareInputs(sourcesDir: string, report: BuildReportFile)
   }
   const args = report.arguments;
   const live = Object.entries(report.inputs).some(([, v]) => v.startsWith("commit "));
-  const skip = [
-    ...(args.hub || live ? ["hub/"] : []),
-    ...Object.keys(isObject(args.pvc) ? args.pvc : {}).map((c) => `${c}/pvc/`),
-    ...Object.keys(isObject(args.trajectory) ? args.trajectory : {}).map((c) => `${c}/trajectory/`),
-  ];
-  const skipped = (k: string): boolean => skip.some((p) => k.startsWith(p));
+  const skip = liveReplacedPrefixes({
+    hub: Boolean(args.hub) || live,
+    pvc: isObject(args.pvc) ? args.pvc : undefined,
+    trajectory: isObject(args.trajectory) ? args.trajectory : undefined,
+  });
+  const skipped = (k: string): boolean => isReplaced(k, skip);
   const changed: string[] = [];
   const added: string[] = [];
   const removed: string[] = [];
