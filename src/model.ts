@@ -31,7 +31,7 @@ export interface BuildResult {
 }
 
 /** The baseline row's provenance. */
-export interface BaselineEvidence {
+interface BaselineEvidence {
   model_id: string;
   cell: "BASELINE";
   hour_source: "baseline";

@@ -16,14 +16,14 @@ export interface Origin {
 }
 
 /** A checkpoint key: `family` is the family id (after `family_aliases`). */
-export interface CheckpointKey {
+interface CheckpointKey {
   cell: string;
   family: string;
   step: number;
 }
 
 /** The kinds of evidence (the `timestamp_desc` of plaso). */
-export type ObservationKind =
+type ObservationKind =
   | "pvc_stable" // STABLE file of weights/step_N: its mtime is the write time
   | "pvc_weights" // a *.safetensors file in weights/step_N: the weights survive on the PVC
   | "pvc_dir" // the weights/step_N directory itself: its mtime is not a write time

@@ -19,7 +19,7 @@ export function mulberry32(seed: number): () => number {
 }
 
 /** FNV-1a hash of a string, used to derive independent seeds per purpose. */
-export function hashString(s: string): number {
+function hashString(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);
@@ -147,8 +147,4 @@ export function round2(x: number): number {
 export function hhh(hour: number | null): string {
   if (hour === null) return "hNA";
   return `h${String(Math.floor(hour)).padStart(3, "0")}`;
-}
-
-export function pad(n: number, w: number): string {
-  return String(n).padStart(w, "0");
 }

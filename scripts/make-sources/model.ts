@@ -28,7 +28,7 @@ export interface Ckpt {
   pruneMs?: number; // fates 1, 2, X, U, P, L: local copy deleted
 }
 
-export interface JRecord {
+interface JRecord {
   ms: number;
   text: string; // may contain newlines (traceback)
   archiveOf?: string; // ckpt key, for the rotation split

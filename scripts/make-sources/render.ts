@@ -3,7 +3,7 @@
  * supervisor history, anchors, RUNLOG, hub repos, cells.json.
  */
 import { gzipSync } from "node:zlib";
-import { Rng, fmtTz, isoSec } from "./lib.js";
+import { Rng, isoSec } from "./lib.js";
 import { type CellModel, type Ckpt, findCkpt } from "./model.js";
 import { type PubRepo, type SpareRepo, anchorTimes } from "./resolve.js";
 import { BASELINE, type CellSpec, EOS, type EosStyle, ORG, SPARE } from "./spec.js";
@@ -519,5 +519,3 @@ export function cellsJson(specs: CellSpec[]): string {
 export function runlog(s: CellSpec): string {
   return `${s.runlog.join("\n")}\n`;
 }
-
-export { fmtTz };

@@ -45,7 +45,7 @@ export interface TruthRow {
   true_write_time: string | null;
 }
 
-export function eosIds(style: EosStyle): number[] {
+function eosIds(style: EosStyle): number[] {
   switch (style) {
     case "gen-list-ok":
       return [248044, 248046];
@@ -104,7 +104,7 @@ export function anchorTimes(m: CellModel): { c: Ckpt; ms: number; line: string }
   return out;
 }
 
-export function tokensAt(curve: [number, number][], t: number): number {
+function tokensAt(curve: [number, number][], t: number): number {
   let lo = 0;
   let hi = curve.length;
   while (lo < hi) {
@@ -115,7 +115,7 @@ export function tokensAt(curve: [number, number][], t: number): number {
   return lo === 0 ? 0 : curve[lo - 1]![1];
 }
 
-export function curveOf(m: CellModel, sessions: SessionCalls[]): [number, number][] {
+function curveOf(m: CellModel, sessions: SessionCalls[]): [number, number][] {
   const calls: Call[] = sessions.flatMap((s) => s.calls).filter((c) => !c.timeless && c.ms >= m.clock.startMs);
   calls.sort((a, b) => a.ms - b.ms);
   const out: [number, number][] = [];

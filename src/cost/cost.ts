@@ -20,7 +20,7 @@ export interface Score {
 }
 
 /** One checkpoint's cost figure on one suite (index-card.md: Cost per point of gain). */
-export interface CostRow {
+interface CostRow {
   model_id: string;
   /** The id the scores file used, when it differs (a stale or hNA Hub id). */
   scored_as: string | null;

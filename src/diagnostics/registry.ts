@@ -795,7 +795,7 @@ export const REGISTRY = {
 export type Code = keyof typeof REGISTRY;
 
 /** The codes of one level. */
-export type CodeOf<L extends Level> = { [K in Code]: (typeof REGISTRY)[K]["level"] extends L ? K : never }[Code];
+type CodeOf<L extends Level> = { [K in Code]: (typeof REGISTRY)[K]["level"] extends L ? K : never }[Code];
 
 /** A code raised as a warning (`Diagnostics.warn`). */
 export type WarningCode = CodeOf<"warning">;

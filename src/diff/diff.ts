@@ -124,7 +124,7 @@ const toStderr: WarningSink = (w) => void process.stderr.write(warningLine(w));
  * family's earlier name (family_aliases) can then not be paired with their
  * rows, which would read as removals and additions.
  */
-export async function provenanceRecords(outDir: string, warn: WarningSink = toStderr): Promise<unknown[]> {
+async function provenanceRecords(outDir: string, warn: WarningSink = toStderr): Promise<unknown[]> {
   const isBuild = (await stat(join(outDir, "build-report.json")).catch(() => null))?.isFile() ?? false;
   const file = join(outDir, "provenance.jsonl");
   const cannot = "ids published under a family's earlier name (family_aliases) cannot be paired with their rows";

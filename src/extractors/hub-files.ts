@@ -7,7 +7,7 @@ import { liveHubSource } from "../sources/live-hub-source.js";
 import { hubFolderRepos, type HubRepoFiles } from "../sources/sources.js";
 
 /** The stop ids of one repo and where they were read (SOURCES.md: hub/, EOS facts). */
-export interface EosReading {
+interface EosReading {
   /** Sorted, de-duplicated stop ids, or null when no file gives any. */
   ids: number[] | null;
   /** e.g. `generation_config.json`, `config.json`, `config.json text_config`. */

@@ -171,7 +171,7 @@ export async function* readListingTsv(absPath: string, file: string, diag: Diagn
  * {@link readListingTsv}, a buffer-full of entries at a time (the build's
  * path: millions of lines without one `await` each). Same entries and warnings.
  */
-export function readListingTsvBatches(
+function readListingTsvBatches(
   absPath: string,
   file: string,
   diag: Diagnostics,
@@ -331,7 +331,7 @@ export async function* readLsLR(absPath: string, file: string, diag: Diagnostics
 }
 
 /** {@link readLsLR}, a buffer-full of entries at a time. Same entries and warnings. */
-export function readLsLRBatches(
+function readLsLRBatches(
   absPath: string,
   file: string,
   diag: Diagnostics,

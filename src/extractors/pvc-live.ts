@@ -14,7 +14,7 @@ import { InputError } from "../errors.js";
 import { epochToMs, type PvcEntry } from "./pvc-listing.js";
 
 /** Warning code of a directory (or an entry of one) that could not be read: its entries are missing. */
-export const PVC_UNREADABLE_DIR = "PVC_UNREADABLE_DIR";
+const PVC_UNREADABLE_DIR = "PVC_UNREADABLE_DIR";
 
 /** Warning code of a name a listing line cannot hold ({@link unlistableName}): not listed, nor anything below it. */
 export const PVC_BAD_NAME = "PVC_BAD_NAME";
@@ -245,7 +245,7 @@ function typeLetter(st: BigIntStats): string {
 }
 
 /** One line of `find -printf '%T@\t%y\t%s\t%p'`, without its line end (SOURCES.md: pvc/). */
-export function findLine(epoch: string, type: string, sizeBytes: number, path: string): string {
+function findLine(epoch: string, type: string, sizeBytes: number, path: string): string {
   return `${epoch}\t${type}\t${sizeBytes}\t${path}`;
 }
 

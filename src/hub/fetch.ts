@@ -23,7 +23,7 @@ export interface RetryPolicy {
 }
 
 /** The defaults of {@link RetryPolicy}. */
-export const DEFAULT_RETRY: RetryPolicy = {
+const DEFAULT_RETRY: RetryPolicy = {
   maxAttempts: 5,
   baseDelayMs: 500,
   maxDelayMs: 8000,

@@ -27,12 +27,7 @@ import { checkOutFolder, makeFolder } from "../util/out-folder.js";
 import { OUT_MARKER, checkFolderOwned, markerOfFolder } from "../util/out-owner.js";
 
 /** The small files of a repo that the manifest reads (SOURCES.md: hub/), in this order. */
-export const SMALL_FILES = [
-  "config.json",
-  "generation_config.json",
-  "tokenizer_config.json",
-  "chat_template.jinja",
-] as const;
+const SMALL_FILES = ["config.json", "generation_config.json", "tokenizer_config.json", "chat_template.jinja"] as const;
 
 /** The public Hub, when neither `--hub-url` nor `HF_ENDPOINT` says otherwise. */
 export const DEFAULT_HUB_URL = "https://huggingface.co";

@@ -302,7 +302,7 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
 }
 
 /** Sort order within a cell (MANIFEST.md: Rows and order): hour as written (nulls last), family, step. */
-export function cmpRows(a: Row, b: Row): number {
+function cmpRows(a: Row, b: Row): number {
   if (a.hour !== b.hour) {
     if (a.hour === null) return 1;
     if (b.hour === null) return -1;
@@ -373,7 +373,7 @@ async function pvcObservations(
  * from `run_start` on, thinned to at most ~500 points (always keeping the
  * last), hours rounded to 2 decimals.
  */
-export function tokenCurve(calls: TokenCall[], clock: BudgetClock, runStartMs: number): [number, number][] {
+function tokenCurve(calls: TokenCall[], clock: BudgetClock, runStartMs: number): [number, number][] {
   const placed = calls.filter((c) => c.timeMs !== null && c.timeMs >= runStartMs).sort((a, b) => a.timeMs! - b.timeMs!);
   const points: [number, number][] = [[0, 0]];
   let total = 0;

@@ -86,7 +86,7 @@ export async function readBuildReport(out: string): Promise<BuildReportFile | nu
  * @throws InputError `OUT_BUILD_UNREADABLE` when a file is missing, not JSON,
  *   or the files disagree (not as many provenance lines as rows).
  */
-export async function loadOutBuild(out: string, report: BuildReportFile): Promise<BuildResult> {
+async function loadOutBuild(out: string, report: BuildReportFile): Promise<BuildResult> {
   const read = async (name: string): Promise<string> => {
     try {
       return await readFile(join(out, name), "utf8");
@@ -151,7 +151,7 @@ export async function loadOutBuild(out: string, report: BuildReportFile): Promis
 }
 
 /** Whether the inputs of a recorded build are the same files now (by sha256). */
-export interface InputsComparison {
+interface InputsComparison {
   state: "unchanged" | "changed" | "unknown";
   /** Input paths whose content differs, that are new, or that are gone (sorted, relative to the sources folder). */
   changed: string[];
@@ -168,7 +168,7 @@ export interface InputsComparison {
  * `<cell>/pvc/` replaced by `--pvc`, a `<cell>/trajectory/` replaced by
  * `--trajectory`) are not compared here: they are as the build read them.
  */
-export async function compareInputs(sourcesDir: string, report: BuildReportFile): Promise<InputsComparison> {
+async function compareInputs(sourcesDir: string, report: BuildReportFile): Promise<InputsComparison> {
   try {
     if (!(await stat(sourcesDir)).isDirectory())
       return { state: "unknown", changed: [], added: [], removed: [], reason: `${sourcesDir} is not a folder` };
@@ -215,7 +215,7 @@ export async function compareInputs(sourcesDir: string, report: BuildReportFile)
 }
 
 /** The recorded arguments as command-line options, for "which build" lines (`--sources sources --tolerance-h 5`). */
-export function argumentsText(args: Record<string, unknown>): string {
+function argumentsText(args: Record<string, unknown>): string {
   const parts: string[] = [];
   for (const [k, v] of Object.entries(args)) {
     if (k === "out" || k === "sources_from_out" || v === false || v === undefined || v === null) continue;

@@ -13,10 +13,10 @@ import { apiErrorOf, hubError } from "../hub/errors.js";
 import { readOwnership, sha256Of } from "../util/out-owner.js";
 
 /** The files of the index dataset that `publish` uploads, from the build's output folder. */
-export const PUBLISHED_FILES = ["README.md", "manifest.json", "manifest.csv"] as const;
+const PUBLISHED_FILES = ["README.md", "manifest.json", "manifest.csv"] as const;
 
 /** One file of the plan. */
-export interface PlannedFile {
+interface PlannedFile {
   path: string;
   bytes: number;
   sha256: string;

@@ -67,7 +67,7 @@ export function theilSen(points: CadencePoint[]): { slope: number; intercept: nu
 }
 
 /** Ordinary least squares line through the points. */
-export function ols(points: CadencePoint[]): { slope: number; intercept: number } {
+function ols(points: CadencePoint[]): { slope: number; intercept: number } {
   const n = points.length;
   const mx = points.reduce((s, p) => s + p.step, 0) / n;
   const my = points.reduce((s, p) => s + p.hour, 0) / n;

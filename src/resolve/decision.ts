@@ -45,7 +45,7 @@ export interface Rejection {
 }
 
 /** The observation whose time is the write time, and the sentence provenance shows. */
-export interface Choice {
+interface Choice {
   observation: Observation;
   why: string;
 }

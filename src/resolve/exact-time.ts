@@ -95,7 +95,7 @@ function unknownClock(d: TimeDecision, w: RunWindow): TimeDecision {
  * holds one STABLE file: a second entry with another mtime warns
  * `PVC_DUPLICATE_ENTRY`.
  */
-export function pickStable(
+function pickStable(
   c: Candidate,
   w: RunWindow,
   diag: Diagnostics,
@@ -144,7 +144,7 @@ export function pickStable(
  * aside: `outside_run` (warns `JANITOR_TIME_OUTSIDE_RUN`), `retry` (a later
  * archive of the same checkpoint).
  */
-export function pickArchive(
+function pickArchive(
   c: Candidate,
   w: RunWindow,
   diag: Diagnostics,

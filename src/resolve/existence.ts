@@ -62,7 +62,7 @@ export function splitByExistence(
  *   names give one family id and both hold the step), `DUPLICATE_CHECKPOINT`
  *   (one directory name at two PVC paths holds the step).
  */
-export function checkPvcDirectories(cell: Cell, c: Candidate): void {
+function checkPvcDirectories(cell: Cell, c: Candidate): void {
   if (c.pvcDirs.size <= 1) return;
   const names = new Set([...c.pvcDirs].map((d) => nfc(d.split("/").pop()!)));
   if (names.size > 1) {
@@ -96,7 +96,7 @@ export function checkPvcDirectories(cell: Cell, c: Candidate): void {
  * `CHECKPOINT_LOST` at its first evidence and `SUPERVISOR_UNKNOWN_CHECKPOINT`
  * for each role event naming it.
  */
-export function lostCheckpoint(cell: Cell, c: Candidate, diag: Diagnostics): LostCheckpoint | null {
+function lostCheckpoint(cell: Cell, c: Candidate, diag: Diagnostics): LostCheckpoint | null {
   const seen = [
     ...new Set(
       c.obs.filter((o) => !(o.kind === "janitor_other" && /^skip/.test(String(o.detail.action)))).map((o) => o.kind),
@@ -129,7 +129,7 @@ export function lostCheckpoint(cell: Cell, c: Candidate, diag: Diagnostics): Los
  *   a Hub repo name, naming the first line that shows the directory (the
  *   listing, else a janitor or supervisor line): add a `family_aliases` entry.
  */
-export function checkFamilyName(cell: Cell, c: Candidate): void {
+function checkFamilyName(cell: Cell, c: Candidate): void {
   const problem = familyNameProblem(c.family);
   if (!problem) return;
   const first = [...c.obs].filter((o) => o.familyDir !== null).sort(byOrigin)[0];

@@ -96,7 +96,7 @@ export function evidenceItem(o: Observation, clock: BudgetClock, d: TimeDecision
 }
 
 /** The sentence of an observation no decision names. */
-export function defaultWhy(o: Observation): string {
+function defaultWhy(o: Observation): string {
   switch (o.kind) {
     case "pvc_weights":
       return "weight file on the PVC: the checkpoint's weights survive there";
@@ -128,7 +128,7 @@ export function publishedWhy(p: HubRepoObservation, modelId: string, hour: numbe
 }
 
 /** The tokens part of provenance: the totals at the write time and the calls around it. */
-export function tokensEvidence(
+function tokensEvidence(
   tokens: TokenTotals | null,
   ledger: TokensAt | null,
   writeMs: number | null,

@@ -33,7 +33,7 @@ import { type RoleOf, rolesOf } from "./roles.js";
 import { iso, type RunWindow, runWindow } from "./run-window.js";
 import { warnStepOrder } from "./step-order.js";
 
-export type { EvidenceItem, RowEvidence, TokensAt } from "./provenance.js";
+export type { EvidenceItem, RowEvidence } from "./provenance.js";
 export type { LostCheckpoint } from "./existence.js";
 
 /** The resolver's output for one cell. */

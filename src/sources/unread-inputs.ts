@@ -38,7 +38,7 @@ export interface InputsRead {
  * marker that `snapshot` writes beside the files it wrote (src/util/out-owner.ts),
  * and the placeholders that keep an empty folder in git.
  */
-export const KNOWN_UNREAD: readonly string[] = ["RUNLOG.md", ".ptb-manifest-outputs.json", ".gitkeep", ".keep"];
+const KNOWN_UNREAD: readonly string[] = ["RUNLOG.md", ".ptb-manifest-outputs.json", ".gitkeep", ".keep"];
 
 /**
  * Files that a kimi-cli or kimi-code session folder holds beside its

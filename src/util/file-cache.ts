@@ -99,7 +99,7 @@ let codeHashMemo: string | null = null;
  * (the versions of the libraries). Part of every key, so that a changed
  * extractor, writer, template or library never reads an old entry.
  */
-export async function codeHash(): Promise<string> {
+async function codeHash(): Promise<string> {
   if (codeHashMemo !== null) return codeHashMemo;
   const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
   const files: string[] = [];
@@ -251,6 +251,3 @@ export class FileCache {
     return value;
   }
 }
-
-/** A cache that never hits and never writes (`--no-cache`). */
-export const NO_CACHE = new FileCache(null);

@@ -7,7 +7,7 @@ import fg from "fast-glob";
 import { orOnFsError, reportingGlobFs } from "./fs-errors.js";
 
 /** The `inputs` value of a file or folder that could not be read (instead of its sha256): `unreadable (EACCES)`. */
-export const UNREADABLE_PREFIX = "unreadable";
+const UNREADABLE_PREFIX = "unreadable";
 
 /**
  * sha256 of every file under the sources folder, by path (relative, `/`), sorted.

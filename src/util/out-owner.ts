@@ -66,7 +66,7 @@ export const BUILD_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 /** One file the marker records: its sha256 and the writer (null: recorded by an earlier version, which did not say). */
-export interface Recorded {
+interface Recorded {
   sha256: string;
   writer: Writer | null;
 }
@@ -321,7 +321,7 @@ export async function markerText(
 }
 
 /** The marker's text for `entries` (relative path → sha256 and writer). */
-export function markerOf(entries: Map<string, Recorded>): string {
+function markerOf(entries: Map<string, Recorded>): string {
   const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `${JSON.stringify(
     {

@@ -31,7 +31,7 @@ export interface ByteProgress {
 export const RESTORE_TERMINAL = "\x1b[?25h\x1b[?7h";
 
 /** A progress display that draws nothing. */
-export const NO_PROGRESS: ByteProgress = {
+const NO_PROGRESS: ByteProgress = {
   active: false,
   stage() {},
   add() {},

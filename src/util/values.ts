@@ -6,7 +6,7 @@
  */
 
 /** The largest |epoch ms| a JavaScript `Date` can hold (±8.64e15 ms, about ±275,000 years). */
-export const MAX_TIME_MS = 8.64e15;
+const MAX_TIME_MS = 8.64e15;
 
 /** True when `ms` is a time a `Date` can hold (finite, within ±{@link MAX_TIME_MS}). */
 export function isTimeMs(ms: number): boolean {

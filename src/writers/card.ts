@@ -6,7 +6,7 @@ import { VERSION } from "../version.js";
 import { mdCell } from "../util/markdown.js";
 
 /** The card template shipped with the tool (`templates/index-card.md`). */
-export const CARD_TEMPLATE_PATH = fileURLToPath(new URL("../../templates/index-card.md", import.meta.url));
+const CARD_TEMPLATE_PATH = fileURLToPath(new URL("../../templates/index-card.md", import.meta.url));
 
 /** What each hour_source means (index-card.md: hour_source). */
 const HOUR_SOURCE_MEANING: Record<string, string> = {
@@ -19,7 +19,7 @@ const HOUR_SOURCE_MEANING: Record<string, string> = {
 };
 
 /** Said under an eos table that shows unknowns (MANIFEST.md: `eos_ok` null). */
-export const EOS_UNKNOWN_NOTE =
+const EOS_UNKNOWN_NOTE =
   "`ok/known`: rows whose stop ids include the required one, of those whose stop ids are known; `unknown`: `eos_ok` is null (no published repo yet, or its files give no stop ids), counted neither as correct nor as broken.";
 
 /** A Markdown table; every cell goes through {@link mdCell}, so a `|` or a line break in a `driver` or `effort` cannot break it. */

@@ -6,7 +6,7 @@ import { where } from "../diagnostics.js";
  * line, so a warning stays "known" when lines are added above it in its file
  * (a growing log). Two warnings with one identity count as two (a multiset).
  */
-export function warningIdentity(w: Warning): string {
+function warningIdentity(w: Warning): string {
   return `${w.code}\u0000${w.file ?? ""}\u0000${w.message}`;
 }
 

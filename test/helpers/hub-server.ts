@@ -44,8 +44,8 @@ import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { mulberry32 } from "../../scripts/make-sources/lib.js";
 
-export type FaultKind = "429" | "500" | "503" | "drop" | "slow";
-export type RouteKind =
+type FaultKind = "429" | "500" | "503" | "drop" | "slow";
+type RouteKind =
   | "list"
   | "info"
   | "tree"
@@ -58,7 +58,7 @@ export type RouteKind =
   | "move"
   | "other";
 
-export interface Faults {
+interface Faults {
   /** Fraction of requests faulted, 0..1. */
   rate: number;
   kinds: FaultKind[];
@@ -72,7 +72,7 @@ export interface Faults {
   match?: (r: { method: string; path: string; kind: RouteKind }) => boolean;
 }
 
-export interface LoggedRequest {
+interface LoggedRequest {
   method: string;
   /** Path and query, as asked. */
   url: string;

@@ -8,7 +8,7 @@ import { type RunWindow, runWindow } from "../../src/resolve/run-window.js";
 
 /** run_start: 2026-01-01T00:00:00Z. */
 export const T0 = Date.UTC(2026, 0, 1);
-export const HOUR = 3_600_000;
+const HOUR = 3_600_000;
 /** T0 + h hours, epoch ms. */
 export const at = (h: number): number => T0 + h * HOUR;
 

@@ -18,7 +18,6 @@ import {
   jsonLines,
   needles,
   obj,
-  readWith,
   scanWarnings,
   str,
   warnUnplaced,
@@ -34,7 +33,7 @@ import { appendAll } from "../../util/arrays.js";
 import type { TokenParts } from "./types.js";
 
 /** A response whose largest `output_tokens` is below this kept its streaming-start value. */
-export const CLAUDE_STREAMING_OUTPUT_MAX = 9;
+const CLAUDE_STREAMING_OUTPUT_MAX = 9;
 
 /**
  * `message.usage` of Claude Code: input and output always; the cache counts
@@ -196,13 +195,3 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
     return { calls, warnings: sink.warnings };
   },
 };
-
-/**
- * Reads Claude Code transcripts of one run (TRAJECTORIES.md, "claude-code").
- *
- * @returns calls (unsorted) and warnings, including one `TRAJECTORY_OUTPUT_UNDERCOUNT`
- *   per run when responses kept a streaming-size output. Never throws for bad content.
- */
-export async function readClaudeCode(files: TrajectoryFile[]): Promise<FormatResult> {
-  return readWith(claudeCodeCounter, files);
-}

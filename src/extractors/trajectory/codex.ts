@@ -19,7 +19,6 @@ import {
   jsonLines,
   needles,
   obj,
-  readWith,
   scanWarnings,
   str,
   warnUnplaced,
@@ -39,7 +38,7 @@ import type { TokenCall, TokenParts } from "./types.js";
  * unbroken chain from the child's first `session_meta`, are the replayed burst
  * (used when the file has no `ordinal`s to say where its own history starts).
  */
-export const CODEX_REPLAY_GAP_MS = 1000;
+const CODEX_REPLAY_GAP_MS = 1000;
 
 interface Vec {
   input: number;
@@ -472,15 +471,6 @@ export const codexCounter: FormatCounter<CodexScan> = {
     return { calls, warnings: sink.warnings };
   },
 };
-
-/**
- * Reads Codex rollout files of one run (TRAJECTORIES.md, "codex").
- *
- * @returns calls (unsorted) and warnings. Never throws for bad content.
- */
-export async function readCodex(files: TrajectoryFile[]): Promise<FormatResult> {
-  return readWith(codexCounter, files);
-}
 
 function earlier(a: TokenCall, b: TokenCall): boolean {
   const ta = a.timeMs ?? Number.POSITIVE_INFINITY;

@@ -32,9 +32,6 @@ export interface FormatResult {
   warnings: Warning[];
 }
 
-/** A format reader: reads every file of one run (TRAJECTORIES.md, one section per format). */
-export type FormatReader = (files: TrajectoryFile[]) => Promise<FormatResult>;
-
 /**
  * What one session file gives on its own, before the files of a run are put
  * together: the format's per-file data (plain JSON: it is what the build cache
@@ -61,13 +58,6 @@ export interface ScanIO {
 export interface FormatCounter<T> {
   scan(file: TrajectoryFile, io?: ScanIO): Promise<FileScan<T>>;
   merge(files: TrajectoryFile[], scans: FileScan<T>[]): FormatResult;
-}
-
-/** Runs `counter` over `files` in order, without a cache (the plain reader of a format). */
-export async function readWith<T>(counter: FormatCounter<T>, files: TrajectoryFile[]): Promise<FormatResult> {
-  const scans: FileScan<T>[] = [];
-  for (const f of files) scans.push(await counter.scan(f));
-  return counter.merge(files, scans);
 }
 
 /** The warnings of `scans`, in file order. */
@@ -214,22 +204,11 @@ export function str(value: unknown, key: string): string | undefined {
  * A token count: a finite number ≥ 0 (rounded to an integer); `undefined` when
  * absent or null; `NaN` when present but not a usable count (the caller warns).
  */
-export function count(value: unknown): number | undefined {
+function count(value: unknown): number | undefined {
   if (value === undefined || value === null) return undefined;
   // Token counts are whole numbers a double holds exactly: a fraction or 1e20 is a bad value, not a count.
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) return Number.NaN;
   return value;
-}
-
-/** Reads the named count fields of a usage object; missing fields are 0. Null when any is invalid. */
-export function counts<K extends string>(usage: Record<string, unknown>, keys: readonly K[]): Record<K, number> | null {
-  const out = {} as Record<K, number>;
-  for (const k of keys) {
-    const c = count(usage[k]);
-    if (c !== undefined && Number.isNaN(c)) return null;
-    out[k] = c ?? 0;
-  }
-  return out;
 }
 
 /**
@@ -458,7 +437,7 @@ export function isoMs(value: unknown): number | null {
 }
 
 /** True for an ISO time string that {@link isoMs} reads but that carries no offset (read as UTC). */
-export function isoWithoutOffset(value: unknown): boolean {
+function isoWithoutOffset(value: unknown): boolean {
   return typeof value === "string" && ISO_NO_ZONE.test(value.trim());
 }
 

@@ -51,7 +51,7 @@ import { TRAJECTORY_FORMATS, type TrajectoryFormat } from "../../schema.js";
 import type { TokenCall, TokenTotals, TrajectoryReading } from "./types.js";
 
 export { TRAJECTORY_FORMATS };
-export type { TokenCall, TokenParts, TokenTotals, TrajectoryReading } from "./types.js";
+export type { TokenCall, TokenTotals, TrajectoryReading } from "./types.js";
 export type { TrajectoryFormat } from "../../schema.js";
 
 /** Options of {@link readTrajectory}. */
@@ -71,7 +71,7 @@ export interface ReadTrajectoryOptions {
 }
 
 /** The session files of each format, found recursively inside a folder (fast-glob patterns). */
-export const SESSION_FILE_PATTERNS: Record<TrajectoryFormat, string[]> = {
+const SESSION_FILE_PATTERNS: Record<TrajectoryFormat, string[]> = {
   codex: ["**/*.jsonl", "**/*.jsonl.gz"],
   "claude-code": ["**/*.jsonl", "**/*.jsonl.gz"],
   pi: ["**/*.jsonl", "**/*.jsonl.gz"],
@@ -89,7 +89,7 @@ const SESSION_NAME_RE: Record<TrajectoryFormat, RegExp> = {
 };
 
 /** True when `value` names one of the five formats. */
-export function isTrajectoryFormat(value: string): value is TrajectoryFormat {
+function isTrajectoryFormat(value: string): value is TrajectoryFormat {
   return (TRAJECTORY_FORMATS as readonly string[]).includes(value);
 }
 
@@ -106,7 +106,7 @@ const toPosix = (p: string): string => p.replace(/\\/g, "/");
  * @throws InputError `TRAJECTORY_PATH_MISSING` when a path does not exist,
  *   `TRAJECTORY_PATH_SPECIAL` when it is a pipe or a device.
  */
-export async function listTrajectoryFiles(
+async function listTrajectoryFiles(
   format: TrajectoryFormat,
   paths: string[],
   opts: { displayRoot?: string | undefined; displayPrefix?: string | undefined } = {},
@@ -326,7 +326,7 @@ export async function trajectoryBytes(format: TrajectoryFormat, paths: string[])
 }
 
 /** Order of calls: by time (null last), then file, then line. */
-export function compareCalls(a: TokenCall, b: TokenCall): number {
+function compareCalls(a: TokenCall, b: TokenCall): number {
   if (a.timeMs !== b.timeMs) {
     if (a.timeMs === null) return 1;
     if (b.timeMs === null) return -1;

@@ -24,7 +24,6 @@ import {
   needles,
   obj,
   partsKey,
-  readWith,
   scanWarnings,
   str,
   warnUnplaced,
@@ -56,7 +55,7 @@ const USAGE_SHAPE = {
 };
 
 /** The session folder of a wire file: the folder above `subagents/`, else the file's folder. */
-export function kimiSessionRoot(absPath: string): string {
+function kimiSessionRoot(absPath: string): string {
   const p = absPath.replace(/\\/g, "/");
   const i = p.lastIndexOf("/subagents/");
   return i >= 0 ? p.slice(0, i) : dirOf(p);
@@ -207,15 +206,6 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
     return { calls, warnings: sink.warnings };
   },
 };
-
-/**
- * Reads Kimi CLI wire files of one run (TRAJECTORIES.md, "kimi-cli").
- *
- * @returns calls (unsorted) and warnings. Never throws for bad content.
- */
-export async function readKimiCli(files: TrajectoryFile[]): Promise<FormatResult> {
-  return readWith(kimiCliCounter, files);
-}
 
 function earlier(a: TokenCall, b: TokenCall): boolean {
   const ta = a.timeMs ?? Number.POSITIVE_INFINITY;

@@ -30,7 +30,6 @@ import {
   needles,
   obj,
   partsKey,
-  readWith,
   scanWarnings,
   str,
   warnUnplaced,
@@ -52,7 +51,7 @@ const USAGE_SHAPE = {
 };
 
 /** One `usage.record` of a wire file. */
-export interface KimiCodeRecord {
+interface KimiCodeRecord {
   parts: TokenParts;
   timeMs: number | null;
   line: number;
@@ -196,13 +195,3 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
     return { calls, warnings: sink.warnings };
   },
 };
-
-/**
- * Reads Kimi Code wire files of one run (TRAJECTORIES.md, "kimi-code").
- *
- * @returns calls (unsorted) and warnings (`TRAJECTORY_UNPLACED_CALLS` once per
- *   file whose records carry no `time`). Never throws for bad content.
- */
-export async function readKimiCode(files: TrajectoryFile[]): Promise<FormatResult> {
-  return readWith(kimiCodeCounter, files);
-}

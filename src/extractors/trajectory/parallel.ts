@@ -14,13 +14,13 @@ import { COUNTERS } from "./counters.js";
 import type { TrajectoryFormat } from "../../schema.js";
 
 /** Below this many bytes to scan, workers are not started. */
-export const PARALLEL_MIN_BYTES = 64 << 20;
+const PARALLEL_MIN_BYTES = 64 << 20;
 
 const WORKER_URL = new URL("./scan-worker.js", import.meta.url);
 const COMPILED = import.meta.url.endsWith(".js");
 
 /** The number of scan threads to use by default: the machine's cores, at most 4 (`PTB_MANIFEST_THREADS` overrides). */
-export function defaultThreads(): number {
+function defaultThreads(): number {
   const env = Number(process.env["PTB_MANIFEST_THREADS"]);
   if (Number.isInteger(env) && env >= 1) return env;
   return Math.min(4, availableParallelism());

@@ -22,7 +22,6 @@ import {
   needles,
   obj,
   partsKey,
-  readWith,
   scanWarnings,
   str,
   warnUnplaced,
@@ -181,12 +180,3 @@ export const piCounter: FormatCounter<PiScan> = {
     return { calls, warnings: sink.warnings };
   },
 };
-
-/**
- * Reads pi session files of one run (TRAJECTORIES.md, "pi").
- *
- * @returns calls (unsorted) and warnings. Never throws for bad content.
- */
-export async function readPi(files: TrajectoryFile[]): Promise<FormatResult> {
-  return readWith(piCounter, files);
-}
