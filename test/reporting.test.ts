@@ -176,6 +176,15 @@ describe("explain and validate describe the last build into --out", () => {
     // Without --sources, the build's own recorded sources are compared.
     const own = await runCli("explain", "alpha/grpo/5", "--out", a.out);
     expect(own.stdout).toContain(`; inputs in ${a.dir}/ unchanged since that build.`);
+    // A manifest.json edited by hand into something that is not a row is named by its line, never explained.
+    const manifest = await readFile(join(a.out, "manifest.json"), "utf8");
+    await writeFile(join(a.out, "manifest.json"), manifest.replace(/"hour": [0-9.]+/, '"hour": "soon"'));
+    const edited = await runCli("explain", "alpha/grpo/5", "--out", a.out);
+    expect(edited.code).toBe(1);
+    expect(edited.stderr).toMatch(
+      /^ptb-manifest: error OUT_BUILD_UNREADABLE at .*manifest\.json:2: row 1 \(".*"\) is not a manifest row: hour: .*\(got "soon"\): rebuild\n$/,
+    );
+    await writeFile(join(a.out, "manifest.json"), manifest);
     await writeFile(join(a.out, "build-report.json"), "{ not json");
     const broken = await runCli("validate", "--out", a.out);
     expect(broken.code).toBe(1);

@@ -11,6 +11,7 @@ import { InputError } from "../errors.js";
 import type { CellsFile, Row } from "../schema.js";
 import { hashInputs } from "../util/hash.js";
 import { isReplaced, liveReplacedPrefixes } from "./live-inputs.js";
+import { checkRows, jsonRows } from "../manifest/read.js";
 
 /** The parts of `build-report.json` read back. */
 export interface BuildReportFile {
@@ -84,7 +85,9 @@ export async function readBuildReport(out: string): Promise<BuildReportFile | nu
  * leave-one-out error) stay null.
  *
  * @throws InputError `OUT_BUILD_UNREADABLE` when a file is missing, not JSON,
- *   or the files disagree (not as many provenance lines as rows).
+ *   a manifest row is not a valid row (read by the one manifest reader,
+ *   src/manifest/read.ts, naming its line), or the files disagree (not as
+ *   many provenance lines as rows).
  */
 async function loadOutBuild(out: string, report: BuildReportFile): Promise<BuildResult> {
   const read = async (name: string): Promise<string> => {
@@ -98,10 +101,18 @@ async function loadOutBuild(out: string, report: BuildReportFile): Promise<Build
       );
     }
   };
+  const manifestPath = join(out, "manifest.json");
+  const manifestText = await read("manifest.json");
   let rows: Row[];
+  try {
+    // The one manifest reader: every row checked by the row schema, a bad one named by its line.
+    rows = checkRows(manifestPath, jsonRows(manifestPath, manifestText)).map((r) => r.row);
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    throw new InputError("OUT_BUILD_UNREADABLE", `${err.message}: rebuild`, err.file, err.line);
+  }
   let provenance: BuildResult["provenance"];
   try {
-    rows = JSON.parse(await read("manifest.json")) as Row[];
     provenance = (await read("provenance.jsonl"))
       .split("\n")
       .filter((l) => l !== "")
@@ -110,15 +121,11 @@ async function loadOutBuild(out: string, report: BuildReportFile): Promise<Build
     if (err instanceof InputError) throw err;
     throw new InputError(
       "OUT_BUILD_UNREADABLE",
-      `${out}/manifest.json or provenance.jsonl is not JSON (${(err as Error).message}): rebuild`,
+      `${out}/provenance.jsonl is not JSON (${(err as Error).message}): rebuild`,
       out,
     );
   }
-  if (
-    !Array.isArray(rows) ||
-    rows.length !== provenance.length ||
-    rows.some((r, i) => r?.model_id !== provenance[i]?.model_id)
-  ) {
+  if (rows.length !== provenance.length || rows.some((r, i) => r?.model_id !== provenance[i]?.model_id)) {
     throw new InputError(
       "OUT_BUILD_UNREADABLE",
       `${out}/manifest.json and provenance.jsonl do not describe the same rows (edited by hand, or from two builds): rebuild`,
