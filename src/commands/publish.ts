@@ -1,23 +1,16 @@
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { Command } from "commander";
-import { inputErrorLine, warningLine } from "../diagnostics.js";
-import { ExitCodeError, InputError } from "../errors.js";
-import { createHubFetch } from "../hub/fetch.js";
-import { hubOptionsFrom } from "../hub/live-hub.js";
-import { orgOfRows } from "../manifest/model-id.js";
+import { warningLine } from "../diagnostics.js";
 import type { CliIo } from "../options.js";
 import {
-  describeRelease,
-  EXIT_CONFLICTS_LEFT,
-  executePlan,
-  type HubAccess,
-  hubChanged,
-  noToken,
-  planPublish,
-  readManifestRows,
-  readReleaseState,
-  renderPlan,
-} from "../publish/publish.js";
+  checkParentCommit,
+  outcomeError,
+  publishHub,
+  publishTarget,
+  renderOutcome,
+  renderPlanOutput,
+} from "../publish/checks.js";
+import { executePlan, planPublish } from "../publish/publish.js";
 
 /** Registers `ptb-manifest publish`. */
 export function register(program: Command, io: CliIo): void {
@@ -79,76 +72,18 @@ export function register(program: Command, io: CliIo): void {
           command.error("error: --parent-commit needs --yes", { exitCode: 64, code: "ptb.parentCommitWithoutYes" });
         }
         const outDir = resolve(o.out);
-        const manifest = await readManifestRows(outDir);
-        const org = orgOfRows(manifest);
-        if (o.repo === undefined && org === undefined) {
-          throw new InputError(
-            "PUBLISH_BAD_REPO",
-            `the manifest in ${outDir} has no checkpoint row, so its org (the default <org>/checkpoint-index) is unknown: give --repo OWNER/NAME`,
-          );
-        }
-        const repo = o.repo ?? `${org}/checkpoint-index`;
-        if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo))
-          throw new InputError("PUBLISH_BAD_REPO", `--repo must be OWNER/NAME, got ${JSON.stringify(repo)}`);
-        // The release gate, before the Hub is asked anything.
-        const release = await readReleaseState(outDir);
-        if (o.yes && !release.ok && !o.allowWarnings) {
-          throw new InputError(
-            "PUBLISH_NOT_RELEASE",
-            `the build in ${outDir} is ${describeRelease(release)}: nothing was done. Rebuild with build --strict and fix or accept each warning (README: Warnings and errors), or pass --allow-warnings to publish it anyway`,
-            join(outDir, "build-report.json"),
-          );
-        }
-        const opts = hubOptionsFrom({ hubUrl: o.hubUrl }, io.env);
-        if (o.yes && !opts.accessToken) throw noToken();
-        const hub: HubAccess = {
-          hubUrl: opts.hubUrl,
-          accessToken: opts.accessToken,
-          tokenSource: opts.tokenSource,
-          fetch: createHubFetch({ hubUrl: opts.hubUrl }),
-        };
+        const { repo, release } = await publishTarget(outDir, o.repo, o);
+        const hub = publishHub(o.hubUrl, io.env, o.yes);
         const plan = await planPublish(outDir, repo, hub, release, (w) => void io.stderr.write(warningLine(w)));
         if (!o.yes) {
-          io.stdout.write(o.json ? `${JSON.stringify({ plan }, null, 2)}\n` : renderPlan(plan));
+          io.stdout.write(renderPlanOutput(plan, o.json));
           return;
         }
-        const pinned = o.parentCommit?.trim().toLowerCase();
-        if (
-          pinned !== undefined &&
-          !(plan.parentCommit !== null && pinned.length >= 7 && plan.parentCommit.startsWith(pinned))
-        ) {
-          throw hubChanged(
-            `${repo} is ${plan.parentCommit ? `at commit ${plan.parentCommit}` : plan.createRepo ? "absent" : "at an unknown commit"}, not at --parent-commit ${o.parentCommit}: nothing was done`,
-          );
-        }
+        checkParentCommit(plan, o.parentCommit);
         const outcome = await executePlan(plan, outDir, hub);
-        if (o.json) io.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
-        else {
-          io.stdout.write(renderPlan(plan, { allowWarnings: o.allowWarnings }).replace(/\n[^\n]*\n$/, "\n"));
-          io.stdout.write(
-            `committed: ${outcome.committed ?? "nothing (files unchanged)"}\nrenamed: ${outcome.renamed.length} of ${plan.renames.length}\n`,
-          );
-        }
-        if (outcome.failed) {
-          const f = outcome.failed;
-          const again = f.code === "PUBLISH_HUB_CHANGED" ? "" : "; run publish again to continue";
-          throw new InputError(
-            f.code,
-            `publish stopped at ${f.step}: ${f.error}\n${outcome.remaining.length} rename(s) remain${again}`,
-          );
-        }
-        if (plan.conflicts.length > 0) {
-          throw new ExitCodeError(
-            EXIT_CONFLICTS_LEFT,
-            inputErrorLine({
-              code: "PUBLISH_CONFLICTS_LEFT",
-              file: null,
-              line: null,
-              message: `${plan.conflicts.length} rename(s) not done, to settle by hand:\n${plan.conflicts.map((c) => `  ${c.from} → ${c.to}: ${c.reason}`).join("\n")}`,
-            }),
-            true,
-          );
-        }
+        io.stdout.write(renderOutcome(outcome, o));
+        const err = outcomeError(outcome);
+        if (err) throw err;
       },
     );
 }

@@ -5,12 +5,9 @@ import type { CliIo } from "../options.js";
 import {
   type CountedTokens,
   countTokens,
-  isoOrNull,
-  parseAtTime,
-  renderTokens,
+  renderTokensOutput,
   type TokensOptions,
-  type TokensReport,
-  tokensReport,
+  tokensWindow,
 } from "../pipeline/tokens.js";
 import { TRAJECTORY_FORMATS } from "../extractors/trajectory/index.js";
 
@@ -18,23 +15,13 @@ import { TRAJECTORY_FORMATS } from "../extractors/trajectory/index.js";
  * Registers `tokens` on `program`: `tokens --format FMT PATH... [--since ISO]
  * [--at ISO] [--json] [--quiet]`, or `tokens --sources DIR --cell C [--trajectory DIR] [--at ISO
  * | --hour H] [--json]` (one cell, counted exactly as `build` counts its
- * `driver_tokens_at_hour`: its `trajectory_format`, its `trajectory/` folder,
- * the calls from its supervisor's `run_start`).
+ * `driver_tokens_at_hour`; TRAJECTORIES.md "The quantity"). The counting and
+ * the text are in pipeline/tokens.ts; warnings go to stderr, or into the JSON
+ * object with `--json`.
  *
- * Prints the four parts (uncached input, cache read, cache write, output), their
- * total, the number of calls and the time of the last counted call, for every
- * call of the run, or with `--at` for the calls completed at or before that
- * moment (tokens(t), TRAJECTORIES.md "The quantity"), and with `--since` from
- * that moment on. Unknown tokens (no call to count) print as null. Warnings go
- * to stderr, or into the JSON object with `--json` (then stdout holds exactly
- * that object).
- *
- * Errors: an unknown `--format`, an unparseable `--at`/`--since`/`--hour`, a
- * missing PATH or `--format` without `--cell`, PATHs or `--format` with
- * `--cell`, `--hour` without `--cell` are usage errors (exit 64); a PATH that
- * does not exist is an `InputError` `TRAJECTORY_PATH_MISSING`, an unknown cell
- * `TRAJECTORY_UNKNOWN_CELL` (exit 1), and the errors of reading `cells.json`
- * and the supervisor history.
+ * Errors: the usage errors of `tokensWindow` and `countTokens` (exit 64);
+ * `TRAJECTORY_PATH_MISSING`, `TRAJECTORY_UNKNOWN_CELL` and the errors of
+ * reading `cells.json` and the supervisor history (exit 1).
  */
 export function register(program: Command, io: CliIo): void {
   program
@@ -88,70 +75,17 @@ export function register(program: Command, io: CliIo): void {
         "  ptb-manifest tokens --sources sources --cell sol-high --at 2026-10-04T08:41:58.200Z   # a row's driver_tokens_at_hour (its provenance write_time)\n",
     )
     .action(async (paths: string[], opts: TokensOptions, command: Command) => {
-      const usage = (message: string): never =>
-        command.error(`error: ${message}`, { exitCode: 64, code: "ptb.tokensUsage" });
-      const time = (flag: string, value: string | undefined): number | null => {
-        if (value === undefined) return null;
-        const t = parseAtTime(value);
-        if (t === null) {
-          command.error(
-            `error: option '${flag} <iso-time>' argument '${value}' is not a time. ` +
-              "Accepted: ISO 8601 with Z or an offset, e.g. 2026-02-23T11:43:08.301Z or 2026-02-23T12:43:08+01:00",
-            { exitCode: 64, code: "ptb.invalidAt" },
-          );
-        }
-        return t;
-      };
-      let atMs = time("--at", opts.at);
-      let sinceMs = time("--since", opts.since);
-      // An empty window counts nothing: a total of 0 for it would be a plausible number, not an answer.
-      if (atMs !== null && sinceMs !== null && sinceMs > atMs)
-        usage(`--since ${opts.since} is after --at ${opts.at}: no call can be completed in that window`);
-      let hour: number | null = null;
-      if (opts.hour !== undefined) {
-        hour = /^[0-9]+(\.[0-9]+)?$/.test(opts.hour.trim()) ? Number(opts.hour) : Number.NaN;
-        if (/^\s*-/.test(opts.hour))
-          usage(`option '--hour <h>' argument '${opts.hour}' is before the run's start: budget hours start at 0`);
-        if (!Number.isFinite(hour))
-          usage(`option '--hour <h>' argument '${opts.hour}' is not a number of hours (e.g. 20.75)`);
-        if (opts.cell === undefined) usage("--hour needs --cell (the budget clock is the cell's)");
-        if (atMs !== null) usage("give --at or --hour, not both");
-      }
-      if (opts.cell === undefined) {
-        if (opts.sources !== undefined || opts.trajectory !== undefined)
-          usage(`${opts.sources !== undefined ? "--sources" : "--trajectory"} needs --cell`);
-        if (opts.format === undefined)
-          usage("required option '--format <format>' not specified (or give --sources DIR --cell CELL)");
-        if (paths.length === 0) usage("missing required argument 'path' (or give --sources DIR --cell CELL)");
-      } else {
-        if (opts.format !== undefined) usage("--cell takes the format from cells.json: do not give --format");
-        if (paths.length > 0) usage("--cell reads the cell's trajectory/ folder: do not give PATHs");
-      }
+      const usage = (message: string, code = "ptb.tokensUsage"): never =>
+        command.error(`error: ${message}`, { exitCode: 64, code });
+      const window = tokensWindow(paths, opts, usage);
       const progress = byteProgress({ quiet: opts.quiet, stdout: io.stdout, stderr: io.stderr });
       let counted: CountedTokens;
       try {
-        counted = await countTokens(opts, paths, { atMs, sinceMs, hour }, progress, usage);
+        counted = await countTokens(opts, paths, window, progress, usage);
       } finally {
         progress.stop();
       }
-      const { format, warnings, totals, cellName } = counted;
-      ({ atMs, sinceMs } = counted);
-      const scoped = cellName !== undefined || sinceMs !== null;
-      const report: TokensReport = {
-        ...(scoped
-          ? {
-              ...(cellName !== undefined ? { cell: cellName, format } : {}),
-              since: isoOrNull(sinceMs),
-              at: isoOrNull(atMs),
-            }
-          : {}),
-        ...tokensReport(totals, warnings),
-      };
-      if (opts.json) {
-        io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-        return;
-      }
-      io.stdout.write(renderTokens(report, format, isoOrNull(atMs), isoOrNull(sinceMs)));
-      for (const w of warnings) io.stderr.write(warningLine(w));
+      io.stdout.write(renderTokensOutput(counted, opts.json === true));
+      if (!opts.json) for (const w of counted.warnings) io.stderr.write(warningLine(w));
     });
 }

@@ -26,7 +26,7 @@ import { parseIsoTime } from "../util/values.js";
  * `--cell`, exactly when the build writes null). `cell`, `format`, `since`
  * and `at` are there with `--cell` or `--since` (the scope counted).
  */
-export interface TokensReport {
+interface TokensReport {
   cell?: string;
   format?: TrajectoryFormat;
   since?: string | null;
@@ -48,7 +48,7 @@ const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-
  * ms, or null when the value is not such a time (a time without an offset is
  * refused: its zone would be a guess).
  */
-export function parseAtTime(value: string): number | null {
+function parseAtTime(value: string): number | null {
   const s = value.trim();
   if (!ISO_WITH_ZONE.test(s)) return null;
   const ms = parseIsoTime(s); // strict: 2026-02-30 is refused, not rolled over
@@ -56,12 +56,12 @@ export function parseAtTime(value: string): number | null {
 }
 
 /** Formats epoch ms as ISO 8601 UTC with milliseconds (`2026-02-23T11:46:43.614Z`), or null. */
-export function isoOrNull(ms: number | null): string | null {
+function isoOrNull(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
 
 /** Builds the `--json` report from totals (null: the tokens are unknown) and warnings. */
-export function tokensReport(t: TokenTotals | null, warnings: Warning[]): TokensReport {
+function tokensReport(t: TokenTotals | null, warnings: Warning[]): TokensReport {
   return {
     uncached_input: t === null ? null : t.uncachedInput,
     cache_read: t === null ? null : t.cacheRead,
@@ -75,7 +75,7 @@ export function tokensReport(t: TokenTotals | null, warnings: Warning[]): Tokens
 }
 
 /** The text `tokens` prints without `--json`: one aligned `name  value` line per part. */
-export function renderTokens(
+function renderTokens(
   report: TokensReport,
   format: TrajectoryFormat,
   atIso: string | null,
@@ -139,7 +139,7 @@ export interface CountedTokens {
 export async function countTokens(
   opts: TokensOptions,
   paths: string[],
-  window: { atMs: number | null; sinceMs: number | null; hour: number | null },
+  window: TokensWindow,
   progress: ByteProgress,
   usage: (message: string) => never,
 ): Promise<CountedTokens> {
@@ -212,4 +212,91 @@ export async function countTokens(
     else totals = reading.calls.length === 0 ? null : ledger.totals();
   }
   return { format, warnings, totals, cellName, atMs, sinceMs };
+}
+
+/** The window `tokens` counts in, from its options: epoch ms (null: unbounded) and budget hours (null: no `--hour`). */
+export interface TokensWindow {
+  atMs: number | null;
+  sinceMs: number | null;
+  hour: number | null;
+}
+
+/**
+ * Checks the options of `tokens` and reads its window: `--at` and `--since`
+ * as epoch ms ({@link parseAtTime}), `--hour` as budget hours. The checks, in
+ * this order: an unparseable `--at`/`--since` (code `ptb.invalidAt`); then
+ * (code `ptb.tokensUsage`) `--since` after `--at`; a negative or non-numeric
+ * `--hour`, `--hour` without `--cell`, `--hour` with `--at`; without
+ * `--cell`: `--sources`/`--trajectory`, a missing `--format`, no PATH; with
+ * `--cell`: `--format`, PATHs.
+ *
+ * @param usage raises the usage error (exit 64) with its message (without
+ *   the `error: ` prefix) and its commander code.
+ */
+export function tokensWindow(
+  paths: string[],
+  opts: TokensOptions,
+  usage: (message: string, code?: string) => never,
+): TokensWindow {
+  const time = (flag: string, value: string | undefined): number | null => {
+    if (value === undefined) return null;
+    const t = parseAtTime(value);
+    if (t === null) {
+      usage(
+        `option '${flag} <iso-time>' argument '${value}' is not a time. ` +
+          "Accepted: ISO 8601 with Z or an offset, e.g. 2026-02-23T11:43:08.301Z or 2026-02-23T12:43:08+01:00",
+        "ptb.invalidAt",
+      );
+    }
+    return t;
+  };
+  const atMs = time("--at", opts.at);
+  const sinceMs = time("--since", opts.since);
+  // An empty window counts nothing: a total of 0 for it would be a plausible number, not an answer.
+  if (atMs !== null && sinceMs !== null && sinceMs > atMs)
+    usage(`--since ${opts.since} is after --at ${opts.at}: no call can be completed in that window`);
+  let hour: number | null = null;
+  if (opts.hour !== undefined) {
+    hour = /^[0-9]+(\.[0-9]+)?$/.test(opts.hour.trim()) ? Number(opts.hour) : Number.NaN;
+    if (/^\s*-/.test(opts.hour))
+      usage(`option '--hour <h>' argument '${opts.hour}' is before the run's start: budget hours start at 0`);
+    if (!Number.isFinite(hour))
+      usage(`option '--hour <h>' argument '${opts.hour}' is not a number of hours (e.g. 20.75)`);
+    if (opts.cell === undefined) usage("--hour needs --cell (the budget clock is the cell's)");
+    if (atMs !== null) usage("give --at or --hour, not both");
+  }
+  if (opts.cell === undefined) {
+    if (opts.sources !== undefined || opts.trajectory !== undefined)
+      usage(`${opts.sources !== undefined ? "--sources" : "--trajectory"} needs --cell`);
+    if (opts.format === undefined)
+      usage("required option '--format <format>' not specified (or give --sources DIR --cell CELL)");
+    if (paths.length === 0) usage("missing required argument 'path' (or give --sources DIR --cell CELL)");
+  } else {
+    if (opts.format !== undefined) usage("--cell takes the format from cells.json: do not give --format");
+    if (paths.length > 0) usage("--cell reads the cell's trajectory/ folder: do not give PATHs");
+  }
+  return { atMs, sinceMs, hour };
+}
+
+/**
+ * What `tokens` prints on stdout for what {@link countTokens} counted: with
+ * `json`, the {@link TokensReport} as indented JSON (`cell`, `format`,
+ * `since`, `at` when a cell or `--since` scoped it); otherwise the aligned
+ * text of {@link renderTokens}. Ends with a newline.
+ */
+export function renderTokensOutput(counted: CountedTokens, json: boolean): string {
+  const { format, warnings, totals, cellName, atMs, sinceMs } = counted;
+  const scoped = cellName !== undefined || sinceMs !== null;
+  const report: TokensReport = {
+    ...(scoped
+      ? {
+          ...(cellName !== undefined ? { cell: cellName, format } : {}),
+          since: isoOrNull(sinceMs),
+          at: isoOrNull(atMs),
+        }
+      : {}),
+    ...tokensReport(totals, warnings),
+  };
+  if (json) return `${JSON.stringify(report, null, 2)}\n`;
+  return renderTokens(report, format, isoOrNull(atMs), isoOrNull(sinceMs));
 }
