@@ -248,10 +248,11 @@ describe("publish against the local Hub", () => {
           "--yes",
           "--allow-warnings",
         );
+        // Named at its line by the one manifest reader (src/manifest/read.ts).
         expect([r.code, r.stderr]).toEqual([
           1,
           expect.stringContaining(
-            `error PUBLISH_NO_BUILD at ${join(broken, "manifest.json")}: no valid manifest in ${broken}`,
+            `error PUBLISH_NO_BUILD at ${join(broken, "manifest.json")}:1: no valid manifest in ${broken}`,
           ),
         ]);
       }

@@ -1,10 +1,11 @@
 import type { ErrorCode } from "../diagnostics/registry.js";
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import { readManifestRows as readManifest } from "../manifest/read.js";
 import { join } from "node:path";
 import { commit, createRepo, downloadFile, HubApiError, listModels } from "@huggingface/hub";
 import { InputError } from "../errors.js";
-import { RowSchema, type Row } from "../schema.js";
+import type { Row } from "../schema.js";
 import { orgOfRows, parseModelId } from "../manifest/model-id.js";
 import { cmpStr } from "../util/values.js";
 import { earlierNamesBeside, type WarningSink } from "../diff/diff.js";
@@ -147,23 +148,24 @@ export function describeRelease(r: ReleaseState): string {
 }
 
 /**
- * The rows of `manifest.json` in `outDir` (MANIFEST.md), each checked
- * against the row schema.
+ * The rows of `manifest.json` in `outDir` (MANIFEST.md), read by the one
+ * manifest reader (src/manifest/read.ts: every row checked by the row
+ * schema, an id or a checkpoint twice refused, a bad row named by its line).
  *
- * @throws InputError `PUBLISH_NO_BUILD` when it is missing, unreadable, not
- *   a JSON array, or a row does not fit the schema.
+ * @throws InputError `PUBLISH_NO_BUILD` naming the file and line when it is
+ *   missing, unreadable, not a JSON array, or a row is not a manifest row.
  */
 export async function readManifestRows(outDir: string): Promise<Row[]> {
   const path = join(outDir, "manifest.json");
   try {
-    const data = JSON.parse(await readFile(path, "utf8")) as unknown;
-    if (!Array.isArray(data)) throw new Error("not a JSON array of rows");
-    return data.map((r) => RowSchema.parse(r));
+    return await readManifest(path);
   } catch (err) {
+    if (!(err instanceof InputError)) throw err;
     throw new InputError(
       "PUBLISH_NO_BUILD",
-      `no valid manifest in ${outDir} (run ptb-manifest build first): ${(err as Error).message.split("\n")[0]}`,
+      `no valid manifest in ${outDir} (run ptb-manifest build first): ${err.message.split("\n")[0]}`,
       path,
+      err.line,
     );
   }
 }
