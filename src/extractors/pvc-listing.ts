@@ -216,16 +216,24 @@ const isDigits = (s: string): boolean => {
   return true;
 };
 
+/**
+ * Warns `PVC_CUT_LINE` for a listing's last line that has no line end (the
+ * capture was interrupted; SOURCES.md: pvc/): the caller skips the line.
+ */
+function warnCutLine(line: Line, file: string, diag: Diagnostics): void {
+  diag.warn(
+    "PVC_CUT_LINE",
+    `last line has no line end (capture interrupted); skipped: ${clip(line.text)}`,
+    file,
+    line.lineNo,
+  );
+}
+
 /** One non-empty `listing.tsv` line as an entry, or null (with a warning). */
 function listingTsvEntry(line: Line, file: string, diag: Diagnostics): PvcEntry | null {
   const text = line.text;
   if (line.unterminated) {
-    diag.warn(
-      "PVC_CUT_LINE",
-      `last line has no line end (capture interrupted); skipped: ${clip(text)}`,
-      file,
-      line.lineNo,
-    );
+    warnCutLine(line, file, diag);
     return null;
   }
   const t1 = text.indexOf("\t");
@@ -352,12 +360,7 @@ export async function* parseLsLRBatches(
       if (text === "" || /^total \d+$/.test(text)) continue;
       const origin: Origin = { file, line: line.lineNo, offset: line.offset, raw: text };
       if (line.unterminated) {
-        diag.warn(
-          "PVC_CUT_LINE",
-          `last line has no line end (capture interrupted); skipped: ${clip(text)}`,
-          file,
-          line.lineNo,
-        );
+        warnCutLine(line, file, diag);
         continue;
       }
       if (text.startsWith("/") && text.endsWith(":")) {
