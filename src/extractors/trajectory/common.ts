@@ -563,6 +563,20 @@ export function warnUnplaced(calls: TokenCall[], sink: Diagnostics, why: string)
   }
 }
 
+/**
+ * Whether call `a` was seen before call `b` (TRAJECTORIES.md: a call seen in
+ * two files counts once, at its earliest sighting): the earlier `timeMs`
+ * (ms since the epoch; a call without a time is after every timed one), then
+ * the file (by {@link cmp}), then the line.
+ */
+export function earlierCall(a: TokenCall, b: TokenCall): boolean {
+  const ta = a.timeMs ?? Number.POSITIVE_INFINITY;
+  const tb = b.timeMs ?? Number.POSITIVE_INFINITY;
+  if (ta !== tb) return ta < tb;
+  const f = cmp(a.file, b.file);
+  return f !== 0 ? f < 0 : a.line < b.line;
+}
+
 /** Plain code-unit string order (locale-independent, deterministic). */
 export function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
