@@ -4,7 +4,8 @@ import { parseModelId } from "../manifest/model-id.js";
 import { familyOfName } from "../resolve/family-names.js";
 import type { RowEvidence, EvidenceItem } from "../resolve/resolve-cell.js";
 import type { Row } from "../schema.js";
-import type { DescribedBuild } from "../pipeline/last-build.js";
+import { type DescribedBuild, describedResult } from "../pipeline/last-build.js";
+import { DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
 
 /** What `explain` shows for one row, as `--json` prints it. */
 export interface Explanation {
@@ -205,4 +206,25 @@ export function ignoredOptions(
       (g) =>
         `${g.flag} ${g.value} does not apply: the build in ${build.out}/ decided with ${g.flag} ${String(build.arguments[g.key] ?? g.fallback)} (rebuild with ${g.flag} ${g.value}, or give --out a folder without a build to derive now)`,
     );
+}
+
+/**
+ * {@link describedResult} for the options of `explain` and `validate`
+ * (`--out`, `--sources`, `--tolerance-h`, `--outlier-floor-h`; hours):
+ * `--sources` counts as given only when typed on the command line, and a
+ * missing `--tolerance-h` derives with the default 1.5 h (the build read
+ * back is MANIFEST.md: build-report.json). Throws what
+ * {@link describedResult} throws.
+ */
+export function describedResultOf(
+  o: { out: string; sources: string; toleranceH?: number; outlierFloorH: number },
+  command: { getOptionValueSource(key: string): string | undefined },
+): ReturnType<typeof describedResult> {
+  return describedResult({
+    out: o.out,
+    sources: o.sources,
+    sourcesGiven: command.getOptionValueSource("sources") === "cli",
+    toleranceH: o.toleranceH ?? DEFAULT_TOLERANCE_H,
+    outlierFloorH: o.outlierFloorH,
+  });
 }

@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import { DEFAULT_OUTLIER_FLOOR_H, DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
-import { describedResult } from "../pipeline/last-build.js";
-import { explainRow, ignoredOptions, renderExplanation } from "../audit/explain.js";
+import { describedResultOf, explainRow, ignoredOptions, renderExplanation } from "../audit/explain.js";
 import { type CliIo, parseHours } from "../options.js";
 
 /** Registers `ptb-manifest explain`. */
@@ -45,13 +44,7 @@ export function register(program: Command, io: CliIo): void {
         o: { out: string; sources: string; toleranceH: number; outlierFloorH: number; json: boolean },
         command: Command,
       ) => {
-        const { result, build } = await describedResult({
-          out: o.out,
-          sources: o.sources,
-          sourcesGiven: command.getOptionValueSource("sources") === "cli",
-          toleranceH: o.toleranceH,
-          outlierFloorH: o.outlierFloorH,
-        });
+        const { result, build } = await describedResultOf(o, command);
         const given = [
           {
             flag: "--tolerance-h",

@@ -1,8 +1,7 @@
 import type { Command } from "commander";
 import { ExitCodeError } from "../errors.js";
 import { DEFAULT_OUTLIER_FLOOR_H, DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
-import { describedResult } from "../pipeline/last-build.js";
-import { ignoredOptions } from "../audit/explain.js";
+import { describedResultOf, ignoredOptions } from "../audit/explain.js";
 import { renderValidation, validateBuild, type ValidationReport } from "../audit/validate.js";
 import { type CliIo, parseHours } from "../options.js";
 
@@ -45,13 +44,7 @@ export function register(program: Command, io: CliIo): void {
         o: { out: string; sources: string; json: boolean; toleranceH?: number; outlierFloorH: number },
         command: Command,
       ) => {
-        const { result, build } = await describedResult({
-          out: o.out,
-          sources: o.sources,
-          sourcesGiven: command.getOptionValueSource("sources") === "cli",
-          toleranceH: o.toleranceH ?? DEFAULT_TOLERANCE_H,
-          outlierFloorH: o.outlierFloorH,
-        });
+        const { result, build } = await describedResultOf(o, command);
         const built =
           typeof build.arguments.tolerance_h === "number" ? build.arguments.tolerance_h : DEFAULT_TOLERANCE_H;
         const toleranceH = o.toleranceH ?? built;

@@ -128,6 +128,7 @@ export async function parseJanitorLog(
     anyLine: false,
     repeated: { first: [], second: 0 },
   };
+  const ctx: LineContext = { cell, state, diag, out };
   let carry: { text: string; origin: Origin } | null = null;
   // copytruncate writes a few lines into both parts around a rotation (SOURCES.md: janitor): the
   // lines that open a part and repeat the end of the part before it are read once, in silence.
@@ -137,7 +138,7 @@ export async function parseJanitorLog(
     const newest = partIndex === parts.length - 1;
     const tail: string[] = [];
     const take = (text: string, origin: Origin): void => {
-      handleLine(text, origin, cell, state, diag, out);
+      handleLine(text, origin, ctx);
       tail.push(text);
       if (tail.length > 2 * ROTATION_OVERLAP_LINES) tail.splice(0, tail.length - ROTATION_OVERLAP_LINES);
     };
@@ -235,14 +236,16 @@ function cutLine(text: string, origin: Origin, state: JanitorState, diag: Diagno
   );
 }
 
-function handleLine(
-  text: string,
-  origin: Origin,
-  cell: Cell,
-  state: JanitorState,
-  diag: Diagnostics,
-  out: Observation[],
-): void {
+/** What the line handlers read and write: the cell, the reading's state, the warnings, the observations. */
+interface LineContext {
+  cell: Cell;
+  state: JanitorState;
+  diag: Diagnostics;
+  out: Observation[];
+}
+
+function handleLine(text: string, origin: Origin, ctx: LineContext): void {
+  const { cell, state, diag } = ctx;
   const trimmed = text.trim();
   if (trimmed === "") return;
   state.anyLine = true;
@@ -263,7 +266,7 @@ function handleLine(
       );
     }
     state.lastUtcMs = utc;
-    handleV2(v2[2]!, utc, origin, cell, state, diag, out);
+    handleV2(v2[2]!, utc, origin, ctx);
     return;
   }
   const v1 = V1_RE.exec(trimmed);
@@ -294,7 +297,7 @@ function handleLine(
       else state.repeated.second += 1;
     }
     state.lastUtcMs = picked.utcMs;
-    handleV1(rest!, picked.utcMs, picked.note, origin, cell, state, diag, out);
+    handleV1(rest!, picked.utcMs, picked.note, origin, ctx);
     return;
   }
   if (
@@ -327,15 +330,8 @@ function handleLine(
   }
 }
 
-function handleV2(
-  body: string,
-  utcMs: number,
-  origin: Origin,
-  cell: Cell,
-  state: JanitorState,
-  diag: Diagnostics,
-  out: Observation[],
-): void {
+function handleV2(body: string, utcMs: number, origin: Origin, ctx: LineContext): void {
+  const { cell, state, diag, out } = ctx;
   // No `action=` means no action (the line is skipped below); without a `"` there is no
   // quoted value whose decoding could throw either: nothing to parse.
   if (!body.includes("action=") && !body.includes('"')) return;
@@ -416,16 +412,8 @@ function handleV2(
   }
 }
 
-function handleV1(
-  body: string,
-  utcMs: number,
-  note: string,
-  origin: Origin,
-  cell: Cell,
-  state: JanitorState,
-  diag: Diagnostics,
-  out: Observation[],
-): void {
+function handleV1(body: string, utcMs: number, note: string, origin: Origin, ctx: LineContext): void {
+  const { cell, state, diag, out } = ctx;
   const m = /^(\w+)\s+(\/.*?\/weights\/step_\d+)\/?(?:\s+->\s+(\S+))?(?:\s+.*)?$/.exec(body);
   const verb = m?.[1] ?? body.split(/\s+/)[0] ?? "";
   if (/^(error|ERROR)/.test(verb)) state.inTraceback = true;

@@ -163,21 +163,23 @@ const _TSV_EPOCH_RE = /^\d+(?:\.\d+)?$/;
  * interrupted, so even a well-formed prefix is not trusted),
  * `PVC_LISTING_EMPTY` (no line at all).
  */
-export async function* readListingTsv(absPath: string, file: string, diag: Diagnostics): AsyncGenerator<PvcEntry> {
-  for await (const batch of readListingTsvBatches(absPath, file, diag)) yield* batch;
+export function readListingTsv(absPath: string, file: string, diag: Diagnostics): AsyncGenerator<PvcEntry> {
+  return readEntries(parseListingTsvBatches, absPath, file, diag);
 }
 
 /**
- * {@link readListingTsv}, a buffer-full of entries at a time (the build's
- * path: millions of lines without one `await` each). Same entries and warnings.
+ * The entries of the listing file at `absPath` (`file` names it), one at a
+ * time, as `parse` makes them from its lines read a buffer-full at a time
+ * (the build's path parses the batches itself: millions of lines without one
+ * `await` each). Warnings and errors are `parse`'s.
  */
-function readListingTsvBatches(
+async function* readEntries(
+  parse: (batches: AsyncIterable<Line[]>, file: string, diag: Diagnostics) => AsyncGenerator<PvcEntry[]>,
   absPath: string,
   file: string,
   diag: Diagnostics,
-  opts: { onBytes?: (bytes: number) => void } = {},
-): AsyncGenerator<PvcEntry[]> {
-  return parseListingTsvBatches(readLineBatches(absPath, opts), file, diag);
+): AsyncGenerator<PvcEntry> {
+  for await (const batch of parse(readLineBatches(absPath), file, diag)) yield* batch;
 }
 
 /**
@@ -214,16 +216,24 @@ const isDigits = (s: string): boolean => {
   return true;
 };
 
+/**
+ * Warns `PVC_CUT_LINE` for a listing's last line that has no line end (the
+ * capture was interrupted; SOURCES.md: pvc/): the caller skips the line.
+ */
+function warnCutLine(line: Line, file: string, diag: Diagnostics): void {
+  diag.warn(
+    "PVC_CUT_LINE",
+    `last line has no line end (capture interrupted); skipped: ${clip(line.text)}`,
+    file,
+    line.lineNo,
+  );
+}
+
 /** One non-empty `listing.tsv` line as an entry, or null (with a warning). */
 function listingTsvEntry(line: Line, file: string, diag: Diagnostics): PvcEntry | null {
   const text = line.text;
   if (line.unterminated) {
-    diag.warn(
-      "PVC_CUT_LINE",
-      `last line has no line end (capture interrupted); skipped: ${clip(text)}`,
-      file,
-      line.lineNo,
-    );
+    warnCutLine(line, file, diag);
     return null;
   }
   const t1 = text.indexOf("\t");
@@ -326,18 +336,8 @@ const LS_SHORT_TIME_RE =
  *   without `--full-time` (e.g. `Oct 12 04:00`): no entry of such a capture has
  *   a usable time, so the listing must be captured again.
  */
-export async function* readLsLR(absPath: string, file: string, diag: Diagnostics): AsyncGenerator<PvcEntry> {
-  for await (const batch of readLsLRBatches(absPath, file, diag)) yield* batch;
-}
-
-/** {@link readLsLR}, a buffer-full of entries at a time. Same entries and warnings. */
-function readLsLRBatches(
-  absPath: string,
-  file: string,
-  diag: Diagnostics,
-  opts: { onBytes?: (bytes: number) => void } = {},
-): AsyncGenerator<PvcEntry[]> {
-  return parseLsLRBatches(readLineBatches(absPath, opts), file, diag);
+export function readLsLR(absPath: string, file: string, diag: Diagnostics): AsyncGenerator<PvcEntry> {
+  return readEntries(parseLsLRBatches, absPath, file, diag);
 }
 
 /**
@@ -360,12 +360,7 @@ export async function* parseLsLRBatches(
       if (text === "" || /^total \d+$/.test(text)) continue;
       const origin: Origin = { file, line: line.lineNo, offset: line.offset, raw: text };
       if (line.unterminated) {
-        diag.warn(
-          "PVC_CUT_LINE",
-          `last line has no line end (capture interrupted); skipped: ${clip(text)}`,
-          file,
-          line.lineNo,
-        );
+        warnCutLine(line, file, diag);
         continue;
       }
       if (text.startsWith("/") && text.endsWith(":")) {

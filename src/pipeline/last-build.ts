@@ -176,29 +176,23 @@ interface InputsComparison {
  * `--trajectory`) are not compared here: they are as the build read them.
  */
 async function compareInputs(sourcesDir: string, report: BuildReportFile): Promise<InputsComparison> {
+  const unknown = (reason: string): InputsComparison => ({
+    state: "unknown",
+    changed: [],
+    added: [],
+    removed: [],
+    reason: `${sourcesDir} ${reason}`,
+  });
   try {
-    if (!(await stat(sourcesDir)).isDirectory())
-      return { state: "unknown", changed: [], added: [], removed: [], reason: `${sourcesDir} is not a folder` };
+    if (!(await stat(sourcesDir)).isDirectory()) return unknown("is not a folder");
   } catch (err) {
-    return {
-      state: "unknown",
-      changed: [],
-      added: [],
-      removed: [],
-      reason: `${sourcesDir} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
-    };
+    return unknown(`cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   let now: Record<string, string>;
   try {
     now = await hashInputs(resolve(sourcesDir));
   } catch (err) {
-    return {
-      state: "unknown",
-      changed: [],
-      added: [],
-      removed: [],
-      reason: `${sourcesDir} cannot be read (${(err as Error).message.split("\n")[0]})`,
-    };
+    return unknown(`cannot be read (${(err as Error).message.split("\n")[0]})`);
   }
   const args = report.arguments;
   const live = Object.entries(report.inputs).some(([, v]) => v.startsWith("commit "));

@@ -11,6 +11,7 @@ import { nfc } from "../sources/family-aliases.js";
 import { cmpStr } from "../util/values.js";
 import type { Candidate } from "./decision.js";
 import { byOrigin, isPvc } from "./grouping.js";
+import { warnUnknownCheckpoint } from "./roles.js";
 
 /** A checkpoint seen somewhere whose weights survive nowhere (SOURCES.md, last paragraph). */
 export interface LostCheckpoint {
@@ -113,14 +114,7 @@ function lostCheckpoint(cell: Cell, c: Candidate, diag: Diagnostics): LostCheckp
       first?.origin.line ?? null,
     );
   }
-  for (const o of c.obs.filter((o) => o.kind === "supervisor_role")) {
-    diag.warn(
-      "SUPERVISOR_UNKNOWN_CHECKPOINT",
-      `${o.detail.role} names ${o.detail.path}, which has no row`,
-      o.origin.file,
-      o.origin.line,
-    );
-  }
+  for (const o of c.obs.filter((o) => o.kind === "supervisor_role")) warnUnknownCheckpoint(o, diag);
   return lost;
 }
 

@@ -35,13 +35,21 @@ export function rolesOf(
   if (lastSubmit)
     roleOf.set(candidateKey(lastSubmit.family, lastSubmit.step), { role: "SUBMITTED", event: lastSubmit });
   for (const ev of events) {
-    if (!known.has(candidateKey(ev.family, ev.step)))
-      diag.warn(
-        "SUPERVISOR_UNKNOWN_CHECKPOINT",
-        `${ev.detail.role} names ${ev.detail.path}, which has no row`,
-        ev.origin.file,
-        ev.origin.line,
-      );
+    if (!known.has(candidateKey(ev.family, ev.step))) warnUnknownCheckpoint(ev, diag);
   }
   return roleOf;
+}
+
+/**
+ * Warns `SUPERVISOR_UNKNOWN_CHECKPOINT` (SOURCES.md: supervisor/history.jsonl) for a
+ * `supervisor_role` observation whose checkpoint has no row: "<role> names
+ * <path>, which has no row", at the supervisor line it came from.
+ */
+export function warnUnknownCheckpoint(ev: Observation, diag: Diagnostics): void {
+  diag.warn(
+    "SUPERVISOR_UNKNOWN_CHECKPOINT",
+    `${ev.detail.role} names ${ev.detail.path}, which has no row`,
+    ev.origin.file,
+    ev.origin.line,
+  );
 }

@@ -12,7 +12,7 @@ import {
   call,
   classifyBy,
   cmp,
-  readUsage,
+  messageUsage,
   isObject,
   NoOffsetTimes,
   jsonLines,
@@ -110,27 +110,8 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
       if (str(message, "model") === "<synthetic>" || value["isApiErrorMessage"] === true) {
         continue; // a local notice (rate limit, API error), not a model call
       }
-      const usage = obj(message, "usage");
-      if (!usage) {
-        // Every model response's lines carry its usage: none at all is counts that cannot be read.
-        shape.missing(
-          USAGE_SHAPE.required,
-          isObject(message) ? Object.keys(message).map((k) => `message.${k}`) : [],
-          lineNo,
-        );
-        continue;
-      }
-      const read = readUsage(usage, USAGE_SHAPE);
-      if (read.kind === "bad-value") {
-        sink.warn(
-          "TRAJECTORY_BAD_USAGE",
-          "message.usage has a field that is not a count; skipped",
-          file.display,
-          lineNo,
-        );
-        continue;
-      }
-      const c = shape.note(read, usage, lineNo);
+      // Every model response's lines carry its usage: none at all is counts that cannot be read.
+      const c = messageUsage(message, USAGE_SHAPE, shape, sink, file.display, lineNo);
       if (!c) continue;
       const id = str(message, "id");
       const requestId = str(value, "requestId");

@@ -11,7 +11,6 @@ import { Diagnostics } from "../../diagnostics.js";
 import {
   call,
   classifyBy,
-  cmp,
   readUsage,
   isObject,
   isoMs,
@@ -29,6 +28,7 @@ import {
   type FormatResult,
   type ScanIO,
   type TrajectoryFile,
+  earlierCall,
 } from "./common.js";
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
@@ -464,18 +464,10 @@ export const codexCounter: FormatCounter<CodexScan> = {
     const byKey = new Map<string, TokenCall>();
     for (const c of candidates) {
       const seen = byKey.get(c.key);
-      if (seen === undefined || earlier(c.call, seen)) byKey.set(c.key, c.call);
+      if (seen === undefined || earlierCall(c.call, seen)) byKey.set(c.key, c.call);
     }
     const calls = [...byKey.values()];
     warnUnplaced(calls, sink, "the token_count line has no valid timestamp");
     return { calls, warnings: sink.warnings };
   },
 };
-
-function earlier(a: TokenCall, b: TokenCall): boolean {
-  const ta = a.timeMs ?? Number.POSITIVE_INFINITY;
-  const tb = b.timeMs ?? Number.POSITIVE_INFINITY;
-  if (ta !== tb) return ta < tb;
-  const f = cmp(a.file, b.file);
-  return f !== 0 ? f < 0 : a.line < b.line;
-}

@@ -306,6 +306,39 @@ export function readUsage<K extends string>(usage: Record<string, unknown>, shap
 }
 
 /**
+ * The counts of `message.usage` in a record of a format that nests usage in
+ * its message object (claude-code, pi; TRAJECTORIES.md, those sections), read
+ * by `shape` and noted in `tally`; null when the call does not count. A
+ * message without a usage object is a missing-counts record (its keys, as
+ * `message.<key>`, are noted); a usage field that is not a count warns
+ * `TRAJECTORY_BAD_USAGE` at `file`:`line` and is skipped.
+ */
+export function messageUsage<K extends string>(
+  message: Record<string, unknown> | undefined,
+  shape: UsageShape<K>,
+  tally: UsageShapeTally,
+  sink: Diagnostics,
+  file: string,
+  line: number,
+): Record<K, number> | null {
+  const usage = obj(message, "usage");
+  if (!usage) {
+    tally.missing(
+      shape.required,
+      Object.keys(message ?? {}).map((k) => `message.${k}`),
+      line,
+    );
+    return null;
+  }
+  const read = readUsage(usage, shape);
+  if (read.kind === "bad-value") {
+    sink.warn("TRAJECTORY_BAD_USAGE", "message.usage has a field that is not a count; skipped", file, line);
+    return null;
+  }
+  return tally.note(read, usage, line);
+}
+
+/**
  * Per-file tally of usage objects whose shape is not the format's
  * (TRAJECTORIES.md; README "Warnings and errors"): records whose counts cannot
  * be read (skipped: they add no call and no tokens) and records with numeric
@@ -528,6 +561,20 @@ export function warnUnplaced(calls: TokenCall[], sink: Diagnostics, why: string)
       line,
     );
   }
+}
+
+/**
+ * Whether call `a` was seen before call `b` (TRAJECTORIES.md: a call seen in
+ * two files counts once, at its earliest sighting): the earlier `timeMs`
+ * (ms since the epoch; a call without a time is after every timed one), then
+ * the file (by {@link cmp}), then the line.
+ */
+export function earlierCall(a: TokenCall, b: TokenCall): boolean {
+  const ta = a.timeMs ?? Number.POSITIVE_INFINITY;
+  const tb = b.timeMs ?? Number.POSITIVE_INFINITY;
+  if (ta !== tb) return ta < tb;
+  const f = cmp(a.file, b.file);
+  return f !== 0 ? f < 0 : a.line < b.line;
 }
 
 /** Plain code-unit string order (locale-independent, deterministic). */

@@ -15,7 +15,6 @@ import { Diagnostics } from "../../diagnostics.js";
 import {
   call,
   classifyBy,
-  cmp,
   readUsage,
   dirOf,
   epochSecondsMs,
@@ -33,6 +32,7 @@ import {
   type FormatResult,
   type ScanIO,
   type TrajectoryFile,
+  earlierCall,
 } from "./common.js";
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
@@ -199,18 +199,10 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
     sightings.forEach((s, i) => {
       const r = uf.find(i);
       const cur = best.get(r);
-      if (cur === undefined || earlier(s.call, cur)) best.set(r, s.call);
+      if (cur === undefined || earlierCall(s.call, cur)) best.set(r, s.call);
     });
     const calls = [...best.values()];
     warnUnplaced(calls, sink, "the line has no valid timestamp");
     return { calls, warnings: sink.warnings };
   },
 };
-
-function earlier(a: TokenCall, b: TokenCall): boolean {
-  const ta = a.timeMs ?? Number.POSITIVE_INFINITY;
-  const tb = b.timeMs ?? Number.POSITIVE_INFINITY;
-  if (ta !== tb) return ta < tb;
-  const f = cmp(a.file, b.file);
-  return f !== 0 ? f < 0 : a.line < b.line;
-}

@@ -14,7 +14,7 @@ import {
   call,
   classifyBy,
   cmp,
-  readUsage,
+  messageUsage,
   epochMs,
   isObject,
   NoOffsetTimes,
@@ -109,27 +109,8 @@ export const piCounter: FormatCounter<PiScan> = {
       if (value["type"] !== "message") continue;
       const message = obj(value, "message");
       if (str(message, "role") !== "assistant") continue;
-      const usage = obj(message, "usage");
-      if (!usage) {
-        // pi writes usage on every assistant entry (aborted and errored ones too): none at all is counts that cannot be read.
-        shape.missing(
-          USAGE_SHAPE.required,
-          Object.keys(message ?? {}).map((k) => `message.${k}`),
-          lineNo,
-        );
-        continue;
-      }
-      const read = readUsage(usage, USAGE_SHAPE);
-      if (read.kind === "bad-value") {
-        sink.warn(
-          "TRAJECTORY_BAD_USAGE",
-          "message.usage has a field that is not a count; skipped",
-          file.display,
-          lineNo,
-        );
-        continue;
-      }
-      const c = shape.note(read, usage, lineNo);
+      // pi writes usage on every assistant entry (aborted and errored ones too): none at all is counts that cannot be read.
+      const c = messageUsage(message, USAGE_SHAPE, shape, sink, file.display, lineNo);
       if (!c) continue;
       const parts: TokenParts = {
         uncachedInput: c.input,
