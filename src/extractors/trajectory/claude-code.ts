@@ -12,7 +12,6 @@ import {
   call,
   classifyBy,
   cmp,
-  messageUsage,
   isObject,
   NoOffsetTimes,
   jsonLines,
@@ -21,14 +20,13 @@ import {
   scanWarnings,
   str,
   warnUnplaced,
-  UsageShapeTally,
-  type UsageShape,
   type FileScan,
   type FormatCounter,
   type FormatResult,
   type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
+import { messageUsage, UsageShapeTally, type UsageShape } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
 import type { TokenParts } from "./types.js";
 

@@ -11,7 +11,6 @@ import { Diagnostics } from "../../diagnostics.js";
 import {
   call,
   classifyBy,
-  readUsage,
   isObject,
   isoMs,
   NoOffsetTimes,
@@ -21,8 +20,6 @@ import {
   scanWarnings,
   str,
   warnUnplaced,
-  UsageShapeTally,
-  type UsageShape,
   type FileScan,
   type FormatCounter,
   type FormatResult,
@@ -30,6 +27,7 @@ import {
   type TrajectoryFile,
   earlierCall,
 } from "./common.js";
+import { readUsage, UsageShapeTally, type UsageShape } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 

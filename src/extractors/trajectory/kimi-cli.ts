@@ -15,7 +15,6 @@ import { Diagnostics } from "../../diagnostics.js";
 import {
   call,
   classifyBy,
-  readUsage,
   dirOf,
   epochSecondsMs,
   isObject,
@@ -26,7 +25,6 @@ import {
   scanWarnings,
   str,
   warnUnplaced,
-  UsageShapeTally,
   type FileScan,
   type FormatCounter,
   type FormatResult,
@@ -34,6 +32,7 @@ import {
   type TrajectoryFile,
   earlierCall,
 } from "./common.js";
+import { readUsage, UsageShapeTally } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 

@@ -23,7 +23,6 @@ import {
   call,
   classifyBy,
   cmp,
-  readUsage,
   epochMs,
   isObject,
   jsonLines,
@@ -33,13 +32,13 @@ import {
   scanWarnings,
   str,
   warnUnplaced,
-  UsageShapeTally,
   type FileScan,
   type FormatCounter,
   type FormatResult,
   type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
+import { readUsage, UsageShapeTally } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 

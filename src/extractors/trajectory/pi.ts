@@ -14,7 +14,6 @@ import {
   call,
   classifyBy,
   cmp,
-  messageUsage,
   epochMs,
   isObject,
   NoOffsetTimes,
@@ -25,14 +24,13 @@ import {
   scanWarnings,
   str,
   warnUnplaced,
-  UsageShapeTally,
-  type UsageShape,
   type FileScan,
   type FormatCounter,
   type FormatResult,
   type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
+import { messageUsage, UsageShapeTally, type UsageShape } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
