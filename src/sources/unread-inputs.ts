@@ -15,6 +15,7 @@
  * - `JANITOR_PART_NOT_READ`      files in `<cell>/janitor/` that are not `ckpt-janitor.log` nor `ckpt-janitor.log.N[.gz]`.
  * - `INPUT_NOT_READ`             any other file that no reader reads.
  */
+import { cmpStr } from "../util/values.js";
 import type { Warning } from "../diagnostics.js";
 import type { WarningCode } from "../diagnostics/registry.js";
 import { closestKey } from "./cells.js";
@@ -84,7 +85,7 @@ export function unreadInputWarnings(
   const baselineOwner = ctx.baseline.split("/")[0] ?? "";
   const owners = [ctx.org, ctx.spare_owner, baselineOwner];
   const groups = new Map<string, { code: WarningCode; folder: string; paths: string[]; hint: string }>();
-  for (const path of [...all].sort(cmp)) {
+  for (const path of [...all].sort(cmpStr)) {
     if (path.endsWith("/") || files.has(path) || folders.some((f) => path.startsWith(f))) continue;
     if (opts.unreadable?.(path) || opts.namedByWarnings?.has(path)) continue;
     const parts = path.split("/");
@@ -129,7 +130,7 @@ export function unreadInputWarnings(
     groups.set(key, g);
   }
   return [...groups.values()]
-    .sort((a, b) => cmp(a.folder, b.folder) || cmp(a.code, b.code))
+    .sort((a, b) => cmpStr(a.folder, b.folder) || cmpStr(a.code, b.code))
     .map((g) => ({
       code: g.code,
       message: `${describe(g.code, g.folder)}: ${g.paths.length} file(s) no reader reads, first ${g.paths[0]}${g.hint}`,
@@ -147,8 +148,4 @@ function describe(code: string, folder: string): string {
     default:
       return `${folder === "." ? "the sources folder" : `${folder}/`}`;
   }
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -7,11 +7,11 @@
  * lines carry no usage. Sub-agent files count. Usage copied into `progress`
  * lines (agent_progress) is never read: only top-level `assistant` lines are.
  */
+import { cmpStr } from "../../util/values.js";
 import { Diagnostics } from "../../diagnostics.js";
 import {
   call,
   classifyBy,
-  cmp,
   isObject,
   NoOffsetTimes,
   jsonLines,
@@ -156,10 +156,10 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
     const calls = list.map((g) => call(g.parts, g.timeMs, g.file, g.line));
     const streaming = list.filter((g) => g.parts.output <= CLAUDE_STREAMING_OUTPUT_MAX);
     if (streaming.length > 0) {
-      const firstFile = [...new Set(streaming.map((g) => g.file))].sort(cmp);
+      const firstFile = [...new Set(streaming.map((g) => g.file))].sort(cmpStr);
       // Located at the first affected response (by file, then line); the count and the files are in the message.
       const first = streaming.reduce((a, g) =>
-        cmp(g.file, a.file) < 0 || (g.file === a.file && g.line < a.line) ? g : a,
+        cmpStr(g.file, a.file) < 0 || (g.file === a.file && g.line < a.line) ? g : a,
       );
       sink.warn(
         "TRAJECTORY_OUTPUT_UNDERCOUNT",

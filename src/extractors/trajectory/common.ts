@@ -14,7 +14,7 @@ import {
   type ReadLinesOptions,
 } from "../../util/lines.js";
 import { LeadingScalarReader } from "../../util/json-prefix.js";
-import { isTimeMs, parseIsoTime } from "../../util/values.js";
+import { isTimeMs, parseIsoTime, cmpStr } from "../../util/values.js";
 import { fsReason } from "../../util/fs-errors.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
@@ -301,7 +301,7 @@ export function warnUnplaced(calls: TokenCall[], sink: Diagnostics, why: string)
       seen.line = Math.min(seen.line, c.line);
     } else perFile.set(c.file, { n: 1, line: c.line });
   }
-  for (const [file, { n, line }] of [...perFile].sort((a, b) => cmp(a[0], b[0]))) {
+  for (const [file, { n, line }] of [...perFile].sort((a, b) => cmpStr(a[0], b[0]))) {
     sink.warn(
       "TRAJECTORY_UNPLACED_CALLS",
       `${n} call(s) have no time (${why}): counted in totals, left out of tokens(t)`,
@@ -315,19 +315,14 @@ export function warnUnplaced(calls: TokenCall[], sink: Diagnostics, why: string)
  * Whether call `a` was seen before call `b` (TRAJECTORIES.md: a call seen in
  * two files counts once, at its earliest sighting): the earlier `timeMs`
  * (ms since the epoch; a call without a time is after every timed one), then
- * the file (by {@link cmp}), then the line.
+ * the file (by {@link cmpStr}), then the line.
  */
 export function earlierCall(a: TokenCall, b: TokenCall): boolean {
   const ta = a.timeMs ?? Number.POSITIVE_INFINITY;
   const tb = b.timeMs ?? Number.POSITIVE_INFINITY;
   if (ta !== tb) return ta < tb;
-  const f = cmp(a.file, b.file);
+  const f = cmpStr(a.file, b.file);
   return f !== 0 ? f < 0 : a.line < b.line;
-}
-
-/** Plain code-unit string order (locale-independent, deterministic). */
-export function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The folder part of a `/`-separated path (`""` when there is none). */

@@ -37,6 +37,7 @@
  * `TRAJECTORY_PATH_SPECIAL` (a pipe or a device: it could block forever),
  * `TRAJECTORY_UNKNOWN_FORMAT` (a format not in TRAJECTORY_FORMATS).
  */
+import { cmpStr } from "../../util/values.js";
 import { realpath, stat } from "node:fs/promises";
 import { basename, isAbsolute, relative, resolve } from "node:path";
 import fg from "fast-glob";
@@ -44,7 +45,7 @@ import type { Warning } from "../../diagnostics.js";
 import { InputError } from "../../errors.js";
 import { fingerprint, type FileCache } from "../../util/file-cache.js";
 import { fsErrorCode, fsReason, reportingGlobFs, unreadableError } from "../../util/fs-errors.js";
-import { cmp, type FileScan, type TrajectoryFile } from "./common.js";
+import type { FileScan, TrajectoryFile } from "./common.js";
 import { COUNTERS } from "./counters.js";
 import { scanFiles } from "./parallel.js";
 import { TRAJECTORY_FORMATS, type TrajectoryFormat } from "../../schema.js";
@@ -172,7 +173,7 @@ async function listTrajectoryFiles(
           },
         ),
       });
-      for (const [dir, err] of unlisted.sort(([a], [b]) => cmp(a, b))) {
+      for (const [dir, err] of unlisted.sort(([a], [b]) => cmpStr(a, b))) {
         const sub = toPosix(relative(abs, dir));
         const shown =
           isAbsolute(given) || opts.displayRoot !== undefined
@@ -194,7 +195,7 @@ async function listTrajectoryFiles(
           line: null,
         });
       }
-      for (const e of [...entries].sort((a, b) => a.split("/").length - b.split("/").length || cmp(a, b))) {
+      for (const e of [...entries].sort((a, b) => a.split("/").length - b.split("/").length || cmpStr(a, b))) {
         const fileAbs = resolve(abs, e);
         const shown =
           isAbsolute(given) || opts.displayRoot !== undefined
@@ -215,7 +216,7 @@ async function listTrajectoryFiles(
     });
   }
   const files = [...found]
-    .sort((a, b) => cmp(toPosix(a[0]), toPosix(b[0])))
+    .sort((a, b) => cmpStr(toPosix(a[0]), toPosix(b[0])))
     .map(([path, shown]) => ({ path, display: shown }));
   return { files, warnings };
 }
@@ -332,7 +333,7 @@ function compareCalls(a: TokenCall, b: TokenCall): number {
     if (b.timeMs === null) return -1;
     return a.timeMs - b.timeMs;
   }
-  return cmp(a.file, b.file) || a.line - b.line;
+  return cmpStr(a.file, b.file) || a.line - b.line;
 }
 
 /**

@@ -18,11 +18,11 @@
  * two files both have as their own (a session folder copied whole) is one
  * call: counted once, with a `TRAJECTORY_DUPLICATE_RECORDS` warning.
  */
+import { cmpStr } from "../../util/values.js";
 import { Diagnostics } from "../../diagnostics.js";
 import {
   call,
   classifyBy,
-  cmp,
   epochMs,
   isObject,
   jsonLines,
@@ -189,7 +189,7 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
       }
     });
     const calls = [...own.map((r) => r.call), ...counted.values()];
-    calls.sort((a, b) => cmp(a.file, b.file) || a.line - b.line);
+    calls.sort((a, b) => cmpStr(a.file, b.file) || a.line - b.line);
     warnUnplaced(calls, sink, "the usage.record carries no time");
     return { calls, warnings: sink.warnings };
   },

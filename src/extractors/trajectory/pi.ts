@@ -8,12 +8,12 @@
  * ids, by timestamp + usage). A branch whose parent file is absent is the
  * only copy, so all its calls count.
  */
+import { cmpStr } from "../../util/values.js";
 import { Diagnostics } from "../../diagnostics.js";
 import { basename } from "node:path";
 import {
   call,
   classifyBy,
-  cmp,
   epochMs,
   isObject,
   NoOffsetTimes,
@@ -154,7 +154,7 @@ export const piCounter: FormatCounter<PiScan> = {
       }
     }
     const calls = [...byKey.values()];
-    calls.sort((a, b) => cmp(a.file, b.file) || a.line - b.line);
+    calls.sort((a, b) => cmpStr(a.file, b.file) || a.line - b.line);
     warnUnplaced(calls, sink, "the entry has no valid timestamp");
     return { calls, warnings: sink.warnings };
   },

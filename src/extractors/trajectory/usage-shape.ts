@@ -4,8 +4,9 @@
  * breakdowns, sums and bounds; counts that cannot be read are skipped with a
  * warning, never read as 0.
  */
+import { cmpStr } from "../../util/values.js";
 import type { Diagnostics } from "../../diagnostics.js";
-import { cmp, isObject, obj } from "./common.js";
+import { isObject, obj } from "./common.js";
 
 /**
  * A token count: a finite number ≥ 0 (rounded to an integer); `undefined` when
@@ -74,7 +75,7 @@ export function readUsage<K extends string>(usage: Record<string, unknown>, shap
   const defined = new Set<string>([...shape.required, ...shape.optional, ...shape.known]);
   const unknown = Object.keys(usage)
     .filter((k) => !defined.has(k) && typeof usage[k] === "number")
-    .sort(cmp);
+    .sort(cmpStr);
   const required = new Set<string>(shape.required);
   for (const b of shape.breakdowns ?? []) if (isObject(usage[b.object])) for (const k of b.requires) required.add(k);
   const out = {} as Record<K, number>;
@@ -218,10 +219,10 @@ export class UsageShapeTally {
     skipped = "these calls are left out of every token count (the totals are short of them)",
   ): void {
     if (this.unreadable > 0) {
-      const has = this.presentKeys.size > 0 ? [...this.presentKeys].sort(cmp).join(", ") : "no keys";
+      const has = this.presentKeys.size > 0 ? [...this.presentKeys].sort(cmpStr).join(", ") : "no keys";
       sink.warn(
         "TRAJECTORY_UNREADABLE_USAGE",
-        `${this.unreadable} ${what} record(s) lack the count key(s) ${[...this.missingKeys].sort(cmp).join(", ")} ` +
+        `${this.unreadable} ${what} record(s) lack the count key(s) ${[...this.missingKeys].sort(cmpStr).join(", ")} ` +
           `(they have: ${has}), first at line ${this.unreadableLine}: their counts cannot be read; ${skipped}`,
         file,
         this.unreadableLine,
@@ -231,7 +232,7 @@ export class UsageShapeTally {
       sink.warn(
         "TRAJECTORY_UNREADABLE_USAGE",
         `${this.contradicting} ${what} record(s) have counts that contradict the format ` +
-          `(${[...this.contradictionRules].sort(cmp).join("; ")}), first at line ${this.contradictionLine}: the keys do not ` +
+          `(${[...this.contradictionRules].sort(cmpStr).join("; ")}), first at line ${this.contradictionLine}: the keys do not ` +
           `mean what this format's do (a gateway that counts differently?), so their counts cannot be read; ${skipped}`,
         file,
         this.contradictionLine,
@@ -241,7 +242,7 @@ export class UsageShapeTally {
       sink.warn(
         "TRAJECTORY_UNKNOWN_USAGE_KEY",
         `${this.unknownRecords} ${what} record(s) carry numeric key(s) this format does not define ` +
-          `(${[...this.unknownKeys].sort(cmp).join(", ")}), first at line ${this.unknownLine}: counted from the ` +
+          `(${[...this.unknownKeys].sort(cmpStr).join(", ")}), first at line ${this.unknownLine}: counted from the ` +
           `keys it defines only; whatever those keys count is not included`,
         file,
         this.unknownLine,
