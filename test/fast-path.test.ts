@@ -4,9 +4,9 @@
  * fast path on and off; the line reader's filter keeps every line that can
  * matter (needles, broken shapes, glued lines, NUL bytes, cut-off last line).
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readTrajectory, TRAJECTORY_FORMATS, type TrajectoryFormat } from "../src/extractors/trajectory/index.js";
 import { setTrajectoryFastPath } from "../src/extractors/trajectory/common.js";
@@ -236,4 +236,118 @@ describe("scale", () => {
     expect(reading.calls.length).toBe(140_000);
     expect(reading.warnings.filter((w) => w.code === "TRAJECTORY_BAD_JSON").length).toBe(140_000);
   });
+});
+
+describe("a usage line glued after a line cut off at a blank", () => {
+  // A writer killed mid-line leaves a record cut off; the next session's first record is appended to it.
+  // The cut falls after a blank, so the glued record start looks like an object nested after a blank.
+  const usageLines: Record<TrajectoryFormat, { head: object[]; before: object; usage: object }> = {
+    "claude-code": {
+      head: [],
+      before: {
+        parentUuid: null,
+        type: "user",
+        message: { role: "user", content: "run the tests please" },
+        uuid: "u1",
+      },
+      usage: {
+        parentUuid: "u1",
+        type: "assistant",
+        message: {
+          id: "m1",
+          role: "assistant",
+          model: "claude-x",
+          usage: { input_tokens: 3, cache_creation_input_tokens: 5, cache_read_input_tokens: 7, output_tokens: 11 },
+        },
+        requestId: "r1",
+        uuid: "a1",
+        timestamp: "2026-03-01T10:00:01.000Z",
+      },
+    },
+    "kimi-cli": {
+      head: [{ type: "metadata", protocol_version: "1.3" }],
+      before: {
+        timestamp: 1772359200.5,
+        message: { type: "ContentPart", payload: { type: "text", text: "run the tests" } },
+      },
+      usage: {
+        timestamp: 1772359201.5,
+        message: {
+          type: "StatusUpdate",
+          payload: {
+            token_usage: { input_other: 3, output: 11, input_cache_read: 7, input_cache_creation: 5 },
+            message_id: "m1",
+          },
+        },
+      },
+    },
+    pi: {
+      head: [{ type: "session", version: 3, id: "s1", timestamp: "2026-03-01T10:00:00.000Z", cwd: "/w" }],
+      before: { type: "message", id: "e1", message: { role: "user", content: "run the tests please" } },
+      usage: {
+        type: "message",
+        id: "e2",
+        timestamp: "2026-03-01T10:00:01.000Z",
+        message: {
+          role: "assistant",
+          usage: { input: 3, output: 11, cacheRead: 7, cacheWrite: 5, totalTokens: 26 },
+          timestamp: 1772359201000,
+        },
+      },
+    },
+    codex: {
+      head: [{ timestamp: "2026-03-01T10:00:00.000Z", type: "session_meta", payload: { id: "t1" } }],
+      before: {
+        timestamp: "2026-03-01T10:00:00.500Z",
+        type: "response_item",
+        payload: { type: "message", text: "run the tests please" },
+      },
+      usage: {
+        timestamp: "2026-03-01T10:00:01.000Z",
+        type: "event_msg",
+        payload: {
+          type: "token_count",
+          info: {
+            total_token_usage: { input_tokens: 10, cached_input_tokens: 7, output_tokens: 11, total_tokens: 21 },
+            last_token_usage: { input_tokens: 10, cached_input_tokens: 7, output_tokens: 11, total_tokens: 21 },
+          },
+        },
+      },
+    },
+    "kimi-code": {
+      head: [],
+      before: { type: "context.append", text: "run the tests please" },
+      usage: {
+        type: "usage.record",
+        model: "k2",
+        usage: { inputOther: 3, output: 11, inputCacheRead: 7, inputCacheCreation: 5 },
+        time: 1772359201000,
+      },
+    },
+  };
+  const names: Record<TrajectoryFormat, string> = {
+    "claude-code": "s.jsonl",
+    "kimi-cli": "wire.jsonl",
+    pi: "2026-03-01T10-00-00-000Z_s1.jsonl",
+    codex: "rollout-2026-03-01T10-00-00-t1.jsonl",
+    "kimi-code": "agents/main/wire.jsonl",
+  };
+
+  for (const format of TRAJECTORY_FORMATS) {
+    it(`is warned by the fast path as by the slow path: ${format}`, async () => {
+      const { head, before, usage } = usageLines[format];
+      const cutText = JSON.stringify(before);
+      const cut = cutText.slice(0, cutText.indexOf("the ") + 4); // ends with a blank inside a string
+      const dir = join(tmp, `glued-${format}`);
+      const path = join(dir, names[format]);
+      mkdirSync(dirname(path), { recursive: true });
+      const lines = [...head, before, usage].map((l) => JSON.stringify(l));
+      lines.push(cut + JSON.stringify(usage));
+      writeFileSync(path, `${lines.join("\n")}\n`);
+      const { slow, fast } = await both(format, dir, dir);
+      expect(fast).toEqual(slow);
+      const gluedLine = head.length + 3;
+      expect(fast.warnings.filter((w) => w.code === "TRAJECTORY_BAD_JSON").map((w) => w.line)).toEqual([gluedLine]);
+    });
+  }
 });

@@ -43,9 +43,10 @@ export interface LineScanOptions {
   /**
    * Classify mode: a skipped line is handed over after all when the file's
    * record start `{"<first key>":` (learnt from the file's first line that
-   * begins with `{"`) appears inside it right after a byte that cannot
-   * precede an object in JSON (not `:`, `[`, `,` or a blank): a line cut off
-   * and continued by the next record of an appending writer. Default false.
+   * begins with `{"`) appears inside it after a byte that cannot precede an
+   * object in JSON (not `:`, `[` or `,`, blanks between allowed): a line cut
+   * off (also right after a blank) and continued by the next record of an
+   * appending writer. Default false.
    */
   detectGlued?: boolean;
   /** Asked before each line in the fast path: true means "hand this line over whatever it holds". */
@@ -259,11 +260,14 @@ function learnSignature(view: Buffer, p: number, nl: number, glue: Glue): void {
 }
 
 function looksGlued(view: Buffer, p: number, nl: number, signature: Buffer): boolean {
-  // Every record start inside the line must follow `:`, `[`, `,` or a blank.
+  // Every record start inside the line must follow `:`, `[` or `,`, blanks between allowed (the signature
+  // holds an unescaped `"`, so it is never inside a string of a whole line).
   let at = view.indexOf(signature, p + 1);
   while (at !== -1 && at < nl) {
-    const before = view[at - 1]!;
-    if (before !== 0x3a && before !== 0x5b && before !== 0x2c && !isBlank(before)) return true;
+    let b = at - 1;
+    while (b > p && isBlank(view[b]!)) b -= 1;
+    const before = view[b]!;
+    if (before !== 0x3a && before !== 0x5b && before !== 0x2c) return true;
     at = view.indexOf(signature, at + 1);
   }
   return false;
