@@ -10,7 +10,15 @@ import { dirname, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readTrajectory, TRAJECTORY_FORMATS, type TrajectoryFormat } from "../src/extractors/trajectory/index.js";
 import { setTrajectoryFastPath } from "../src/extractors/trajectory/common.js";
-import { LINE_SKIP, LINE_TAKE, LINE_UNKNOWN, scanLines, type LineScanOptions } from "../src/util/line-scan.js";
+import {
+  LINE_SKIP,
+  LINE_TAKE,
+  LINE_UNKNOWN,
+  scanLines,
+  setWasmMarkerSearch,
+  type LineScanOptions,
+} from "../src/util/line-scan.js";
+import { MarkerSearch } from "../src/util/marker-scan.js";
 import { LeadingScalarReader } from "../src/util/json-prefix.js";
 
 const REPO = resolve(import.meta.dirname, "..");
@@ -62,10 +70,23 @@ async function kept(text: string | Buffer, opts: LineScanOptions): Promise<numbe
   writeFileSync(p, text);
   const out: number[] = [];
   await scanLines(p, opts, (_b, _s, _e, lineNo) => out.push(lineNo));
+  // The WebAssembly marker search and Buffer.indexOf hand over the same lines.
+  setWasmMarkerSearch(false);
+  try {
+    const js: number[] = [];
+    await scanLines(p, opts, (_b, _s, _e, lineNo) => js.push(lineNo));
+    expect(js).toEqual(out);
+  } finally {
+    setWasmMarkerSearch(true);
+  }
   return out;
 }
 
 describe("scanLines filter", () => {
+  it("has its WebAssembly marker search built (npm ci / npm run build)", () => {
+    expect(MarkerSearch.load()).not.toBeNull();
+  });
+
   const markers = [Buffer.from("token_count")];
   const needles = markers;
   const classify = () => LINE_UNKNOWN;
@@ -115,8 +136,17 @@ describe("scanLines filter", () => {
   it("hands every line over without a filter, and wantAll lines in the fast path", async () => {
     const text = `${[ok("a"), ok("b"), ok("c")].join("\n")}\n`;
     expect(await kept(text, {})).toEqual([1, 2, 3]);
-    let n = 0;
-    expect(await kept(text, { markers, wantAll: () => n++ < 2 })).toEqual([1, 2]);
+    const p = join(tmp, "want-all.jsonl");
+    writeFileSync(p, text);
+    for (const wasm of [true, false]) {
+      setWasmMarkerSearch(wasm);
+      let n = 0;
+      const got: number[] = [];
+      await scanLines(p, { markers, wantAll: () => n++ < 2 }, (_b, _s, _e, lineNo) => got.push(lineNo));
+      setWasmMarkerSearch(true);
+      expect(got).toEqual([1, 2]);
+      expect(n).toBe(3); // asked until it first says false
+    }
   });
 
   it("counts lines across buffer refills and long lines; drops \\r and a first-line BOM", async () => {
@@ -350,4 +380,55 @@ describe("a usage line glued after a line cut off at a blank", () => {
       expect(fast.warnings.filter((w) => w.code === "TRAJECTORY_BAD_JSON").map((w) => w.line)).toEqual([gluedLine]);
     });
   }
+});
+
+describe("marker mode: the WebAssembly search hands over the lines Buffer.indexOf does", () => {
+  const pieces = [
+    '{"type":"user","text":"plain"}',
+    '{"type":"assistant","usage":{"input":1}}',
+    '  {"type":"x"}  ',
+    '{"a":"b"}\r',
+    "",
+    "not json at all",
+    '{"a":"x\u0000y"}',
+    '{"cut":"off',
+    '{"a":"usage"}',
+    '{"n":"\\"usage\\""}',
+    "}",
+    "{",
+    '[{"usage":1}]',
+    `{"long":"${"z".repeat(5000)}","usage":2}`,
+    `{"long":"${"q".repeat(300)}"}`,
+  ];
+  it("on random files, across buffer refills", async () => {
+    const fc = await import("fast-check");
+    const markers = [Buffer.from('"usage"'), Buffer.from('"assistant"')];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: pieces.length - 1 }), { maxLength: 60 }),
+        fc.boolean(),
+        fc.integer({ min: 64, max: 9000 }),
+        async (picks, endNl, chunkBytes) => {
+          const text = picks.map((i) => pieces[i]).join("\n") + (endNl ? "\n" : "");
+          const p = join(tmp, "prop.jsonl");
+          writeFileSync(p, text);
+          const run = async () => {
+            const got: string[] = [];
+            const n = await scanLines(p, { markers, chunkBytes }, (b, s, e, lineNo, cut) =>
+              got.push(`${lineNo}${cut ? "!" : ""}:${b.toString("latin1", s, e)}`),
+            );
+            return { n, got };
+          };
+          const wasm = await run();
+          setWasmMarkerSearch(false);
+          try {
+            expect(await run()).toEqual(wasm);
+          } finally {
+            setWasmMarkerSearch(true);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });

@@ -5,6 +5,7 @@
  * Nothing is decoded here; the caller decodes or parses what it needs.
  */
 import { chunkFor, doubled, openSource, type Filler } from "./lines.js";
+import { MarkerSearch } from "./marker-scan.js";
 
 /** What {@link LineScanOptions.classify} says of a line. */
 export type LineClass = 0 | 1 | 2;
@@ -49,7 +50,11 @@ export interface LineScanOptions {
    * appending writer. Default false.
    */
   detectGlued?: boolean;
-  /** Asked before each line in the fast path: true means "hand this line over whatever it holds". */
+  /**
+   * Asked before each line in the fast path: true means "hand this line over
+   * whatever it holds". In marker mode it is asked only until it first
+   * returns false (e.g. "until the header was read").
+   */
   wantAll?: () => boolean;
   /** Called with the number of raw bytes read from disk (compressed bytes for `.gz`) as reading goes. */
   onBytes?: (bytes: number) => void;
@@ -124,6 +129,8 @@ async function scan(
   let carry = 0; // bytes of a partial line kept at buf[0, carry)
   let lineNo = 0;
   const glue: Glue = { learnt: opts.detectGlued !== true, signature: null };
+  const search = opts.markers && useWasm && MarkerSearch.fits(opts.markers) ? MarkerSearch.load() : null;
+  const state: MarkerState = { wantAll: opts.wantAll };
   for (;;) {
     if (carry === buf.length) buf = doubled(buf, carry);
     const got = await fill(buf, carry);
@@ -131,7 +138,9 @@ async function scan(
     const end = carry + got;
     const view = buf.subarray(0, end);
     const p = opts.markers
-      ? markerLines(view, lineNo, opts, visit)
+      ? search
+        ? markerEvents(view, lineNo, opts.markers, visit, search, state)
+        : markerLines(view, lineNo, opts, visit, state)
       : opts.classify
         ? classifiedLines(view, lineNo, opts, visit, glue)
         : allLines(view, lineNo, visit);
@@ -187,9 +196,31 @@ function nextHit(view: Buffer, needles: readonly Buffer[], hits: number[], from:
   return best;
 }
 
-function markerLines(view: Buffer, lineNo: number, opts: LineScanOptions, visit: LineVisitor): Step {
+let useWasm = true;
+
+/**
+ * Chooses the marker search (for the tests, which compare both): the
+ * WebAssembly SIMD search when it is built and `on` (the default), else
+ * `Buffer.indexOf`. Both hand over the same lines.
+ */
+export function setWasmMarkerSearch(on: boolean): void {
+  useWasm = on;
+}
+
+/** Marker mode's state across the buffer-fulls of one file: `wantAll` until it first says false. */
+interface MarkerState {
+  wantAll: (() => boolean) | undefined;
+}
+
+/** Marker mode with `Buffer.indexOf`, line by line. */
+function markerLines(
+  view: Buffer,
+  lineNo: number,
+  opts: LineScanOptions,
+  visit: LineVisitor,
+  state: MarkerState,
+): Step {
   const markers = opts.markers!;
-  const wantAll = opts.wantAll;
   const hits = markers.map(() => -1);
   let nul = view.indexOf(0);
   if (nul === -1) nul = Infinity;
@@ -199,7 +230,11 @@ function markerLines(view: Buffer, lineNo: number, opts: LineScanOptions, visit:
     const nl = view.indexOf(0x0a, p);
     if (nl === -1) break;
     lineNo += 1;
-    let take = hit < nl || nul < nl || (wantAll !== undefined && wantAll());
+    let take = hit < nl || nul < nl;
+    if (state.wantAll !== undefined) {
+      if (state.wantAll()) take = true;
+      else state.wantAll = undefined;
+    }
     if (!take) {
       // Well-shaped `{…}` (the common case, read first without the blank skipping).
       const last = view[nl - 1 > p && view[nl - 1] === 0x0d ? nl - 2 : nl - 1];
@@ -214,6 +249,73 @@ function markerLines(view: Buffer, lineNo: number, opts: LineScanOptions, visit:
     }
   }
   return { next: p, lineNo };
+}
+
+/**
+ * Marker mode with the WebAssembly search: only the lines at its events (a
+ * marker, a NUL byte, a line end whose line may not be `{…}`) are looked at;
+ * the same lines as {@link markerLines} are handed over.
+ */
+function markerEvents(
+  view: Buffer,
+  lineNo: number,
+  markers: readonly Buffer[],
+  visit: LineVisitor,
+  search: MarkerSearch,
+  state: MarkerState,
+): Step {
+  let p = 0;
+  while (state.wantAll !== undefined) {
+    const nl = view.indexOf(0x0a, p);
+    if (nl === -1) return { next: p, lineNo };
+    if (!state.wantAll()) {
+      state.wantAll = undefined;
+      break;
+    }
+    lineNo += 1;
+    hand(view, p, nl, lineNo, false, visit);
+    p = nl + 1;
+  }
+  const last = view.lastIndexOf(0x0a);
+  if (last < p) return { next: p, lineNo };
+  const base = lineNo; // lines before p
+  let handed = lineNo; // the last line handed over
+  if (view[p] !== 0x7b) {
+    // The first line's start (its end is an event like any line end's).
+    const e = view.indexOf(0x0a, p);
+    if (!wellShaped(view, p, e)) {
+      handed = base + 1;
+      hand(view, p, e, handed, false, visit);
+    }
+  }
+  search.begin(view, p, last + 1, markers);
+  while (search.next()) {
+    for (let k = 0; k < search.count; k += 1) {
+      const pos = search.pos(k);
+      const line = base + search.nl(k) + 1; // the line holding pos (or ended by it)
+      if (view[pos] === 0x0a) {
+        if (line > handed) {
+          const s = pos === p ? p : view.lastIndexOf(0x0a, pos - 1) + 1;
+          if (!wellShaped(view, s, pos)) {
+            handed = line;
+            hand(view, s, pos, line, false, visit);
+          }
+        }
+        if (pos < last && line + 1 > handed) {
+          const e = view.indexOf(0x0a, pos + 1);
+          if (!wellShaped(view, pos + 1, e)) {
+            handed = line + 1;
+            hand(view, pos + 1, e, line + 1, false, visit);
+          }
+        }
+      } else if (line > handed) {
+        const s = pos === p ? p : view.lastIndexOf(0x0a, pos - 1) + 1;
+        handed = line;
+        hand(view, Math.max(s, p), view.indexOf(0x0a, pos), line, false, visit);
+      }
+    }
+  }
+  return { next: last + 1, lineNo: base + search.newlines };
 }
 
 function classifiedLines(view: Buffer, lineNo: number, opts: LineScanOptions, visit: LineVisitor, glue: Glue): Step {
