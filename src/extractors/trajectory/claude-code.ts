@@ -13,6 +13,7 @@ import {
   call,
   isObject,
   NoOffsetTimes,
+  pickMembers,
   scanTrajectory,
   needles,
   obj,
@@ -27,6 +28,7 @@ import {
 } from "./common.js";
 import { messageUsage, UsageShapeTally, type UsageShape } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
+import { JsonMembers } from "../../util/json-members.js";
 import type { TokenParts } from "./types.js";
 
 /** A response whose largest `output_tokens` is below this kept its streaming-start value. */
@@ -81,6 +83,18 @@ export interface ClaudeUsageLine {
  */
 const CLAUDE_MARKERS = needles('"usage"', '"assistant"');
 
+/** What the rules read of a line (the fast reading; see `pickMembers`). */
+const CLAUDE_MEMBERS = new JsonMembers([
+  "type",
+  "isApiErrorMessage",
+  "requestId",
+  "uuid",
+  "timestamp",
+  "message.model",
+  "message.id",
+  "message.usage",
+]);
+
 /**
  * The claude-code counter (TRAJECTORIES.md, "claude-code"): `scan` reads the
  * usage lines of one transcript; `merge` groups them into responses across
@@ -102,7 +116,13 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
         onBytes: io.onBytes,
       },
       (line) => {
-        const value = line.parse();
+        let value: unknown = pickMembers(CLAUDE_MEMBERS, line);
+        // An assistant line without a usage object is reported with its message's keys: read it whole.
+        if (
+          value === undefined ||
+          (isObject(value) && value["type"] === "assistant" && !obj(obj(value, "message"), "usage"))
+        )
+          value = line.parse();
         const lineNo = line.lineNo;
         if (!isObject(value) || value["type"] !== "assistant") return;
         const message = obj(value, "message");

@@ -14,6 +14,7 @@ import {
   type LineScanOptions,
 } from "../../util/line-scan.js";
 import { LeadingScalarReader } from "../../util/json-prefix.js";
+import type { JsonMembers } from "../../util/json-members.js";
 import { isTimeMs, parseIsoTime, cmpStr } from "../../util/values.js";
 import { fsReason } from "../../util/fs-errors.js";
 import type { TokenCall, TokenParts } from "./types.js";
@@ -193,6 +194,44 @@ export async function scanTrajectory(
       lastLine === 0 ? null : lastLine,
     );
   }
+}
+
+/**
+ * The fast reading of a usage line: the members of the line at `reader`'s
+ * paths, as an object shaped like the line (`message.usage` becomes
+ * `{ message: { usage: … } }`), each value as `JSON.parse` gives it, after
+ * the whole line was proven valid JSON (`JsonMembers.read`). Only the wanted
+ * members are decoded. Undefined when the line cannot be read that way (not
+ * valid JSON, a wanted member written twice or with a `\u`-escaped name):
+ * the caller then parses it whole with `line.parse()`, which also reports a
+ * line that is not JSON; also always when the fast path is off. An object on
+ * a wanted path is in the result only when one of its wanted members is.
+ */
+export function pickMembers(reader: JsonMembers, line: TrajectoryLine): Record<string, unknown> | undefined {
+  if (!fastPath || !reader.read(line.buf, line.start, line.end)) return undefined;
+  const out: Record<string, unknown> = {};
+  const paths = reader.paths;
+  for (let slot = 0; slot < paths.length; slot += 1) {
+    if (!reader.has(slot)) continue;
+    const v = reader.first(slot) === 0x22 ? reader.string(slot) : reader.json(slot);
+    const parts = pathParts(paths[slot]!);
+    let at = out;
+    for (let k = 0; k < parts.length - 1; k += 1) {
+      const key = parts[k]!;
+      let next = at[key] as Record<string, unknown> | undefined;
+      if (next === undefined) at[key] = next = {};
+      at = next;
+    }
+    at[parts[parts.length - 1]!] = v;
+  }
+  return out;
+}
+
+const splitPaths = new Map<string, string[]>();
+function pathParts(path: string): string[] {
+  let parts = splitPaths.get(path);
+  if (parts === undefined) splitPaths.set(path, (parts = path.split(".")));
+  return parts;
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   dirOf,
   epochSecondsMs,
   isObject,
+  pickMembers,
   scanTrajectory,
   needles,
   obj,
@@ -33,6 +34,7 @@ import {
 } from "./common.js";
 import { readUsage, UsageShapeTally } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
+import { JsonMembers } from "../../util/json-members.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
 /** The members of a `StatusUpdate` payload other than `token_usage` (Kimi CLI's `StatusUpdate`). */
@@ -102,6 +104,14 @@ export interface KimiCliUsage {
 /** Fast path (marker mode): a usage line is a `StatusUpdate` (also forwarded inside a `SubagentEvent`). */
 const KIMI_CLI_MARKERS = needles('"StatusUpdate"');
 
+/** What the rules read of a line (the fast reading; see `pickMembers`). */
+const KIMI_CLI_MEMBERS = new JsonMembers([
+  "timestamp",
+  "message.type",
+  "message.payload.token_usage",
+  "message.payload.message_id",
+]);
+
 /**
  * The kimi-cli counter (TRAJECTORIES.md, "kimi-cli"): `scan` reads the
  * `StatusUpdate` usages of one wire file; `merge` links sightings of one call
@@ -121,7 +131,17 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
         onBytes: io.onBytes,
       },
       (line) => {
-        const value = line.parse();
+        let value: unknown = pickMembers(KIMI_CLI_MEMBERS, line);
+        // A forwarded event, or a StatusUpdate without a usage object (reported with its payload's keys): read it whole.
+        if (value !== undefined) {
+          const type = str(obj(value, "message"), "type");
+          if (
+            type === "SubagentEvent" ||
+            (type === "StatusUpdate" && !obj(obj(obj(value, "message"), "payload"), "token_usage"))
+          )
+            value = undefined;
+        }
+        value ??= line.parse();
         const lineNo = line.lineNo;
         const message = obj(value, "message");
         if (!message) return;

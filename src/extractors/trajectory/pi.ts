@@ -16,6 +16,7 @@ import {
   epochMs,
   isObject,
   NoOffsetTimes,
+  pickMembers,
   scanTrajectory,
   needles,
   obj,
@@ -31,6 +32,7 @@ import {
 } from "./common.js";
 import { messageUsage, UsageShapeTally, type UsageShape } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
+import { JsonMembers } from "../../util/json-members.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
 /**
@@ -71,6 +73,9 @@ export interface PiScan {
  */
 const PI_MARKERS = needles('"usage"', '"assistant"');
 
+/** What the rules read of an entry (the fast reading; see `pickMembers`). */
+const PI_MEMBERS = new JsonMembers(["type", "id", "timestamp", "message.role", "message.usage", "message.timestamp"]);
+
 /**
  * The pi counter (TRAJECTORIES.md, "pi"): `scan` reads one session file's
  * header and assistant usage entries; `merge` keeps the first sighting of each
@@ -93,7 +98,16 @@ export const piCounter: FormatCounter<PiScan> = {
         onBytes: io.onBytes,
       },
       (line) => {
-        const value = line.parse();
+        let value: unknown = header ? undefined : pickMembers(PI_MEMBERS, line);
+        // An assistant entry without a usage object is reported with its message's keys: read it whole.
+        if (
+          value === undefined ||
+          (isObject(value) &&
+            value["type"] === "message" &&
+            str(obj(value, "message"), "role") === "assistant" &&
+            !obj(obj(value, "message"), "usage"))
+        )
+          value = line.parse();
         const lineNo = line.lineNo;
         if (!isObject(value)) return;
         if (header) {
