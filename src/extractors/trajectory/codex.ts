@@ -27,7 +27,8 @@ import {
   type TrajectoryFile,
   earlierCall,
 } from "./common.js";
-import { readUsage, UsageShapeTally, type UsageShape } from "./usage-shape.js";
+import { readUsage, UsageShapeTally } from "./usage-shape.js";
+import { CODEX_USAGE_SHAPE as USAGE_SHAPE } from "./codex-usage.js";
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
@@ -77,26 +78,6 @@ export interface CodexScan {
 }
 
 const ZERO: Vec = { input: 0, cached: 0, cacheWrite: 0, output: 0 };
-
-/**
- * A Codex usage vector (`TokenUsage`): input, cached input and output are
- * always written; `cache_write_input_tokens` only by newer versions (0 when
- * absent); `reasoning_output_tokens` (part of output) and `total_tokens`
- * (input + output) are derived and not counted. Input includes the cached
- * and cache-write parts, output the reasoning: a vector where a part exceeds
- * its whole contradicts the format (unreadable); a `total_tokens` other than
- * input + output is a mismatch (warned).
- */
-const USAGE_SHAPE: UsageShape<"input_tokens" | "cached_input_tokens" | "output_tokens" | "cache_write_input_tokens"> = {
-  required: ["input_tokens", "cached_input_tokens", "output_tokens"] as const,
-  optional: ["cache_write_input_tokens"] as const,
-  known: ["reasoning_output_tokens", "total_tokens"],
-  bounds: [
-    { whole: "input_tokens", parts: ["cached_input_tokens", "cache_write_input_tokens"] },
-    { whole: "output_tokens", parts: ["reasoning_output_tokens"] },
-  ],
-  sums: [{ total: "total_tokens", parts: ["input_tokens", "output_tokens"] }],
-};
 
 function vecOf(
   c: Record<"input_tokens" | "cached_input_tokens" | "output_tokens" | "cache_write_input_tokens", number>,

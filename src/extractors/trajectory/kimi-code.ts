@@ -39,15 +39,9 @@ import {
   type TrajectoryFile,
 } from "./common.js";
 import { readUsage, UsageShapeTally } from "./usage-shape.js";
+import { KIMI_CODE_USAGE_SHAPE as USAGE_SHAPE } from "./kimi-code-usage.js";
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
-
-/** Kimi Code writes all four counts on every `usage.record`. */
-const USAGE_SHAPE = {
-  required: ["inputOther", "output", "inputCacheRead", "inputCacheCreation"] as const,
-  optional: [] as const,
-  known: [] as const,
-};
 
 /** One `usage.record` of a wire file. */
 interface KimiCodeRecord {
