@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readTrajectory, TRAJECTORY_FORMATS, type TrajectoryFormat } from "../src/extractors/trajectory/index.js";
 import { setTrajectoryFastPath } from "../src/extractors/trajectory/common.js";
-import { LINE_SKIP, LINE_TAKE, LINE_UNKNOWN, readLines, type ReadLinesOptions } from "../src/util/lines.js";
+import { LINE_SKIP, LINE_TAKE, LINE_UNKNOWN, scanLines, type LineScanOptions } from "../src/util/line-scan.js";
 import { LeadingScalarReader } from "../src/util/json-prefix.js";
 
 const REPO = resolve(import.meta.dirname, "..");
@@ -57,43 +57,52 @@ describe("fast path = slow path", () => {
   });
 });
 
-async function kept(text: string | Buffer, opts: ReadLinesOptions): Promise<number[]> {
+async function kept(text: string | Buffer, opts: LineScanOptions): Promise<number[]> {
   const p = join(tmp, `f-${Math.random().toString(36).slice(2)}.jsonl`);
   writeFileSync(p, text);
   const out: number[] = [];
-  for await (const l of readLines(p, opts)) out.push(l.lineNo);
+  await scanLines(p, opts, (_b, _s, _e, lineNo) => out.push(lineNo));
   return out;
 }
 
-describe("readLines filter", () => {
-  const needles = [Buffer.from("token_count")];
+describe("scanLines filter", () => {
+  const markers = [Buffer.from("token_count")];
+  const needles = markers;
+  const classify = () => LINE_UNKNOWN;
   const ok = (type: string) =>
     JSON.stringify({ timestamp: "2026-10-02T08:00:00.000Z", type, payload: { type: "x", text: 'a "quoted" {brace}' } });
 
-  it("skips well-shaped lines without a needle, keeps the others", async () => {
-    const text = `${[ok("a"), ok("token_count"), "not json", "", ok("b"), '  {"x":1}  ', "[1,2]"].join("\n")}\n`;
-    expect(await kept(text, { needles })).toEqual([2, 3, 4, 7]);
+  it("marker mode: skips well-shaped lines without a marker, keeps the others", async () => {
+    const text = `${[ok("a"), ok("token_count"), "not json", "", ok("b"), '  {"x":1}  ', "[1,2]", `${ok("c")}\r`].join("\n")}\n`;
+    expect(await kept(text, { markers })).toEqual([2, 3, 4, 7]);
   });
 
-  it("keeps a glued line (a cut-off record continued by the next one)", async () => {
+  it("marker mode: a marker line glued after a cut-off line is kept (whatever the byte before it)", async () => {
+    const glued = `${ok("a").slice(0, 50)} ${ok("token_count")}`;
+    expect(await kept(`${[ok("a"), glued, ok("c")].join("\n")}\n`, { markers })).toEqual([2]);
+  });
+
+  it("classify mode: keeps a glued line (a cut-off record continued by the next one)", async () => {
     const glued = ok("a").slice(0, 50) + ok("b");
     const text = `${[ok("a"), glued, ok("c")].join("\n")}\n`;
-    expect(await kept(text, { needles })).toEqual([2]);
+    expect(await kept(text, { classify, needles, detectGlued: true })).toEqual([2]);
+    expect(await kept(text, { classify, needles })).toEqual([]);
   });
 
-  it("does not take a nested object after ':' '[' ',' for a glued line", async () => {
+  it("classify mode: does not take a nested object after ':' '[' ',' for a glued line", async () => {
     const nested = JSON.stringify({
       timestamp: "t",
       a: { timestamp: "u" },
       b: [{ timestamp: "v" }, { timestamp: "w" }],
     });
-    expect(await kept(`${[ok("a"), nested].join("\n")}\n`, { needles })).toEqual([]);
+    expect(await kept(`${[ok("a"), nested].join("\n")}\n`, { classify, needles, detectGlued: true })).toEqual([]);
   });
 
   it("keeps a line with a NUL byte and the cut-off last line", async () => {
     const nul = Buffer.concat([Buffer.from('{"timestamp":"t","a":"'), Buffer.from([0, 0]), Buffer.from('"}\n')]);
     const text = Buffer.concat([Buffer.from(`${ok("a")}\n`), nul, Buffer.from(ok("b"))]);
-    expect(await kept(text, { needles })).toEqual([2, 3]);
+    expect(await kept(text, { markers })).toEqual([2, 3]);
+    expect(await kept(text, { classify, needles })).toEqual([2, 3]);
   });
 
   it("follows the classifier: skip, take, or the needles", async () => {
@@ -103,19 +112,34 @@ describe("readLines filter", () => {
     expect(await kept(text, { needles, classify })).toEqual([2, 4]);
   });
 
-  it("counts lines and offsets across buffer refills and long lines", async () => {
-    const long = JSON.stringify({ timestamp: "t", text: "y".repeat(300_000), type: "token_count" });
+  it("hands every line over without a filter, and wantAll lines in the fast path", async () => {
+    const text = `${[ok("a"), ok("b"), ok("c")].join("\n")}\n`;
+    expect(await kept(text, {})).toEqual([1, 2, 3]);
+    let n = 0;
+    expect(await kept(text, { markers, wantAll: () => n++ < 2 })).toEqual([1, 2]);
+  });
+
+  it("counts lines across buffer refills and long lines; drops \\r and a first-line BOM", async () => {
+    const long = JSON.stringify({ timestamp: "t", text: "y".repeat(30_000), type: "token_count" });
     const lines = [ok("a"), long, ok("b"), long, ok("c")];
     const p = join(tmp, "long.jsonl");
-    writeFileSync(p, `${lines.join("\r\n")}\r\n`);
-    const got: { lineNo: number; offset: number; len: number }[] = [];
-    for await (const l of readLines(p, { needles, chunkBytes: 4096 }))
-      got.push({ lineNo: l.lineNo, offset: l.offset, len: l.text.length });
-    const off = (i: number) => lines.slice(0, i).reduce((a, l) => a + l.length + 2, 0);
-    expect(got).toEqual([
-      { lineNo: 2, offset: off(1), len: long.length },
-      { lineNo: 4, offset: off(3), len: long.length },
-    ]);
+    // The BOM makes line 1 look not well-shaped to the filter: it is handed over, without its BOM.
+    writeFileSync(p, `\ufeff${lines.join("\r\n")}\r\n${ok("token_count")}`);
+    for (const opts of [{ markers }, { classify, needles }, {}] as LineScanOptions[]) {
+      const got: { lineNo: number; text: string; cut: boolean }[] = [];
+      const n = await scanLines(p, { ...opts, chunkBytes: 4096 }, (b, s, e, lineNo, cut) =>
+        got.push({ lineNo, text: b.toString("utf8", s, e), cut }),
+      );
+      expect(n).toBe(6);
+      const want = [
+        { lineNo: 1, text: ok("a"), cut: false },
+        { lineNo: 2, text: long, cut: false },
+        { lineNo: 4, text: long, cut: false },
+        { lineNo: 6, text: ok("token_count"), cut: true },
+      ];
+      if (opts.markers || opts.classify) expect(got).toEqual(want);
+      else expect(got.map((g) => g.text)).toEqual([...lines, ok("token_count")]);
+    }
   });
 });
 

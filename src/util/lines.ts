@@ -14,59 +14,19 @@ export interface Line {
   unterminated: boolean;
 }
 
-/** Options of {@link readLines}. All optional: without them every line is yielded. */
+/** Options of {@link readLines}. */
 export interface ReadLinesOptions {
-  /**
-   * The fast path of the trajectory readers: when given, a line is yielded
-   * only when it contains one of these byte strings, or when it is not
-   * well-shaped (its first and last non-blank bytes are not `{` and `}`), or
-   * when it is the file's unterminated last line. A well-shaped line without
-   * any needle is skipped without being decoded. The needles must be a
-   * necessary condition for a line to matter to the caller (e.g. the key or
-   * type name a usage line always holds, as written without `\u` escapes).
-   */
-  needles?: readonly Buffer[];
-  /**
-   * With `needles`: a skipped line is yielded after all when it looks glued
-   * (a line cut off and continued by the next record of an appending writer)
-   * or when it holds a NUL byte (zero-filled blocks after a crash). The
-   * record start `{"<first key>":` is learnt from the file's first line that
-   * begins with `{"`; a line is glued when that record start appears inside
-   * it right after a byte that cannot precede an object in JSON (not `:`,
-   * `[`, `,` or a blank). Default true.
-   */
-  detectGlued?: boolean;
-  /**
-   * With `needles`: a cheap first look at each line (e.g. from its leading
-   * members, see `leadingScalars`): `LINE_SKIP` (cannot matter), `LINE_TAKE`
-   * (yield it) or `LINE_UNKNOWN` (decide by the needles). A skipped line is
-   * still yielded when it is not well-shaped or looks glued (see below).
-   */
-  classify?: (buf: Buffer, start: number, end: number) => LineClass;
-  /** Asked before each line while `needles` is set: true means "yield this line whatever it holds". */
-  wantAll?: () => boolean;
   /** Called with the number of raw bytes read from disk (compressed bytes for `.gz`) as reading goes. */
   onBytes?: (bytes: number) => void;
-  /** Filled in as reading goes: complete lines seen so far (yielded or skipped). */
-  stats?: { lines: number };
   /** Size of the read buffer in bytes (default 4 MiB); it grows for a longer line. */
   chunkBytes?: number;
 }
-
-/** What {@link ReadLinesOptions.classify} says of a line. */
-export type LineClass = 0 | 1 | 2;
-/** The line cannot matter to the caller. */
-export const LINE_SKIP: LineClass = 0;
-/** The line must be yielded. */
-export const LINE_TAKE: LineClass = 1;
-/** Let the needles decide. */
-export const LINE_UNKNOWN: LineClass = 2;
 
 const DEFAULT_CHUNK = 4 << 20;
 const BATCH_CHUNK = 256 << 10;
 
 /** Fills `buf` from `start` on; resolves to the number of bytes put there (0 at the end of the input). */
-type Filler = (buf: Buffer, start: number) => Promise<number>;
+export type Filler = (buf: Buffer, start: number) => Promise<number>;
 
 /**
  * Streams the lines of a file, decompressing it first when its name ends in
@@ -77,10 +37,9 @@ type Filler = (buf: Buffer, start: number) => Promise<number>;
  * line end is yielded with `unterminated: true` so that callers can join lines
  * split across rotated files (SOURCES.md: janitor) or report a cut-off line
  * (TRAJECTORIES.md).
- *
- * With `opts.needles`, lines that cannot matter to the caller are skipped
- * without being decoded (see {@link ReadLinesOptions.needles}); line numbers
- * and offsets still count every line.
+
+ * (The trajectory readers use `scanLines` of `line-scan.ts` instead, which
+ * hands over only the lines that can matter.)
  *
  * @throws the read error (ENOENT, or a zlib error for a corrupt `.gz`),
  *   after yielding every line read before it.
@@ -149,7 +108,7 @@ export async function* readLineBatches(
  * file's size (at least 64 KiB) for a small one, so that reading many small
  * files does not allocate a large buffer each.
  */
-async function chunkFor(path: string, max: number): Promise<number> {
+export async function chunkFor(path: string, max: number): Promise<number> {
   if (path.endsWith(".gz")) return max;
   const size = await stat(path).then(
     (s) => s.size,
@@ -159,7 +118,7 @@ async function chunkFor(path: string, max: number): Promise<number> {
 }
 
 /** Opens a file (gunzipped when its name ends in `.gz`) as a {@link Filler}. */
-function openSource(
+export function openSource(
   path: string,
   onBytes: ((bytes: number) => void) | undefined,
 ): { fill: Filler; close: () => Promise<void> } {
@@ -208,33 +167,11 @@ function openSource(
   };
 }
 
-function isBlank(b: number): boolean {
-  return b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0b || b === 0x0c;
-}
-
-/** True when the first and last non-blank bytes of `buf[s, e)` are `{` and `}`. */
-function wellShaped(buf: Buffer, s: number, e: number): boolean {
-  while (s < e && isBlank(buf[s]!)) s += 1;
-  while (e > s && isBlank(buf[e - 1]!)) e -= 1;
-  return e - s >= 2 && buf[s] === 0x7b && buf[e - 1] === 0x7d;
-}
-
 async function* scan(fill: Filler, opts: ReadLinesOptions): AsyncGenerator<Line> {
-  const needles = opts.needles;
-  const wantAll = opts.wantAll;
-  const stats = opts.stats;
   let buf = Buffer.allocUnsafe(opts.chunkBytes ?? DEFAULT_CHUNK);
   let carry = 0; // bytes of a partial line kept at buf[0, carry)
   let bufOffset = 0; // file offset of buf[0]
   let lineNo = 0;
-  const classify = opts.classify;
-  const allNeedles = needles ? [...needles] : [];
-  const hits: number[] = allNeedles.map(() => -1);
-  let nulHit = -1;
-  const glue = needles !== undefined && opts.detectGlued !== false;
-  let signature: Buffer | null = null;
-  let learnt = !glue;
-  let sigHit = -1;
   const decode = (view: Buffer, s: number, e: number): string => decodeLine(view, s, e, lineNo === 1);
   for (;;) {
     if (carry === buf.length) buf = doubled(buf, carry);
@@ -242,66 +179,12 @@ async function* scan(fill: Filler, opts: ReadLinesOptions): AsyncGenerator<Line>
     if (got === 0) break;
     const end = carry + got;
     const view = buf.subarray(0, end);
-    for (let i = 0; i < hits.length; i += 1) hits[i] = -1;
-    sigHit = -1;
-    nulHit = -1;
     let p = 0;
     for (;;) {
       const nl = view.indexOf(0x0a, p);
       if (nl === -1) break;
       lineNo += 1;
-      if (stats) stats.lines = lineNo;
-      let take = true;
-      if (!learnt && view[p] === 0x7b && view[p + 1] === 0x22) {
-        // The record start: `{"` + the first key + `":`.
-        const colon = view.indexOf('":', p + 2);
-        if (colon !== -1 && colon < nl && colon - p <= 40) signature = Buffer.from(view.subarray(p, colon + 2));
-        learnt = true;
-      }
-      if (needles && !(wantAll && wantAll())) {
-        const cls = classify ? classify(view, p, nl) : LINE_UNKNOWN;
-        take = cls === LINE_TAKE;
-        if (cls === LINE_UNKNOWN) {
-          for (let i = 0; i < allNeedles.length; i += 1) {
-            let h = hits[i]!;
-            if (h !== Infinity && h < p) {
-              h = view.indexOf(allNeedles[i]!, p);
-              if (h === -1) h = Infinity;
-              hits[i] = h;
-            }
-            if (h < nl) {
-              take = true;
-              break;
-            }
-          }
-        }
-        if (!take && !wellShaped(view, p, nl)) take = true;
-        if (!take) {
-          if (nulHit !== Infinity && nulHit < p) {
-            nulHit = view.indexOf(0, p);
-            if (nulHit === -1) nulHit = Infinity;
-          }
-          if (nulHit < nl) take = true;
-        }
-        if (!take && signature !== null) {
-          // Every record start inside the line must follow `:`, `[`, `,` or a blank.
-          for (;;) {
-            if (sigHit !== Infinity && sigHit <= p) {
-              sigHit = view.indexOf(signature, p + 1);
-              if (sigHit === -1) sigHit = Infinity;
-            }
-            if (sigHit >= nl) break;
-            const before = view[sigHit - 1]!;
-            if (before !== 0x3a && before !== 0x5b && before !== 0x2c && !isBlank(before)) {
-              take = true;
-              break;
-            }
-            sigHit = view.indexOf(signature, sigHit + 1);
-            if (sigHit === -1) sigHit = Infinity;
-          }
-        }
-      }
-      if (take) yield { text: decode(view, p, nl), lineNo, offset: bufOffset + p, unterminated: false };
+      yield { text: decode(view, p, nl), lineNo, offset: bufOffset + p, unterminated: false };
       p = nl + 1;
     }
     // Keep the partial last line at the front of the buffer.
@@ -326,7 +209,7 @@ function decodeLine(view: Buffer, s: number, e: number, firstLine: boolean): str
 }
 
 /** A buffer twice as large holding the first `used` bytes of `buf` (a line longer than the buffer). */
-function doubled<B extends Buffer>(buf: B, used: number): B {
+export function doubled<B extends Buffer>(buf: B, used: number): B {
   const bigger = Buffer.allocUnsafe(buf.length * 2);
   buf.copy(bigger, 0, 0, used);
   return bigger as B;

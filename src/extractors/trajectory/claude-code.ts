@@ -11,10 +11,9 @@ import { cmpStr } from "../../util/values.js";
 import { Diagnostics } from "../../diagnostics.js";
 import {
   call,
-  classifyBy,
   isObject,
   NoOffsetTimes,
-  jsonLines,
+  scanTrajectory,
   needles,
   obj,
   scanWarnings,
@@ -76,14 +75,11 @@ export interface ClaudeUsageLine {
 }
 
 /**
- * Fast path: only a line with a `usage` key can carry usage, and an
- * `assistant` line without one is read too (it is reported: every model
- * response carries usage).
+ * Fast path (marker mode: the type comes late in a line): only a line with a
+ * `usage` key can carry usage, and an `assistant` line without one is read
+ * too (it is reported: every model response carries usage).
  */
-const CLAUDE_NEEDLES = needles('"usage"', '"assistant"');
-const CLAUDE_CLASSIFY = classifyBy(["type"], ([type]) =>
-  type === undefined ? undefined : type === "assistant" ? "take" : "skip",
-);
+const CLAUDE_MARKERS = needles('"usage"', '"assistant"');
 
 /**
  * The claude-code counter (TRAJECTORIES.md, "claude-code"): `scan` reads the
@@ -98,31 +94,37 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
     const data: ClaudeUsageLine[] = [];
     const shape = new UsageShapeTally();
     const times = new NoOffsetTimes();
-    for await (const { value, lineNo } of jsonLines(file, sink, {
-      needles: CLAUDE_NEEDLES,
-      classify: CLAUDE_CLASSIFY,
-      onBytes: io.onBytes,
-    })) {
-      if (!isObject(value) || value["type"] !== "assistant") continue;
-      const message = obj(value, "message");
-      if (str(message, "model") === "<synthetic>" || value["isApiErrorMessage"] === true) {
-        continue; // a local notice (rate limit, API error), not a model call
-      }
-      // Every model response's lines carry its usage: none at all is counts that cannot be read.
-      const c = messageUsage(message, USAGE_SHAPE, shape, sink, file.display, lineNo);
-      if (!c) continue;
-      const id = str(message, "id");
-      const requestId = str(value, "requestId");
-      const uuid = str(value, "uuid");
-      const key = id ? `${id}|${requestId ?? ""}` : uuid ? `uuid:${uuid}` : `line:${file.display}:${lineNo}`;
-      const parts: TokenParts = {
-        uncachedInput: c.input_tokens,
-        cacheRead: c.cache_read_input_tokens,
-        cacheWrite: c.cache_creation_input_tokens,
-        output: c.output_tokens,
-      };
-      data.push({ key, parts, timeMs: times.ms(value["timestamp"], lineNo), line: lineNo });
-    }
+    await scanTrajectory(
+      file,
+      sink,
+      {
+        markers: CLAUDE_MARKERS,
+        onBytes: io.onBytes,
+      },
+      (line) => {
+        const value = line.parse();
+        const lineNo = line.lineNo;
+        if (!isObject(value) || value["type"] !== "assistant") return;
+        const message = obj(value, "message");
+        if (str(message, "model") === "<synthetic>" || value["isApiErrorMessage"] === true) {
+          return; // a local notice (rate limit, API error), not a model call
+        }
+        // Every model response's lines carry its usage: none at all is counts that cannot be read.
+        const c = messageUsage(message, USAGE_SHAPE, shape, sink, file.display, lineNo);
+        if (!c) return;
+        const id = str(message, "id");
+        const requestId = str(value, "requestId");
+        const uuid = str(value, "uuid");
+        const key = id ? `${id}|${requestId ?? ""}` : uuid ? `uuid:${uuid}` : `line:${file.display}:${lineNo}`;
+        const parts: TokenParts = {
+          uncachedInput: c.input_tokens,
+          cacheRead: c.cache_read_input_tokens,
+          cacheWrite: c.cache_creation_input_tokens,
+          output: c.output_tokens,
+        };
+        data.push({ key, parts, timeMs: times.ms(value["timestamp"], lineNo), line: lineNo });
+      },
+    );
     shape.flush(sink, file.display, "message.usage");
     times.flush(sink, file.display);
     return { data, warnings: sink.warnings };

@@ -184,97 +184,102 @@ async function scanFile(file: TrajectoryFile, sink: Diagnostics, io: ScanIO = {}
   // token_usage_record lines count only in a file with no running total: their problems are reported only then.
   const recordShape = new UsageShapeTally();
   const recordSink = new Diagnostics();
-  for await (const { value, lineNo } of jsonLines(file, sink, {
-    needles: CODEX_NEEDLES,
-    classify: CODEX_CLASSIFY,
-    wantAll,
-    onBytes: io.onBytes,
-  })) {
-    if (!isObject(value)) continue;
-    const type = str(value, "type");
-    const payload = obj(value, "payload");
-    const timeMs = isoMs(value["timestamp"]);
-    const ordinal = ordinalOf(value["ordinal"]);
-    if (type === "session_meta" && payload && !sawMeta) {
-      // Only the first session_meta owns the file: a child copies its ancestors' after it.
-      sawMeta = true;
-      scan.ownId = str(payload, "id") ?? str(payload, "session_id") ?? null;
-      const spawn = obj(obj(obj(payload, "source"), "subagent"), "thread_spawn");
-      scan.parentId =
-        str(payload, "forked_from_id") ?? str(spawn, "parent_thread_id") ?? str(payload, "parent_thread_id") ?? null;
-      const start =
-        ordinalOf(payload["subagent_history_start_ordinal"]) ??
-        ordinalOf(obj(payload, "history_base")?.["end_ordinal_exclusive"]) ??
-        ordinalOf(payload["forked_from_ordinal_exclusive"]);
-      scan.ownStartOrdinal = start;
-      bornMs = timeMs ?? isoMs(payload["timestamp"]);
-      chainMs = bornMs;
-      burstOpen = scan.parentId !== null && bornMs !== null;
-      continue;
-    }
-    // Time-based evidence of the replayed burst of a child.
-    let inBurst = false;
-    if (scan.parentId !== null && timeMs !== null) {
-      if (bornMs !== null && timeMs < bornMs) inBurst = true;
-      else if (burstOpen && chainMs !== null && timeMs - chainMs <= CODEX_REPLAY_GAP_MS) {
-        inBurst = true;
-        chainMs = Math.max(chainMs, timeMs);
-      } else burstOpen = false;
-    }
-    if (type === "event_msg" && payload && str(payload, "type") === "token_count") {
-      const info = payload["info"];
-      if (!isObject(info)) continue; // info: null is a rate-limit heartbeat
-      const total = readVec(info["total_token_usage"], shape, lineNo, info, "total_token_usage");
-      if (total === undefined) continue;
-      if (total === null) {
-        sink.warn(
-          "TRAJECTORY_BAD_USAGE",
-          "token_count has an unreadable total_token_usage; skipped",
-          file.display,
-          lineNo,
-        );
-        continue;
+  await jsonLines(
+    file,
+    sink,
+    {
+      needles: CODEX_NEEDLES,
+      classify: CODEX_CLASSIFY,
+      wantAll,
+      onBytes: io.onBytes,
+    },
+    (value, lineNo) => {
+      if (!isObject(value)) return;
+      const type = str(value, "type");
+      const payload = obj(value, "payload");
+      const timeMs = isoMs(value["timestamp"]);
+      const ordinal = ordinalOf(value["ordinal"]);
+      if (type === "session_meta" && payload && !sawMeta) {
+        // Only the first session_meta owns the file: a child copies its ancestors' after it.
+        sawMeta = true;
+        scan.ownId = str(payload, "id") ?? str(payload, "session_id") ?? null;
+        const spawn = obj(obj(obj(payload, "source"), "subagent"), "thread_spawn");
+        scan.parentId =
+          str(payload, "forked_from_id") ?? str(spawn, "parent_thread_id") ?? str(payload, "parent_thread_id") ?? null;
+        const start =
+          ordinalOf(payload["subagent_history_start_ordinal"]) ??
+          ordinalOf(obj(payload, "history_base")?.["end_ordinal_exclusive"]) ??
+          ordinalOf(payload["forked_from_ordinal_exclusive"]);
+        scan.ownStartOrdinal = start;
+        bornMs = timeMs ?? isoMs(payload["timestamp"]);
+        chainMs = bornMs;
+        burstOpen = scan.parentId !== null && bornMs !== null;
+        return;
       }
-      const last = readLast(info["last_token_usage"]);
-      times.ms(value["timestamp"], lineNo);
-      scan.observations.push({
-        timeMs,
-        line: lineNo,
-        ordinal,
-        threadId: str(payload, "thread_id") ?? null,
-        total,
-        last,
-        inBurst,
-      });
-    } else if (type === "token_usage_record" && payload) {
-      // The usage of the one response: `usage` (or `token_usage`), else the `info.last_token_usage` some versions write.
-      const own = payload["usage"] ?? payload["token_usage"];
-      const info = obj(payload, "info");
-      const [u, container, key] =
-        own === undefined && info ? [info["last_token_usage"], info, "last_token_usage"] : [own, payload, "usage"];
-      const usage = readVec(u, recordShape, lineNo, container, key);
-      if (usage === undefined) continue;
-      if (usage === null) {
-        recordSink.warn(
-          "TRAJECTORY_BAD_USAGE",
-          "token_usage_record has a usage field that is not a count; skipped",
-          file.display,
-          lineNo,
-        );
-        continue;
+      // Time-based evidence of the replayed burst of a child.
+      let inBurst = false;
+      if (scan.parentId !== null && timeMs !== null) {
+        if (bornMs !== null && timeMs < bornMs) inBurst = true;
+        else if (burstOpen && chainMs !== null && timeMs - chainMs <= CODEX_REPLAY_GAP_MS) {
+          inBurst = true;
+          chainMs = Math.max(chainMs, timeMs);
+        } else burstOpen = false;
       }
-      const id = str(payload, "response_id") ?? `line:${lineNo}`;
-      times.ms(value["timestamp"], lineNo);
-      scan.records.push({
-        timeMs,
-        line: lineNo,
-        ordinal,
-        key: `${str(payload, "thread_id") ?? ""}|${id}`,
-        usage,
-        inBurst,
-      });
-    }
-  }
+      if (type === "event_msg" && payload && str(payload, "type") === "token_count") {
+        const info = payload["info"];
+        if (!isObject(info)) return; // info: null is a rate-limit heartbeat
+        const total = readVec(info["total_token_usage"], shape, lineNo, info, "total_token_usage");
+        if (total === undefined) return;
+        if (total === null) {
+          sink.warn(
+            "TRAJECTORY_BAD_USAGE",
+            "token_count has an unreadable total_token_usage; skipped",
+            file.display,
+            lineNo,
+          );
+          return;
+        }
+        const last = readLast(info["last_token_usage"]);
+        times.ms(value["timestamp"], lineNo);
+        scan.observations.push({
+          timeMs,
+          line: lineNo,
+          ordinal,
+          threadId: str(payload, "thread_id") ?? null,
+          total,
+          last,
+          inBurst,
+        });
+      } else if (type === "token_usage_record" && payload) {
+        // The usage of the one response: `usage` (or `token_usage`), else the `info.last_token_usage` some versions write.
+        const own = payload["usage"] ?? payload["token_usage"];
+        const info = obj(payload, "info");
+        const [u, container, key] =
+          own === undefined && info ? [info["last_token_usage"], info, "last_token_usage"] : [own, payload, "usage"];
+        const usage = readVec(u, recordShape, lineNo, container, key);
+        if (usage === undefined) return;
+        if (usage === null) {
+          recordSink.warn(
+            "TRAJECTORY_BAD_USAGE",
+            "token_usage_record has a usage field that is not a count; skipped",
+            file.display,
+            lineNo,
+          );
+          return;
+        }
+        const id = str(payload, "response_id") ?? `line:${lineNo}`;
+        times.ms(value["timestamp"], lineNo);
+        scan.records.push({
+          timeMs,
+          line: lineNo,
+          ordinal,
+          key: `${str(payload, "thread_id") ?? ""}|${id}`,
+          usage,
+          inBurst,
+        });
+      }
+    },
+  );
   if (scan.observations.length === 0) {
     appendAll(sink.warnings, recordSink.warnings);
     recordShape.flush(sink, file.display, "token_usage_record");

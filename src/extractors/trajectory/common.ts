@@ -9,10 +9,10 @@ import {
   LINE_SKIP,
   LINE_TAKE,
   LINE_UNKNOWN,
-  readLines,
+  scanLines,
   type LineClass,
-  type ReadLinesOptions,
-} from "../../util/lines.js";
+  type LineScanOptions,
+} from "../../util/line-scan.js";
 import { LeadingScalarReader } from "../../util/json-prefix.js";
 import { isTimeMs, parseIsoTime, cmpStr } from "../../util/values.js";
 import { fsReason } from "../../util/fs-errors.js";
@@ -67,80 +67,123 @@ export function scanWarnings(scans: readonly FileScan<unknown>[]): Warning[] {
   return out;
 }
 
-/** A parsed JSON line. */
-export interface JsonLine {
-  value: unknown;
-  lineNo: number;
-}
-
-/** What a reader wants of {@link jsonLines}: the fast-path filter and progress (see `ReadLinesOptions`). */
-export interface JsonLinesOptions {
-  /** Byte strings one of which every line that can matter holds; other well-shaped `{…}` lines are skipped unparsed. */
-  needles?: readonly Buffer[];
-  /** A first look at a line from its leading members (see {@link classifyBy}); undecided lines go to the needles. */
-  classify?: ReadLinesOptions["classify"];
-  /** While it returns true, every line is parsed (e.g. until a header line has been read). */
-  wantAll?: () => boolean;
-  /** Raw bytes read so far, for progress bars. */
-  onBytes?: (bytes: number) => void;
-}
+/**
+ * What a reader asks of {@link scanTrajectory}: which lines can matter (the
+ * fast path; see `LineScanOptions` of `util/line-scan.ts`) and progress.
+ * Marker mode (`markers`) suits a format whose type is not at the start of
+ * its lines (claude-code, pi, kimi-cli); classify mode (`classify`, with
+ * `needles` for undecided lines and `detectGlued`) one whose lines start
+ * with their type (codex, kimi-code).
+ */
+export type TrajectoryScanOptions = Pick<
+  LineScanOptions,
+  "markers" | "classify" | "needles" | "detectGlued" | "wantAll" | "onBytes"
+>;
 
 let fastPath = true;
 
 /**
- * Turns the fast path of {@link jsonLines} on or off (on by default). Off,
- * every line is decoded and parsed: the tests compare both ways on every
- * sample, and a user who suspects the fast path can compare too.
+ * Turns the fast path of {@link scanTrajectory} on or off (on by default).
+ * Off, every line is handed over (and, by {@link jsonLines}, parsed): the
+ * tests compare both ways on every sample, and a user who suspects the fast
+ * path can compare too.
  */
 export function setTrajectoryFastPath(on: boolean): void {
   fastPath = on;
 }
 
 /**
- * Streams the JSON lines of `file`. Blank lines are ignored; a line that is not
- * valid JSON gives a `TRAJECTORY_BAD_JSON` warning (file + line) and is skipped;
- * a read error (e.g. a corrupt `.gz`) gives `TRAJECTORY_READ_ERROR` and ends the
- * file after the lines already read (TRAJECTORIES.md: "The quantity").
- *
- * With `opts.needles` (the fast path), a well-shaped line (`{` … `}`) that
- * `opts.classify` (from its leading members) or the needles show cannot carry
- * usage is skipped without being decoded or parsed, so no count changes. A
- * line that looks broken (not `{…}`, cut off, a NUL byte, a cut-off record
- * glued to the next: see `ReadLinesOptions`) is parsed as before and still
- * reported; only a line that cannot carry usage and is broken inside while
- * still looking like one whole object goes unreported.
- * `setTrajectoryFastPath(false)` turns the fast path off.
+ * One line handed to a reader by {@link scanTrajectory}: its bytes
+ * `buf[start, end)` (without the line end; valid only during the visit, the
+ * buffer is reused), its 1-based number, and whether it is the file's
+ * cut-off last line. One object is reused for every line of a file.
  */
-export async function* jsonLines(
+export class TrajectoryLine {
+  buf: Buffer = Buffer.alloc(0);
+  start = 0;
+  end = 0;
+  lineNo = 0;
+  unterminated = false;
+
+  constructor(
+    private readonly file: TrajectoryFile,
+    private readonly sink: Diagnostics,
+  ) {}
+
+  /**
+   * The whole line parsed with `JSON.parse` (decoded as UTF-8 and trimmed
+   * first). Undefined for a blank line, and for a line that is not valid
+   * JSON, which is warned (`TRAJECTORY_BAD_JSON`, file and line; TRAJECTORIES.md:
+   * "The quantity"). Every reader's fallback when a line is not of the shape
+   * its fast reading expects.
+   */
+  parse(): unknown {
+    const text = this.buf.toString("utf8", this.start, this.end).trim();
+    if (text === "") return undefined;
+    try {
+      return JSON.parse(text);
+    } catch {
+      this.bad(text);
+      return undefined;
+    }
+  }
+
+  /**
+   * Warns the line as not valid JSON (`TRAJECTORY_BAD_JSON`), as {@link parse}
+   * does: for a reader that proved it invalid without `JSON.parse`. `text` is
+   * the line's trimmed text (decoded when not given).
+   */
+  bad(text?: string): void {
+    const t = text ?? this.buf.toString("utf8", this.start, this.end).trim();
+    const what = this.unterminated ? "cut-off last line" : "line";
+    this.sink.warn(
+      "TRAJECTORY_BAD_JSON",
+      `${what} is not valid JSON (${preview(t)}); skipped`,
+      this.file.display,
+      this.lineNo,
+    );
+  }
+}
+
+/**
+ * The scanner core of the trajectory readers: reads `file` in one reused
+ * buffer (one synchronous loop per buffer-full; `.gz` too) and calls `visit`,
+ * synchronously and in line order, with each line that `opts` says can
+ * matter (every line when the fast path is off or `opts` names no filter).
+ * A format plugs in with its options (markers, or a classifier) and a
+ * visitor that reads what it needs from the line's bytes, falling back to
+ * `line.parse()` (whole-line `JSON.parse`, bad lines warned) whenever the
+ * line is not the shape it expects. A read error (e.g. a corrupt `.gz`)
+ * gives `TRAJECTORY_READ_ERROR` and ends the file after the lines already
+ * read (TRAJECTORIES.md: "The quantity"). Never throws.
+ */
+export async function scanTrajectory(
   file: TrajectoryFile,
   sink: Diagnostics,
-  opts: JsonLinesOptions = {},
-): AsyncGenerator<JsonLine> {
+  opts: TrajectoryScanOptions,
+  visit: (line: TrajectoryLine) => void,
+): Promise<void> {
+  const line = new TrajectoryLine(file, sink);
+  const progress = { lines: 0 };
   let lastLine = 0;
-  const stats = { lines: 0 };
   try {
-    const readOpts = fastPath ? { ...opts, stats } : { onBytes: opts.onBytes, stats };
-    for await (const line of readLines(file.path, readOpts)) {
-      lastLine = line.lineNo;
-      const text = line.text.trim();
-      if (text === "") continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        const what = line.unterminated ? "cut-off last line" : "line";
-        sink.warn(
-          "TRAJECTORY_BAD_JSON",
-          `${what} is not valid JSON (${preview(text)}); skipped`,
-          file.display,
-          line.lineNo,
-        );
-        continue;
-      }
-      yield { value, lineNo: line.lineNo };
-    }
+    const scanOpts: LineScanOptions = fastPath ? opts : { onBytes: opts.onBytes };
+    await scanLines(
+      file.path,
+      scanOpts,
+      (buf, start, end, lineNo, unterminated) => {
+        line.buf = buf;
+        line.start = start;
+        line.end = end;
+        line.lineNo = lineNo;
+        line.unterminated = unterminated;
+        lastLine = lineNo;
+        visit(line);
+      },
+      progress,
+    );
   } catch (err) {
-    lastLine = Math.max(lastLine, stats.lines);
+    lastLine = Math.max(lastLine, progress.lines);
     sink.warn(
       "TRAJECTORY_READ_ERROR",
       lastLine === 0
@@ -150,6 +193,25 @@ export async function* jsonLines(
       lastLine === 0 ? null : lastLine,
     );
   }
+}
+
+/**
+ * {@link scanTrajectory} with every handed-over line parsed whole: `each`
+ * gets each valid JSON line's value and number (blank lines ignored, bad
+ * ones warned and skipped). In classify mode the glued-line check is on
+ * unless `opts.detectGlued` is false.
+ */
+export function jsonLines(
+  file: TrajectoryFile,
+  sink: Diagnostics,
+  opts: TrajectoryScanOptions,
+  each: (value: unknown, lineNo: number) => void,
+): Promise<void> {
+  const o = opts.classify && opts.detectGlued === undefined ? { ...opts, detectGlued: true } : opts;
+  return scanTrajectory(file, sink, o, (line) => {
+    const value = line.parse();
+    if (value !== undefined) each(value, line.lineNo);
+  });
 }
 
 /**

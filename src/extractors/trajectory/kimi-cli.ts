@@ -14,11 +14,10 @@
 import { Diagnostics } from "../../diagnostics.js";
 import {
   call,
-  classifyBy,
   dirOf,
   epochSecondsMs,
   isObject,
-  jsonLines,
+  scanTrajectory,
   needles,
   obj,
   partsKey,
@@ -100,12 +99,8 @@ export interface KimiCliUsage {
   line: number;
 }
 
-/** Fast path: a usage line is a `StatusUpdate` (also forwarded inside a `SubagentEvent`). */
-const KIMI_CLI_NEEDLES = needles("StatusUpdate");
-const KIMI_CLI_CLASSIFY = classifyBy(["message.type"], ([type]) => {
-  if (type === undefined || type === "SubagentEvent") return undefined;
-  return type === "StatusUpdate" ? "take" : "skip";
-});
+/** Fast path (marker mode): a usage line is a `StatusUpdate` (also forwarded inside a `SubagentEvent`). */
+const KIMI_CLI_MARKERS = needles('"StatusUpdate"');
 
 /**
  * The kimi-cli counter (TRAJECTORIES.md, "kimi-cli"): `scan` reads the
@@ -118,51 +113,62 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
     const sink = new Diagnostics();
     const data: KimiCliUsage[] = [];
     const shape = new UsageShapeTally();
-    for await (const { value, lineNo } of jsonLines(file, sink, {
-      needles: KIMI_CLI_NEEDLES,
-      classify: KIMI_CLI_CLASSIFY,
-      onBytes: io.onBytes,
-    })) {
-      const message = obj(value, "message");
-      if (!message) continue;
-      let type = str(message, "type");
-      let payload = obj(message, "payload");
-      for (let depth = 0; type === "SubagentEvent" && depth < 16; depth += 1) {
-        const event = obj(payload, "event");
-        type = str(event, "type");
-        payload = obj(event, "payload");
-      }
-      if (type !== "StatusUpdate") continue;
-      const usage = obj(payload, "token_usage");
-      if (!usage) {
-        // A StatusUpdate without usage (context size only) is ordinary; one holding an object under another
-        // key (a renamed `token_usage`?) may carry counts that would otherwise be lost without a word.
-        const other = Object.keys(payload ?? {}).filter((k) => !STATUS_KEYS.has(k) && isObject(payload![k]));
-        if (other.length > 0) shape.missing(USAGE_SHAPE.required, other, lineNo);
-        continue;
-      }
-      const read = readUsage(usage, USAGE_SHAPE);
-      if (read.kind === "bad-value") {
-        sink.warn("TRAJECTORY_BAD_USAGE", "token_usage has a field that is not a count; skipped", file.display, lineNo);
-        continue;
-      }
-      const c = shape.note(read, usage, lineNo);
-      if (!c) continue;
-      const parts: TokenParts = {
-        uncachedInput: c.input_other,
-        cacheRead: c.input_cache_read,
-        cacheWrite: c.input_cache_creation,
-        output: c.output,
-      };
-      const rawTime = isObject(value) ? value["timestamp"] : undefined;
-      data.push({
-        parts,
-        timeMs: epochSecondsMs(rawTime),
-        timeText: String(rawTime),
-        messageId: str(payload, "message_id") ?? null,
-        line: lineNo,
-      });
-    }
+    await scanTrajectory(
+      file,
+      sink,
+      {
+        markers: KIMI_CLI_MARKERS,
+        onBytes: io.onBytes,
+      },
+      (line) => {
+        const value = line.parse();
+        const lineNo = line.lineNo;
+        const message = obj(value, "message");
+        if (!message) return;
+        let type = str(message, "type");
+        let payload = obj(message, "payload");
+        for (let depth = 0; type === "SubagentEvent" && depth < 16; depth += 1) {
+          const event = obj(payload, "event");
+          type = str(event, "type");
+          payload = obj(event, "payload");
+        }
+        if (type !== "StatusUpdate") return;
+        const usage = obj(payload, "token_usage");
+        if (!usage) {
+          // A StatusUpdate without usage (context size only) is ordinary; one holding an object under another
+          // key (a renamed `token_usage`?) may carry counts that would otherwise be lost without a word.
+          const other = Object.keys(payload ?? {}).filter((k) => !STATUS_KEYS.has(k) && isObject(payload![k]));
+          if (other.length > 0) shape.missing(USAGE_SHAPE.required, other, lineNo);
+          return;
+        }
+        const read = readUsage(usage, USAGE_SHAPE);
+        if (read.kind === "bad-value") {
+          sink.warn(
+            "TRAJECTORY_BAD_USAGE",
+            "token_usage has a field that is not a count; skipped",
+            file.display,
+            lineNo,
+          );
+          return;
+        }
+        const c = shape.note(read, usage, lineNo);
+        if (!c) return;
+        const parts: TokenParts = {
+          uncachedInput: c.input_other,
+          cacheRead: c.input_cache_read,
+          cacheWrite: c.input_cache_creation,
+          output: c.output,
+        };
+        const rawTime = isObject(value) ? value["timestamp"] : undefined;
+        data.push({
+          parts,
+          timeMs: epochSecondsMs(rawTime),
+          timeText: String(rawTime),
+          messageId: str(payload, "message_id") ?? null,
+          line: lineNo,
+        });
+      },
+    );
     shape.flush(sink, file.display, "token_usage");
     return { data, warnings: sink.warnings };
   },

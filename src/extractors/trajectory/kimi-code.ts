@@ -79,45 +79,50 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
     const records: KimiCodeRecord[] = [];
     let markers = 0;
     const shape = new UsageShapeTally();
-    for await (const { value, lineNo } of jsonLines(file, sink, {
-      needles: KIMI_CODE_NEEDLES,
-      classify: KIMI_CODE_CLASSIFY,
-      onBytes: io.onBytes,
-    })) {
-      if (!isObject(value)) continue;
-      const type = value["type"];
-      if (type === "forked") {
-        markers += 1;
-        continue;
-      }
-      if (type !== "usage.record") continue;
-      const usage = obj(value, "usage");
-      if (!usage) {
-        shape.missing(USAGE_SHAPE.required, [], lineNo); // a usage.record with no usage object
-        continue;
-      }
-      const read = readUsage(usage, USAGE_SHAPE);
-      if (read.kind === "bad-value") {
-        sink.warn("TRAJECTORY_BAD_USAGE", "usage has a field that is not a count; skipped", file.display, lineNo);
-        continue;
-      }
-      const c = shape.note(read, usage, lineNo);
-      if (!c) continue;
-      const parts: TokenParts = {
-        uncachedInput: c.inputOther,
-        cacheRead: c.inputCacheRead,
-        cacheWrite: c.inputCacheCreation,
-        output: c.output,
-      };
-      const timeMs = epochMs(value["time"]);
-      const key = [
-        String(value["time"] ?? "-"),
-        str(value, "model") ?? "",
-        str(value, "usageScope") ?? "",
-        partsKey(parts),
-      ].join("\u0000");
-      records.push({ parts, timeMs, line: lineNo, key, markersBefore: markers });
-    }
+    await jsonLines(
+      file,
+      sink,
+      {
+        needles: KIMI_CODE_NEEDLES,
+        classify: KIMI_CODE_CLASSIFY,
+        onBytes: io.onBytes,
+      },
+      (value, lineNo) => {
+        if (!isObject(value)) return;
+        const type = value["type"];
+        if (type === "forked") {
+          markers += 1;
+          return;
+        }
+        if (type !== "usage.record") return;
+        const usage = obj(value, "usage");
+        if (!usage) {
+          shape.missing(USAGE_SHAPE.required, [], lineNo); // a usage.record with no usage object
+          return;
+        }
+        const read = readUsage(usage, USAGE_SHAPE);
+        if (read.kind === "bad-value") {
+          sink.warn("TRAJECTORY_BAD_USAGE", "usage has a field that is not a count; skipped", file.display, lineNo);
+          return;
+        }
+        const c = shape.note(read, usage, lineNo);
+        if (!c) return;
+        const parts: TokenParts = {
+          uncachedInput: c.inputOther,
+          cacheRead: c.inputCacheRead,
+          cacheWrite: c.inputCacheCreation,
+          output: c.output,
+        };
+        const timeMs = epochMs(value["time"]);
+        const key = [
+          String(value["time"] ?? "-"),
+          str(value, "model") ?? "",
+          str(value, "usageScope") ?? "",
+          partsKey(parts),
+        ].join("\u0000");
+        records.push({ parts, timeMs, line: lineNo, key, markersBefore: markers });
+      },
+    );
     shape.flush(sink, file.display, "usage.record");
     return { data: { records, markers }, warnings: sink.warnings };
   },

@@ -13,11 +13,10 @@ import { Diagnostics } from "../../diagnostics.js";
 import { basename } from "node:path";
 import {
   call,
-  classifyBy,
   epochMs,
   isObject,
   NoOffsetTimes,
-  jsonLines,
+  scanTrajectory,
   needles,
   obj,
   partsKey,
@@ -66,15 +65,11 @@ export interface PiScan {
 }
 
 /**
- * Fast path: only an entry with a `usage` key can carry usage (the header is
- * always read); an `assistant` entry without one is read too (it is reported).
+ * Fast path (marker mode): only an entry with a `usage` key can carry usage
+ * (the header is always read); an `assistant` entry without one is read too
+ * (it is reported).
  */
-const PI_NEEDLES = needles('"usage"', '"assistant"');
-const PI_CLASSIFY = classifyBy(["type", "message.role"], ([type, role]) => {
-  if (type === undefined) return undefined;
-  if (type !== "message") return "skip";
-  return role === undefined ? undefined : role === "assistant" ? "take" : "skip";
-});
+const PI_MARKERS = needles('"usage"', '"assistant"');
 
 /**
  * The pi counter (TRAJECTORIES.md, "pi"): `scan` reads one session file's
@@ -89,40 +84,46 @@ export const piCounter: FormatCounter<PiScan> = {
     const times = new NoOffsetTimes();
     let header = true;
     const wantAll = (): boolean => header;
-    for await (const { value, lineNo } of jsonLines(file, sink, {
-      needles: PI_NEEDLES,
-      classify: PI_CLASSIFY,
-      wantAll,
-      onBytes: io.onBytes,
-    })) {
-      if (!isObject(value)) continue;
-      if (header) {
-        header = false;
-        if (value["type"] === "session") {
-          data.headerId = str(value, "id") ?? null;
-          data.parent = str(value, "parentSession") ?? str(value, "branchedFrom") ?? null;
-          continue;
+    await scanTrajectory(
+      file,
+      sink,
+      {
+        markers: PI_MARKERS,
+        wantAll,
+        onBytes: io.onBytes,
+      },
+      (line) => {
+        const value = line.parse();
+        const lineNo = line.lineNo;
+        if (!isObject(value)) return;
+        if (header) {
+          header = false;
+          if (value["type"] === "session") {
+            data.headerId = str(value, "id") ?? null;
+            data.parent = str(value, "parentSession") ?? str(value, "branchedFrom") ?? null;
+            return;
+          }
         }
-      }
-      if (value["type"] !== "message") continue;
-      const message = obj(value, "message");
-      if (str(message, "role") !== "assistant") continue;
-      // pi writes usage on every assistant entry (aborted and errored ones too): none at all is counts that cannot be read.
-      const c = messageUsage(message, USAGE_SHAPE, shape, sink, file.display, lineNo);
-      if (!c) continue;
-      const parts: TokenParts = {
-        uncachedInput: c.input,
-        cacheRead: c.cacheRead,
-        cacheWrite: c.cacheWrite,
-        output: c.output,
-      };
-      const timeMs = times.ms(value["timestamp"], lineNo) ?? epochMs(message?.["timestamp"]);
-      const id = str(value, "id");
-      const key = id
-        ? `id:${id}|${partsKey(parts)}`
-        : `ts:${String(value["timestamp"] ?? message?.["timestamp"] ?? `${file.display}:${lineNo}`)}|${partsKey(parts)}`;
-      data.entries.push({ key, parts, timeMs, line: lineNo });
-    }
+        if (value["type"] !== "message") return;
+        const message = obj(value, "message");
+        if (str(message, "role") !== "assistant") return;
+        // pi writes usage on every assistant entry (aborted and errored ones too): none at all is counts that cannot be read.
+        const c = messageUsage(message, USAGE_SHAPE, shape, sink, file.display, lineNo);
+        if (!c) return;
+        const parts: TokenParts = {
+          uncachedInput: c.input,
+          cacheRead: c.cacheRead,
+          cacheWrite: c.cacheWrite,
+          output: c.output,
+        };
+        const timeMs = times.ms(value["timestamp"], lineNo) ?? epochMs(message?.["timestamp"]);
+        const id = str(value, "id");
+        const key = id
+          ? `id:${id}|${partsKey(parts)}`
+          : `ts:${String(value["timestamp"] ?? message?.["timestamp"] ?? `${file.display}:${lineNo}`)}|${partsKey(parts)}`;
+        data.entries.push({ key, parts, timeMs, line: lineNo });
+      },
+    );
     shape.flush(sink, file.display, "message.usage");
     times.flush(sink, file.display);
     return { data, warnings: sink.warnings };

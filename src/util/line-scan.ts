@@ -1,0 +1,270 @@
+/**
+ * The trajectory readers' line scanner (DESIGN.md, performance): one
+ * synchronous loop per buffer-full over a reused large buffer, handing the
+ * caller, by offsets into that buffer, only the lines that can matter to it.
+ * Nothing is decoded here; the caller decodes or parses what it needs.
+ */
+import { chunkFor, doubled, openSource, type Filler } from "./lines.js";
+
+/** What {@link LineScanOptions.classify} says of a line. */
+export type LineClass = 0 | 1 | 2;
+/** The line cannot matter to the caller. */
+export const LINE_SKIP: LineClass = 0;
+/** The line must be handed over. */
+export const LINE_TAKE: LineClass = 1;
+/** Let the needles decide. */
+export const LINE_UNKNOWN: LineClass = 2;
+
+/**
+ * Which lines {@link scanLines} hands over. With neither `markers` nor
+ * `classify`, every line is (the slow path). With one of them (the fast
+ * path), a line is handed over when:
+ * - `wantAll()` returns true before it (e.g. until a header line was read);
+ * - marker mode: it holds one of `markers` (found by a search over the whole
+ *   buffer-full, not line by line);
+ * - classify mode: `classify` says `LINE_TAKE`, or `LINE_UNKNOWN` and it holds
+ *   one of `needles`;
+ * - in both modes: it is not well-shaped (its first and last non-blank bytes
+ *   are not `{` and `}`), it holds a NUL byte (zero-filled blocks after a
+ *   crash), or it is the file's cut-off last line (no line end);
+ * - with `detectGlued` (classify mode only): it looks glued (see below).
+ * Every other line is skipped unread, but counted in line numbers.
+ */
+export interface LineScanOptions {
+  /**
+   * Marker mode: byte strings one of which every line that can matter holds
+   * (a key or type name as written without `\u` escapes, e.g. `"usage"`).
+   */
+  markers?: readonly Buffer[];
+  /** Classify mode: a first look at each line from its leading bytes (e.g. `LeadingScalarReader`). */
+  classify?: (buf: Buffer, start: number, end: number) => LineClass;
+  /** Classify mode: what decides a `LINE_UNKNOWN` line (as `markers`). */
+  needles?: readonly Buffer[];
+  /**
+   * Classify mode: a skipped line is handed over after all when the file's
+   * record start `{"<first key>":` (learnt from the file's first line that
+   * begins with `{"`) appears inside it right after a byte that cannot
+   * precede an object in JSON (not `:`, `[`, `,` or a blank): a line cut off
+   * and continued by the next record of an appending writer. Default false.
+   */
+  detectGlued?: boolean;
+  /** Asked before each line in the fast path: true means "hand this line over whatever it holds". */
+  wantAll?: () => boolean;
+  /** Called with the number of raw bytes read from disk (compressed bytes for `.gz`) as reading goes. */
+  onBytes?: (bytes: number) => void;
+  /** Size of the read buffer in bytes (default 4 MiB); it grows for a longer line. */
+  chunkBytes?: number;
+}
+
+/**
+ * Called for each line handed over, synchronously, while `buf` holds it:
+ * `buf[start, end)` is the line without its line end (`\n`, `\r\n`) and, on
+ * the first line, without a UTF-8 BOM. `lineNo` is 1-based; `unterminated`
+ * marks a last line without a line end. The bytes are only valid during the
+ * call (the buffer is reused).
+ */
+export type LineVisitor = (buf: Buffer, start: number, end: number, lineNo: number, unterminated: boolean) => void;
+
+/** Filled in as {@link scanLines} goes: the number of complete lines seen (handed over or not). */
+export interface ScanProgress {
+  lines: number;
+}
+
+const DEFAULT_CHUNK = 4 << 20;
+
+function isBlank(b: number): boolean {
+  return b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0b || b === 0x0c;
+}
+
+/** True when the first and last non-blank bytes of `buf[s, e)` are `{` and `}`. */
+function wellShaped(buf: Buffer, s: number, e: number): boolean {
+  while (s < e && isBlank(buf[s]!)) s += 1;
+  while (e > s && isBlank(buf[e - 1]!)) e -= 1;
+  return e - s >= 2 && buf[s] === 0x7b && buf[e - 1] === 0x7d;
+}
+
+/**
+ * Reads `path` (gunzipped when its name ends in `.gz`) into one reused buffer
+ * (4 MiB, or the file's size for a small file; grown only for a longer line)
+ * and calls `visit` for each line that `opts` says can matter (see
+ * {@link LineScanOptions}), in order, synchronously within each buffer-full:
+ * no stream and no promise per line. Memory stays flat whatever the size.
+ *
+ * Resolves to the number of lines in the file (the cut-off last line
+ * included).
+ *
+ * @throws the read error (ENOENT, or a zlib error for a corrupt `.gz`),
+ *   after visiting every line read before it; `progress.lines` then says how
+ *   many complete lines were read.
+ */
+export async function scanLines(
+  path: string,
+  opts: LineScanOptions,
+  visit: LineVisitor,
+  progress: ScanProgress = { lines: 0 },
+): Promise<number> {
+  const source = openSource(path, opts.onBytes);
+  try {
+    const chunk = await chunkFor(path, opts.chunkBytes ?? DEFAULT_CHUNK);
+    return await scan(source.fill, chunk, opts, visit, progress);
+  } finally {
+    await source.close();
+  }
+}
+
+async function scan(
+  fill: Filler,
+  chunk: number,
+  opts: LineScanOptions,
+  visit: LineVisitor,
+  progress: ScanProgress,
+): Promise<number> {
+  let buf = Buffer.allocUnsafe(chunk);
+  let carry = 0; // bytes of a partial line kept at buf[0, carry)
+  let lineNo = 0;
+  const glue: Glue = { learnt: opts.detectGlued !== true, signature: null };
+  for (;;) {
+    if (carry === buf.length) buf = doubled(buf, carry);
+    const got = await fill(buf, carry);
+    if (got === 0) break;
+    const end = carry + got;
+    const view = buf.subarray(0, end);
+    const p = opts.markers
+      ? markerLines(view, lineNo, opts, visit)
+      : opts.classify
+        ? classifiedLines(view, lineNo, opts, visit, glue)
+        : allLines(view, lineNo, visit);
+    lineNo = p.lineNo;
+    progress.lines = lineNo;
+    // Keep the partial last line at the front of the buffer.
+    if (p.next > 0) buf.copy(buf, 0, p.next, end);
+    carry = end - p.next;
+  }
+  if (carry > 0) {
+    lineNo += 1;
+    hand(buf, 0, carry, lineNo, true, visit);
+  }
+  return lineNo;
+}
+
+/** Hands `buf[s, e)` to `visit` without its `\r` and, on line 1, its BOM. */
+function hand(buf: Buffer, s: number, e: number, lineNo: number, unterminated: boolean, visit: LineVisitor): void {
+  if (lineNo === 1 && e - s >= 3 && buf[s] === 0xef && buf[s + 1] === 0xbb && buf[s + 2] === 0xbf) s += 3;
+  if (e > s && buf[e - 1] === 0x0d) e -= 1;
+  visit(buf, s, e, lineNo, unterminated);
+}
+
+interface Step {
+  /** Offset of the first byte not yet consumed (the start of the partial last line). */
+  next: number;
+  lineNo: number;
+}
+
+function allLines(view: Buffer, lineNo: number, visit: LineVisitor): Step {
+  let p = 0;
+  for (;;) {
+    const nl = view.indexOf(0x0a, p);
+    if (nl === -1) break;
+    lineNo += 1;
+    hand(view, p, nl, lineNo, false, visit);
+    p = nl + 1;
+  }
+  return { next: p, lineNo };
+}
+
+/** The next position at or after `from` of any of `needles` in `view`, or Infinity. */
+function nextHit(view: Buffer, needles: readonly Buffer[], hits: number[], from: number): number {
+  let best = Infinity;
+  for (let i = 0; i < needles.length; i += 1) {
+    let h = hits[i]!;
+    if (h < from) {
+      h = view.indexOf(needles[i]!, from);
+      hits[i] = h = h === -1 ? Infinity : h;
+    }
+    if (h < best) best = h;
+  }
+  return best;
+}
+
+function markerLines(view: Buffer, lineNo: number, opts: LineScanOptions, visit: LineVisitor): Step {
+  const markers = opts.markers!;
+  const wantAll = opts.wantAll;
+  const hits = markers.map(() => -1);
+  let nul = view.indexOf(0);
+  if (nul === -1) nul = Infinity;
+  let hit = nextHit(view, markers, hits, 0);
+  let p = 0;
+  for (;;) {
+    const nl = view.indexOf(0x0a, p);
+    if (nl === -1) break;
+    lineNo += 1;
+    let take = hit < nl || nul < nl || (wantAll !== undefined && wantAll());
+    if (!take) {
+      // Well-shaped `{…}` (the common case, read first without the blank skipping).
+      const last = view[nl - 1 > p && view[nl - 1] === 0x0d ? nl - 2 : nl - 1];
+      take = !(view[p] === 0x7b && last === 0x7d) && !wellShaped(view, p, nl);
+    }
+    if (take) hand(view, p, nl, lineNo, false, visit);
+    p = nl + 1;
+    if (hit < p) hit = nextHit(view, markers, hits, p);
+    if (nul < p) {
+      nul = view.indexOf(0, p);
+      if (nul === -1) nul = Infinity;
+    }
+  }
+  return { next: p, lineNo };
+}
+
+function classifiedLines(view: Buffer, lineNo: number, opts: LineScanOptions, visit: LineVisitor, glue: Glue): Step {
+  const classify = opts.classify!;
+  const needles = opts.needles ?? [];
+  const wantAll = opts.wantAll;
+  const hits = needles.map(() => -1);
+  let nul = view.indexOf(0);
+  if (nul === -1) nul = Infinity;
+  let p = 0;
+  for (;;) {
+    const nl = view.indexOf(0x0a, p);
+    if (nl === -1) break;
+    lineNo += 1;
+    if (!glue.learnt && view[p] === 0x7b && view[p + 1] === 0x22) learnSignature(view, p, nl, glue);
+    let take = nul < nl || (wantAll !== undefined && wantAll());
+    if (!take) {
+      const cls = classify(view, p, nl);
+      take = cls === LINE_TAKE || (cls === LINE_UNKNOWN && nextHit(view, needles, hits, p) < nl);
+    }
+    if (!take) take = !wellShaped(view, p, nl);
+    if (!take && glue.signature !== null) take = looksGlued(view, p, nl, glue.signature);
+    if (take) hand(view, p, nl, lineNo, false, visit);
+    p = nl + 1;
+    if (nul < p) {
+      nul = view.indexOf(0, p);
+      if (nul === -1) nul = Infinity;
+    }
+  }
+  return { next: p, lineNo };
+}
+
+/** The glued-line check's record start, learnt once per file (`learnt` is true from the start without `detectGlued`). */
+interface Glue {
+  learnt: boolean;
+  signature: Buffer | null;
+}
+
+function learnSignature(view: Buffer, p: number, nl: number, glue: Glue): void {
+  // The record start: `{"` + the first key + `":`.
+  const colon = view.indexOf('":', p + 2);
+  if (colon !== -1 && colon < nl && colon - p <= 40) glue.signature = Buffer.from(view.subarray(p, colon + 2));
+  glue.learnt = true;
+}
+
+function looksGlued(view: Buffer, p: number, nl: number, signature: Buffer): boolean {
+  // Every record start inside the line must follow `:`, `[`, `,` or a blank.
+  let at = view.indexOf(signature, p + 1);
+  while (at !== -1 && at < nl) {
+    const before = view[at - 1]!;
+    if (before !== 0x3a && before !== 0x5b && before !== 0x2c && !isBlank(before)) return true;
+    at = view.indexOf(signature, at + 1);
+  }
+  return false;
+}
