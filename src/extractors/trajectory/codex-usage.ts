@@ -11,6 +11,7 @@
  * that is not a plain integer.
  */
 import type { UsageShape } from "./usage-shape.js";
+import { LINE_SKIP, LINE_TAKE, LINE_UNKNOWN, type LineClass } from "../../util/line-scan.js";
 import { at, cursor, keyBytes, keyIs, readUint, skipString, skipValue, stringAt, ws, onlyWs } from "./json-bytes.js";
 
 /**
@@ -314,4 +315,53 @@ function readInfo(b: Buffer, i: number, end: number): number {
   if (total === null) return -1;
   info = { total, last };
   return i + 1;
+}
+
+const LEAD = keyBytes('{"timestamp":"');
+const TYPE_AT = keyBytes(',"type":"');
+const PAYLOAD_TYPE_AT = keyBytes(',"payload":{"type":"');
+const T_EVENT_MSG = keyBytes('event_msg"');
+const T_TOKEN_COUNT = keyBytes('token_count"');
+const T_SESSION_META = keyBytes('session_meta"');
+const T_USAGE_RECORD = keyBytes('token_usage_record"');
+
+/** True when `b[i, i + word.length)` holds `word` (and lies before `end`). */
+function bytesAt(b: Uint8Array, i: number, end: number, word: Uint8Array): boolean {
+  return i + word.length <= end && keyIs(b, i, i + word.length, word);
+}
+
+/** Index after the closing quote of the plain string whose content starts at `b[i]`, or -1 (an escape, a control byte, over 64 bytes). */
+function plainStringEnd(b: Uint8Array, i: number, end: number): number {
+  const stop = Math.min(end, i + 64);
+  for (; i < stop; i += 1) {
+    const c = b[i]!;
+    if (c === 0x22) return i + 1;
+    if (c === 0x5c || c < 0x20) return -1;
+  }
+  return -1;
+}
+
+/**
+ * The codex fast path's first look at a line laid out as Codex writes it,
+ * `{"timestamp":"…","type":"…"` (and, for `event_msg`,
+ * `,"payload":{"type":"…"`), from fixed byte positions: `LINE_TAKE` for a
+ * `token_count` event, a `session_meta` or a `token_usage_record` line,
+ * `LINE_SKIP` for any other type, `LINE_UNKNOWN` when the line is laid out
+ * otherwise (the caller then reads its leading members). Like every fast-path
+ * look, it assumes no key is written twice.
+ */
+export function classifyCodexLead(b: Buffer, start: number, end: number): LineClass {
+  if (!bytesAt(b, start, end, LEAD)) return LINE_UNKNOWN;
+  const ts = plainStringEnd(b, start + LEAD.length, end);
+  if (ts < 0 || !bytesAt(b, ts, end, TYPE_AT)) return LINE_UNKNOWN;
+  const t = ts + TYPE_AT.length;
+  if (bytesAt(b, t, end, T_EVENT_MSG)) {
+    const p = t + T_EVENT_MSG.length;
+    if (!bytesAt(b, p, end, PAYLOAD_TYPE_AT)) return LINE_UNKNOWN;
+    const q = p + PAYLOAD_TYPE_AT.length;
+    if (bytesAt(b, q, end, T_TOKEN_COUNT)) return LINE_TAKE;
+    return plainStringEnd(b, q, end) < 0 ? LINE_UNKNOWN : LINE_SKIP;
+  }
+  if (bytesAt(b, t, end, T_SESSION_META) || bytesAt(b, t, end, T_USAGE_RECORD)) return LINE_TAKE;
+  return plainStringEnd(b, t, end) < 0 ? LINE_UNKNOWN : LINE_SKIP;
 }

@@ -92,6 +92,11 @@ export function setTrajectoryFastPath(on: boolean): void {
   fastPath = on;
 }
 
+/** Whether the fast path is on ({@link setTrajectoryFastPath}): off, readers parse every line whole instead of reading its bytes. */
+export function trajectoryFastPath(): boolean {
+  return fastPath;
+}
+
 /**
  * One line handed to a reader by {@link scanTrajectory}: its bytes
  * `buf[start, end)` (without the line end; valid only during the visit, the

@@ -9,6 +9,7 @@
  * integer, a `\` escape in what is read, a key read twice, a `time` that is
  * neither a plain integer nor null.
  */
+import { LINE_SKIP, LINE_TAKE, LINE_UNKNOWN, type LineClass } from "../../util/line-scan.js";
 import { at, cursor, keyBytes, keyIs, onlyWs, readUint, skipString, skipValue, stringAt, ws } from "./json-bytes.js";
 
 /** Kimi Code writes all four counts on every `usage.record`. */
@@ -167,4 +168,30 @@ export function readKimiCodeUsage(b: Buffer, start: number, end: number): KimiCo
     inputCacheRead: counts[2]!,
     inputCacheCreation: counts[3]!,
   };
+}
+
+const LEAD = keyBytes('{"type":"');
+const T_USAGE_RECORD = keyBytes('usage.record"');
+const T_FORKED = keyBytes('forked"');
+
+/**
+ * The kimi-code fast path's first look at a line laid out as Kimi Code writes
+ * it, `{"type":"…"`, from fixed byte positions: `LINE_TAKE` for a
+ * `usage.record` or a `forked` marker, `LINE_SKIP` for any other type whose
+ * name is a plain string, `LINE_UNKNOWN` when the line is laid out otherwise
+ * (the caller then reads its leading members). Like every fast-path look, it
+ * assumes no key is written twice.
+ */
+export function classifyKimiCodeLead(b: Buffer, start: number, end: number): LineClass {
+  const t = start + LEAD.length;
+  if (t > end || !keyIs(b, start, t, LEAD)) return LINE_UNKNOWN;
+  if (keyIs(b, t, Math.min(end, t + T_USAGE_RECORD.length), T_USAGE_RECORD)) return LINE_TAKE;
+  if (keyIs(b, t, Math.min(end, t + T_FORKED.length), T_FORKED)) return LINE_TAKE;
+  const stop = Math.min(end, t + 64);
+  for (let i = t; i < stop; i += 1) {
+    const c = b[i]!;
+    if (c === 0x22) return LINE_SKIP;
+    if (c === 0x5c || c < 0x20) return LINE_UNKNOWN;
+  }
+  return LINE_UNKNOWN;
 }
