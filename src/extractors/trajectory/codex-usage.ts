@@ -75,23 +75,86 @@ const U_KEYS = [
   keyBytes("total_tokens"),
 ];
 
-/** Parsed-line state shared by the walk (not re-entrant). */
+// What the walk read (not re-entrant): reset by readCodexTokenCount.
+let rTimestamp: string | undefined;
+let rOrdinal: number | null = null;
+let rThread: string | undefined;
+let rUsage: CodexTokenCount["usage"] = null;
+let rTotal: CodexVec | null = null;
+let rLast: CodexVec | null = null;
+/** The vector read by readVec / vecAsWritten. */
 let vec: CodexVec | null = null;
+/** The string read by readStr. */
 let str: string | undefined;
+
+/**
+ * Checks a vector's rules and sets `vec`: cached + cache write ≤ input,
+ * reasoning ≤ output, `total_tokens` (when `hasTotal`) = input + output.
+ * False when one is broken (the caller gives up: the parsed line's usage
+ * rules decide what it means).
+ */
+function setVec(
+  input: number,
+  cached: number,
+  output: number,
+  cacheWrite: number,
+  reasoning: number,
+  total: number,
+  hasTotal: boolean,
+): boolean {
+  if (cached + cacheWrite > input || reasoning > output) return false;
+  if (hasTotal && total !== input + output) return false;
+  vec = { input, cached, cacheWrite, output };
+  return true;
+}
+
+const V_IN = keyBytes('{"input_tokens":');
+const V_CACHED = keyBytes(',"cached_input_tokens":');
+const V_OUT = keyBytes(',"output_tokens":');
+const V_REASON = keyBytes(',"reasoning_output_tokens":');
+const V_TOTAL = keyBytes(',"total_tokens":');
+
+/** A plain integer at `b[i]` (see readUint) after `word` at `b[i]`; -1 when either is not there. */
+function member(b: Uint8Array, i: number, end: number, word: Uint8Array): number {
+  if (i + word.length > end || !keyIs(b, i, i + word.length, word)) return -1;
+  return readUint(b, i + word.length, end);
+}
+
+/**
+ * A usage object at `b[i]` as Codex writes it, byte for byte:
+ * `{"input_tokens":N,"cached_input_tokens":N,"output_tokens":N,"reasoning_output_tokens":N,"total_tokens":N}`;
+ * sets `vec`. -1 when it is written otherwise (then {@link readVec} reads it).
+ */
+function vecAsWritten(b: Uint8Array, i: number, end: number): number {
+  i = member(b, i, end, V_IN);
+  if (i < 0) return -1;
+  const input = cursor.num;
+  i = member(b, i, end, V_CACHED);
+  if (i < 0) return -1;
+  const cached = cursor.num;
+  i = member(b, i, end, V_OUT);
+  if (i < 0) return -1;
+  const output = cursor.num;
+  i = member(b, i, end, V_REASON);
+  if (i < 0) return -1;
+  const reasoning = cursor.num;
+  i = member(b, i, end, V_TOTAL);
+  if (i < 0 || at(b, i, end) !== 0x7d) return -1;
+  return setVec(input, cached, output, 0, reasoning, cursor.num, true) ? i + 1 : -1;
+}
 
 /**
  * Reads a usage object at `b[i]` (`{`) into `vec`: every member one of the
  * six keys of the Codex `TokenUsage`, once, with a plain integer value; the
- * three always written present; cached + cache write ≤ input, reasoning ≤
- * output, and `total_tokens` (when present) = input + output. Else -1: the
- * caller falls back (the parsed line's usage rules decide what it means).
+ * three always written present; and the rules of {@link setVec}. Else -1.
  */
 function readVec(b: Uint8Array, i: number, end: number): number {
+  const fixed = vecAsWritten(b, i, end);
+  if (fixed >= 0) return fixed;
   if (at(b, i, end) !== 0x7b) return -1;
   const v = [0, 0, 0, 0, 0, 0];
   let seen = 0;
   i = ws(b, i + 1, end);
-  if (at(b, i, end) === 0x7d) return -1;
   for (;;) {
     if (at(b, i, end) !== 0x22) return -1;
     const k0 = i + 1;
@@ -120,11 +183,7 @@ function readVec(b: Uint8Array, i: number, end: number): number {
     break;
   }
   if ((seen & 7) !== 7) return -1;
-  const [input, cached, output, cacheWrite, reasoning, total] = v as [number, number, number, number, number, number];
-  if (cached + cacheWrite > input || reasoning > output) return -1;
-  if ((seen & 32) !== 0 && total !== input + output) return -1;
-  vec = { input, cached, cacheWrite, output };
-  return i + 1;
+  return setVec(v[0]!, v[1]!, v[2]!, v[3]!, v[4]!, v[5]!, (seen & 32) !== 0) ? i + 1 : -1;
 }
 
 /** Reads a string value at `b[i]` into `str` (undefined for another JSON value); -1 on an escape or bad JSON. */
@@ -139,13 +198,167 @@ function readStr(b: Buffer, i: number, end: number): number {
   return j;
 }
 
-/** True when the string value at `b[i]` is exactly `want` (sets cursor.pos after it); false otherwise (give up). */
-function strIs(b: Uint8Array, i: number, end: number, want: Uint8Array): boolean {
-  if (at(b, i, end) !== 0x22) return false;
+/** The index after the string value at `b[i]` when it is exactly `want`; -1 otherwise (give up). */
+function strIs(b: Uint8Array, i: number, end: number, want: Uint8Array): number {
+  if (at(b, i, end) !== 0x22) return -1;
   const j = skipString(b, i, end);
-  if (j < 0 || cursor.escaped || !keyIs(b, i + 1, j - 1, want)) return false;
-  cursor.pos = j;
-  return true;
+  return j < 0 || cursor.escaped || !keyIs(b, i + 1, j - 1, want) ? -1 : j;
+}
+
+/**
+ * The members of an object from `b[i]`: just after its `{` (`resume` false)
+ * or just after a member's value (`resume` true). `member` reads the value of
+ * the key `b[k0, k1)` at `b[v]` and returns the index after it (-1: give up).
+ * Returns the index after the object's `}`, or -1.
+ */
+function members(
+  b: Uint8Array,
+  i: number,
+  end: number,
+  resume: boolean,
+  member: (k0: number, k1: number, v: number) => number,
+): number {
+  if (!resume) i = ws(b, i, end);
+  for (;;) {
+    if (resume) {
+      i = ws(b, i, end);
+      const c = at(b, i, end);
+      if (c === 0x7d) return i + 1;
+      if (c !== 0x2c) return -1;
+      i = ws(b, i + 1, end);
+    }
+    resume = true;
+    if (at(b, i, end) !== 0x22) return -1;
+    const k0 = i + 1;
+    i = skipString(b, i, end);
+    if (i < 0 || cursor.escaped) return -1;
+    const k1 = i - 1;
+    i = ws(b, i, end);
+    if (at(b, i, end) !== 0x3a) return -1;
+    i = member(k0, k1, ws(b, i + 1, end));
+    if (i < 0) return -1;
+  }
+}
+
+// Which members of each object were read (a key twice: give up).
+let topSeen = 0; // 1 timestamp, 2 type, 4 payload, 8 ordinal
+let payloadSeen = 0; // 1 type, 2 info, 4 thread_id
+let infoSeen = 0; // 1 total, 2 last
+let buf: Buffer = Buffer.alloc(0);
+let bufEnd = 0;
+
+function topMember(k0: number, k1: number, i: number): number {
+  const b = buf;
+  const end = bufEnd;
+  if (keyIs(b, k0, k1, K_TIMESTAMP)) {
+    if (topSeen & 1) return -1;
+    topSeen |= 1;
+    i = readStr(b, i, end);
+    rTimestamp = str;
+    return i;
+  }
+  if (keyIs(b, k0, k1, K_TYPE)) {
+    if (topSeen & 2) return -1;
+    topSeen |= 2;
+    return strIs(b, i, end, V_EVENT_MSG);
+  }
+  if (keyIs(b, k0, k1, K_PAYLOAD)) {
+    if (topSeen & 4 || at(b, i, end) !== 0x7b) return -1;
+    topSeen |= 4;
+    payloadSeen = 0;
+    i = members(b, i + 1, end, false, payloadMember);
+    return i < 0 || (payloadSeen & 1) === 0 ? -1 : i;
+  }
+  if (keyIs(b, k0, k1, K_ORDINAL)) {
+    if (topSeen & 8) return -1;
+    topSeen |= 8;
+    const c = at(b, i, end);
+    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      i = readUint(b, i, end);
+      rOrdinal = cursor.num;
+      return i;
+    }
+    return skipValue(b, i, end, 1); // not a number: no ordinal
+  }
+  return skipValue(b, i, end, 1);
+}
+
+function payloadMember(k0: number, k1: number, i: number): number {
+  const b = buf;
+  const end = bufEnd;
+  if (keyIs(b, k0, k1, K_TYPE)) {
+    if (payloadSeen & 1) return -1;
+    payloadSeen |= 1;
+    return strIs(b, i, end, V_TOKEN_COUNT);
+  }
+  if (keyIs(b, k0, k1, K_INFO)) {
+    if (payloadSeen & 2) return -1;
+    payloadSeen |= 2;
+    if (at(b, i, end) !== 0x7b) return skipValue(b, i, end, 2); // null (a heartbeat) or another non-object: no usage
+    return readInfo(b, i, end);
+  }
+  if (keyIs(b, k0, k1, K_THREAD)) {
+    if (payloadSeen & 4) return -1;
+    payloadSeen |= 4;
+    i = readStr(b, i, end);
+    rThread = str;
+    return i;
+  }
+  return skipValue(b, i, end, 2);
+}
+
+function infoMember(k0: number, k1: number, i: number): number {
+  const b = buf;
+  const end = bufEnd;
+  if (keyIs(b, k0, k1, K_TOTAL)) {
+    if (infoSeen & 1) return -1;
+    infoSeen |= 1;
+    i = readVec(b, i, end);
+    rTotal = vec;
+    return i;
+  }
+  if (keyIs(b, k0, k1, K_LAST)) {
+    if (infoSeen & 2) return -1;
+    infoSeen |= 2;
+    if (at(b, i, end) !== 0x7b) return skipValue(b, i, end, 3); // absent or not an object: no last
+    i = readVec(b, i, end);
+    rLast = vec;
+    return i;
+  }
+  return skipValue(b, i, end, 3);
+}
+
+const I_TOTAL = keyBytes('{"total_token_usage":');
+const I_LAST = keyBytes(',"last_token_usage":');
+
+/** Reads `payload.info` (an object at `b[i]`) into `rUsage`: a readable total is required; -1 otherwise. */
+function readInfo(b: Buffer, i: number, end: number): number {
+  rTotal = null;
+  rLast = null;
+  infoSeen = 0;
+  // As Codex writes it: the total, then the last call's usage, then other members.
+  let j = -1;
+  if (bytesAt(b, i, end, I_TOTAL)) {
+    j = readVec(b, i + I_TOTAL.length, end);
+    if (j >= 0) {
+      rTotal = vec;
+      infoSeen = 1;
+      if (bytesAt(b, j, end, I_LAST) && at(b, j + I_LAST.length, end) === 0x7b) {
+        j = readVec(b, j + I_LAST.length, end);
+        rLast = vec;
+        infoSeen = 3;
+      }
+    }
+  }
+  if (j < 0) {
+    rTotal = null;
+    rLast = null;
+    infoSeen = 0;
+  }
+  i = j >= 0 ? members(b, j, end, true, infoMember) : members(b, i + 1, end, false, infoMember);
+  if (i < 0 || rTotal === null) return -1;
+  rUsage = { total: rTotal, last: rLast };
+  return i;
 }
 
 /**
@@ -157,165 +370,22 @@ function strIs(b: Uint8Array, i: number, end: number, want: Uint8Array): boolean
  * `last_token_usage` that is absent or not an object gives `last: null`.
  */
 export function readCodexTokenCount(b: Buffer, start: number, end: number): CodexTokenCount | null {
+  buf = b;
+  bufEnd = end;
+  rTimestamp = undefined;
+  rOrdinal = null;
+  rThread = undefined;
+  rUsage = null;
+  topSeen = 0;
   let i = ws(b, start, end);
   if (at(b, i, end) !== 0x7b) return null;
-  let timestamp: string | undefined;
-  let ordinal: number | null = null;
-  let threadId: string | undefined;
-  let usage: CodexTokenCount["usage"] = null;
-  let seen = 0; // 1 timestamp, 2 type, 4 payload, 8 ordinal
-  i = ws(b, i + 1, end);
-  if (at(b, i, end) === 0x7d) return null;
-  for (;;) {
-    if (at(b, i, end) !== 0x22) return null;
-    const k0 = i + 1;
-    i = skipString(b, i, end);
-    if (i < 0 || cursor.escaped) return null;
-    const k1 = i - 1;
-    i = ws(b, i, end);
-    if (at(b, i, end) !== 0x3a) return null;
-    i = ws(b, i + 1, end);
-    if (keyIs(b, k0, k1, K_TIMESTAMP)) {
-      if (seen & 1) return null;
-      seen |= 1;
-      i = readStr(b, i, end);
-      if (i < 0) return null;
-      timestamp = str;
-    } else if (keyIs(b, k0, k1, K_TYPE)) {
-      if (seen & 2 || !strIs(b, i, end, V_EVENT_MSG)) return null;
-      seen |= 2;
-      i = cursor.pos;
-    } else if (keyIs(b, k0, k1, K_ORDINAL)) {
-      if (seen & 8) return null;
-      seen |= 8;
-      const c = at(b, i, end);
-      if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-        i = readUint(b, i, end);
-        if (i < 0) return null;
-        ordinal = cursor.num;
-      } else {
-        i = skipValue(b, i, end, 1);
-        if (i < 0) return null;
-      }
-    } else if (keyIs(b, k0, k1, K_PAYLOAD)) {
-      if (seen & 4 || at(b, i, end) !== 0x7b) return null;
-      seen |= 4;
-      // The payload object: type, info, thread_id; every other member checked and skipped.
-      let pseen = 0; // 1 type, 2 info, 4 thread_id
-      i = ws(b, i + 1, end);
-      if (at(b, i, end) === 0x7d) return null;
-      for (;;) {
-        if (at(b, i, end) !== 0x22) return null;
-        const p0 = i + 1;
-        i = skipString(b, i, end);
-        if (i < 0 || cursor.escaped) return null;
-        const p1 = i - 1;
-        i = ws(b, i, end);
-        if (at(b, i, end) !== 0x3a) return null;
-        i = ws(b, i + 1, end);
-        if (keyIs(b, p0, p1, K_TYPE)) {
-          if (pseen & 1 || !strIs(b, i, end, V_TOKEN_COUNT)) return null;
-          pseen |= 1;
-          i = cursor.pos;
-        } else if (keyIs(b, p0, p1, K_THREAD)) {
-          if (pseen & 4) return null;
-          pseen |= 4;
-          i = readStr(b, i, end);
-          if (i < 0) return null;
-          threadId = str;
-        } else if (keyIs(b, p0, p1, K_INFO)) {
-          if (pseen & 2) return null;
-          pseen |= 2;
-          if (at(b, i, end) !== 0x7b) {
-            i = skipValue(b, i, end, 2); // null (a heartbeat) or another non-object: no usage
-            if (i < 0) return null;
-          } else {
-            i = readInfo(b, i, end);
-            if (i < 0) return null;
-            usage = info;
-          }
-        } else {
-          i = skipValue(b, i, end, 2);
-          if (i < 0) return null;
-        }
-        i = ws(b, i, end);
-        if (at(b, i, end) === 0x2c) {
-          i = ws(b, i + 1, end);
-          continue;
-        }
-        if (at(b, i, end) !== 0x7d) return null;
-        i += 1;
-        break;
-      }
-      if ((pseen & 1) === 0) return null;
-    } else {
-      i = skipValue(b, i, end, 1);
-      if (i < 0) return null;
-    }
-    i = ws(b, i, end);
-    if (at(b, i, end) === 0x2c) {
-      i = ws(b, i + 1, end);
-      continue;
-    }
-    if (at(b, i, end) !== 0x7d) return null;
-    i += 1;
-    break;
-  }
-  if ((seen & 6) !== 6 || !onlyWs(b, i, end)) return null;
-  return { timestamp, ordinal, threadId, usage };
+  i = members(b, i + 1, end, false, topMember);
+  buf = EMPTY;
+  if (i < 0 || (topSeen & 6) !== 6 || !onlyWs(b, i, end)) return null;
+  return { timestamp: rTimestamp, ordinal: rOrdinal, threadId: rThread, usage: rUsage };
 }
 
-let info: { total: CodexVec; last: CodexVec | null } | null = null;
-
-/** Reads `payload.info` (an object) into `info`: a readable total is required, `last` is null when absent or not an object. */
-function readInfo(b: Buffer, i: number, end: number): number {
-  let total: CodexVec | null = null;
-  let last: CodexVec | null = null;
-  let seen = 0; // 1 total, 2 last
-  i = ws(b, i + 1, end);
-  if (at(b, i, end) === 0x7d) return -1;
-  for (;;) {
-    if (at(b, i, end) !== 0x22) return -1;
-    const k0 = i + 1;
-    i = skipString(b, i, end);
-    if (i < 0 || cursor.escaped) return -1;
-    const k1 = i - 1;
-    i = ws(b, i, end);
-    if (at(b, i, end) !== 0x3a) return -1;
-    i = ws(b, i + 1, end);
-    if (keyIs(b, k0, k1, K_TOTAL)) {
-      if (seen & 1) return -1;
-      seen |= 1;
-      i = readVec(b, i, end);
-      if (i < 0) return -1;
-      total = vec;
-    } else if (keyIs(b, k0, k1, K_LAST)) {
-      if (seen & 2) return -1;
-      seen |= 2;
-      if (at(b, i, end) === 0x7b) {
-        i = readVec(b, i, end);
-        if (i < 0) return -1;
-        last = vec;
-      } else {
-        i = skipValue(b, i, end, 3);
-        if (i < 0) return -1;
-      }
-    } else {
-      i = skipValue(b, i, end, 3);
-      if (i < 0) return -1;
-    }
-    i = ws(b, i, end);
-    if (at(b, i, end) === 0x2c) {
-      i = ws(b, i + 1, end);
-      continue;
-    }
-    if (at(b, i, end) !== 0x7d) return -1;
-    break;
-  }
-  if (total === null) return -1;
-  info = { total, last };
-  return i + 1;
-}
+const EMPTY = Buffer.alloc(0);
 
 const LEAD = keyBytes('{"timestamp":"');
 const TYPE_AT = keyBytes(',"type":"');
