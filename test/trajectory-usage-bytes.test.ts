@@ -5,14 +5,25 @@
  * a line `JSON.parse` refuses. Checked on every line of the real samples, of
  * generated benchmark logs, and on fuzzed lines.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isObject, obj, str } from "../src/extractors/trajectory/common.js";
-import { CODEX_USAGE_SHAPE, readCodexTokenCount, type CodexVec } from "../src/extractors/trajectory/codex-usage.js";
-import { KIMI_CODE_USAGE_SHAPE, readKimiCodeUsage } from "../src/extractors/trajectory/kimi-code-usage.js";
+import { isObject, obj, setTrajectoryFastPath, str } from "../src/extractors/trajectory/common.js";
+import { readTrajectory } from "../src/extractors/trajectory/index.js";
+import { LINE_SKIP, LINE_TAKE, LINE_UNKNOWN } from "../src/util/line-scan.js";
+import {
+  CODEX_USAGE_SHAPE,
+  classifyCodexLead,
+  readCodexTokenCount,
+  type CodexVec,
+} from "../src/extractors/trajectory/codex-usage.js";
+import {
+  classifyKimiCodeLead,
+  KIMI_CODE_USAGE_SHAPE,
+  readKimiCodeUsage,
+} from "../src/extractors/trajectory/kimi-code-usage.js";
 import { readUsage } from "../src/extractors/trajectory/usage-shape.js";
 import { generateRun } from "../bench/gen.js";
 
@@ -305,3 +316,63 @@ function applyEdits(line: string, edits: { at: number; del: number; ins: string;
   }
   return s;
 }
+
+describe("the fixed-layout classifiers", () => {
+  const cls = (f: (b: Buffer, s: number, e: number) => number, line: string) => f(Buffer.from(line), 0, line.length);
+  const ts = '{"timestamp":"2026-02-23T11:41:32.787Z",';
+  it("codex: takes token_count events, session_meta and token_usage_record, skips other types, leaves other layouts", () => {
+    expect(cls(classifyCodexLead, `${ts}"type":"event_msg","payload":{"type":"token_count","info":null}}`)).toBe(
+      LINE_TAKE,
+    );
+    expect(cls(classifyCodexLead, `${ts}"type":"session_meta","payload":{}}`)).toBe(LINE_TAKE);
+    expect(cls(classifyCodexLead, `${ts}"type":"token_usage_record","payload":{}}`)).toBe(LINE_TAKE);
+    expect(cls(classifyCodexLead, `${ts}"type":"event_msg","payload":{"type":"agent_reasoning"}}`)).toBe(LINE_SKIP);
+    expect(cls(classifyCodexLead, `${ts}"type":"response_item","payload":{"type":"token_count"}}`)).toBe(LINE_SKIP);
+    expect(cls(classifyCodexLead, `${ts}"type":"event_msg","payload":{"info":null,"type":"token_count"}}`)).toBe(
+      LINE_UNKNOWN,
+    );
+    expect(cls(classifyCodexLead, `{"type":"event_msg","timestamp":"x","payload":{}}`)).toBe(LINE_UNKNOWN);
+    expect(cls(classifyCodexLead, `${ts}"type":"event\\u005fmsg","payload":{}}`)).toBe(LINE_UNKNOWN);
+    expect(cls(classifyCodexLead, '{"timestamp":"2026-02-23T11:4')).toBe(LINE_UNKNOWN);
+  });
+  it("kimi-code: takes usage.record and forked, skips other types, leaves other layouts", () => {
+    expect(cls(classifyKimiCodeLead, '{"type":"usage.record","usage":{}}')).toBe(LINE_TAKE);
+    expect(cls(classifyKimiCodeLead, '{"type":"forked"}')).toBe(LINE_TAKE);
+    expect(cls(classifyKimiCodeLead, '{"type":"context.append_loop_event","event":{}}')).toBe(LINE_SKIP);
+    expect(cls(classifyKimiCodeLead, '{"type":"usage.recordx"}')).toBe(LINE_SKIP);
+    expect(cls(classifyKimiCodeLead, '{"time":1,"type":"usage.record"}')).toBe(LINE_UNKNOWN);
+    expect(cls(classifyKimiCodeLead, '{"type":"usage\\u002erecord"}')).toBe(LINE_UNKNOWN);
+    expect(cls(classifyKimiCodeLead, '{"type":"usa')).toBe(LINE_UNKNOWN);
+  });
+});
+
+describe("a usage line damaged outside the part read", () => {
+  const tc = (i: number, tail: string) =>
+    `{"timestamp":"2026-02-23T11:4${i}:00.000Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":${100 * i},"cached_input_tokens":0,"output_tokens":${i},"reasoning_output_tokens":0,"total_tokens":${101 * i}},"last_token_usage":null},"rate_limits":${tail}}}`;
+  const ur = (i: number, tail: string) =>
+    `{"type":"usage.record","model":"m","usage":{"inputOther":${i},"output":1,"inputCacheRead":2,"inputCacheCreation":0},"usageScope":"turn","time":${1783999172043 + i},"x":${tail}}`;
+  const damaged = ['{"a":1,}', '{"a":"\u0001"}', '{"a":"\\x"}', "[1 2]", '{"a":01}', '{"a":tru}', '{"a":1.}'];
+  for (const [format, file, line] of [
+    ["codex", "rollout-2026-02-23T12-41-04-x.jsonl", tc],
+    ["kimi-code", "agents/main/wire.jsonl", ur],
+  ] as const) {
+    it(`${format}: is warned and dropped as with JSON.parse`, async () => {
+      const dir = join(tmp, `damaged-${format}`);
+      const meta = '{"timestamp":"2026-02-23T11:40:00.000Z","type":"session_meta","payload":{"id":"t"}}';
+      const lines = [format === "codex" ? meta : '{"type":"metadata"}', line(1, "{}")];
+      damaged.forEach((d, k) => lines.push(line(k + 2, d)));
+      lines.push(line(9, '{"ok":[true,false,null,-1.5e3,"\\u00e9\\n"]}'));
+      mkdirSync(join(dir, file, ".."), { recursive: true });
+      writeFileSync(join(dir, file), `${lines.join("\n")}\n`);
+      setTrajectoryFastPath(false);
+      const slow = await readTrajectory(format, [dir]);
+      setTrajectoryFastPath(true);
+      const fast = await readTrajectory(format, [dir]);
+      expect(fast).toEqual(slow);
+      expect(fast.warnings.filter((w) => w.code === "TRAJECTORY_BAD_JSON").map((w) => w.line)).toEqual([
+        3, 4, 5, 6, 7, 8, 9,
+      ]);
+      expect(fast.calls.map((c) => c.line)).toEqual([2, 10]);
+    });
+  }
+});
