@@ -201,25 +201,6 @@ export async function scanTrajectory(
 }
 
 /**
- * {@link scanTrajectory} with every handed-over line parsed whole: `each`
- * gets each valid JSON line's value and number (blank lines ignored, bad
- * ones warned and skipped). In classify mode the glued-line check is on
- * unless `opts.detectGlued` is false.
- */
-export function jsonLines(
-  file: TrajectoryFile,
-  sink: Diagnostics,
-  opts: TrajectoryScanOptions,
-  each: (value: unknown, lineNo: number) => void,
-): Promise<void> {
-  const o = opts.classify && opts.detectGlued === undefined ? { ...opts, detectGlued: true } : opts;
-  return scanTrajectory(file, sink, o, (line) => {
-    const value = line.parse();
-    if (value !== undefined) each(value, line.lineNo);
-  });
-}
-
-/**
  * A line classifier for the fast path from a rule on a few leading scalar
  * members of the line (`LeadingScalarReader`): the rule gets their values, in
  * the order of `paths`, and returns "skip" (the line cannot carry what the
