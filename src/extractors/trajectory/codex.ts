@@ -14,7 +14,8 @@ import {
   isObject,
   isoMs,
   NoOffsetTimes,
-  jsonLines,
+  scanTrajectory,
+  trajectoryFastPath,
   needles,
   obj,
   scanWarnings,
@@ -27,7 +28,9 @@ import {
   type TrajectoryFile,
   earlierCall,
 } from "./common.js";
-import { readUsage, UsageShapeTally, type UsageShape } from "./usage-shape.js";
+import { readUsage, UsageShapeTally } from "./usage-shape.js";
+import { CODEX_USAGE_SHAPE as USAGE_SHAPE, classifyCodexLead, readCodexTokenCount } from "./codex-usage.js";
+import { LINE_UNKNOWN, type LineClass } from "../../util/line-scan.js";
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
@@ -77,26 +80,6 @@ export interface CodexScan {
 }
 
 const ZERO: Vec = { input: 0, cached: 0, cacheWrite: 0, output: 0 };
-
-/**
- * A Codex usage vector (`TokenUsage`): input, cached input and output are
- * always written; `cache_write_input_tokens` only by newer versions (0 when
- * absent); `reasoning_output_tokens` (part of output) and `total_tokens`
- * (input + output) are derived and not counted. Input includes the cached
- * and cache-write parts, output the reasoning: a vector where a part exceeds
- * its whole contradicts the format (unreadable); a `total_tokens` other than
- * input + output is a mismatch (warned).
- */
-const USAGE_SHAPE: UsageShape<"input_tokens" | "cached_input_tokens" | "output_tokens" | "cache_write_input_tokens"> = {
-  required: ["input_tokens", "cached_input_tokens", "output_tokens"] as const,
-  optional: ["cache_write_input_tokens"] as const,
-  known: ["reasoning_output_tokens", "total_tokens"],
-  bounds: [
-    { whole: "input_tokens", parts: ["cached_input_tokens", "cache_write_input_tokens"] },
-    { whole: "output_tokens", parts: ["reasoning_output_tokens"] },
-  ],
-  sums: [{ total: "total_tokens", parts: ["input_tokens", "output_tokens"] }],
-};
 
 function vecOf(
   c: Record<"input_tokens" | "cached_input_tokens" | "output_tokens" | "cache_write_input_tokens", number>,
@@ -183,6 +166,12 @@ const CODEX_CLASSIFY = classifyBy(["type", "payload.type"], ([type, inner]) => {
   return inner === undefined ? undefined : inner === "token_count" ? "take" : "skip";
 });
 
+/** The fixed-layout classifier first (codex-usage.ts), the member reader when the line is laid out otherwise. */
+function classifyCodex(buf: Buffer, start: number, end: number): LineClass {
+  const c = classifyCodexLead(buf, start, end);
+  return c === LINE_UNKNOWN ? CODEX_CLASSIFY(buf, start, end) : c;
+}
+
 async function scanFile(file: TrajectoryFile, sink: Diagnostics, io: ScanIO = {}): Promise<CodexScan> {
   const scan: CodexScan = {
     file,
@@ -203,17 +192,51 @@ async function scanFile(file: TrajectoryFile, sink: Diagnostics, io: ScanIO = {}
   // token_usage_record lines count only in a file with no running total: their problems are reported only then.
   const recordShape = new UsageShapeTally();
   const recordSink = new Diagnostics();
-  await jsonLines(
+  /** Time-based evidence of the replayed burst of a child: is a line at `timeMs` in it? */
+  const burst = (timeMs: number | null): boolean => {
+    if (scan.parentId === null || timeMs === null) return false;
+    if (bornMs !== null && timeMs < bornMs) return true;
+    if (burstOpen && chainMs !== null && timeMs - chainMs <= CODEX_REPLAY_GAP_MS) {
+      chainMs = Math.max(chainMs, timeMs);
+      return true;
+    }
+    burstOpen = false;
+    return false;
+  };
+  const fast = trajectoryFastPath();
+  await scanTrajectory(
     file,
     sink,
     {
       needles: CODEX_NEEDLES,
-      classify: CODEX_CLASSIFY,
+      classify: classifyCodex,
+      detectGlued: true,
       wantAll,
       onBytes: io.onBytes,
     },
-    (value, lineNo) => {
-      if (!isObject(value)) return;
+    (line) => {
+      // The usual token_count line, read from its bytes (proven valid JSON); any other line is parsed whole.
+      const tc = fast ? readCodexTokenCount(line.buf, line.start, line.end) : null;
+      if (tc !== null) {
+        const usage = tc.usage;
+        if (usage === null && scan.parentId === null) return; // a heartbeat outside a child's burst: nothing to note
+        const timeMs = usage !== null ? times.ms(tc.timestamp, line.lineNo) : isoMs(tc.timestamp);
+        const inBurst = burst(timeMs);
+        if (usage === null) return;
+        scan.observations.push({
+          timeMs,
+          line: line.lineNo,
+          ordinal: tc.ordinal,
+          threadId: tc.threadId ?? null,
+          total: usage.total,
+          last: usage.last,
+          inBurst,
+        });
+        return;
+      }
+      const value = line.parse();
+      if (value === undefined || !isObject(value)) return;
+      const lineNo = line.lineNo;
       const type = str(value, "type");
       const payload = obj(value, "payload");
       const timeMs = isoMs(value["timestamp"]);
@@ -235,15 +258,7 @@ async function scanFile(file: TrajectoryFile, sink: Diagnostics, io: ScanIO = {}
         burstOpen = scan.parentId !== null && bornMs !== null;
         return;
       }
-      // Time-based evidence of the replayed burst of a child.
-      let inBurst = false;
-      if (scan.parentId !== null && timeMs !== null) {
-        if (bornMs !== null && timeMs < bornMs) inBurst = true;
-        else if (burstOpen && chainMs !== null && timeMs - chainMs <= CODEX_REPLAY_GAP_MS) {
-          inBurst = true;
-          chainMs = Math.max(chainMs, timeMs);
-        } else burstOpen = false;
-      }
+      const inBurst = burst(timeMs);
       if (type === "event_msg" && payload && str(payload, "type") === "token_count") {
         const info = payload["info"];
         if (!isObject(info)) return; // info: null is a rate-limit heartbeat

@@ -85,12 +85,17 @@ let fastPath = true;
 
 /**
  * Turns the fast path of {@link scanTrajectory} on or off (on by default).
- * Off, every line is handed over (and, by {@link jsonLines}, parsed): the
+ * Off, every line is handed over (and parsed whole by the readers): the
  * tests compare both ways on every sample, and a user who suspects the fast
  * path can compare too.
  */
 export function setTrajectoryFastPath(on: boolean): void {
   fastPath = on;
+}
+
+/** Whether the fast path is on ({@link setTrajectoryFastPath}): off, readers parse every line whole instead of reading its bytes. */
+export function trajectoryFastPath(): boolean {
+  return fastPath;
 }
 
 /**
@@ -232,25 +237,6 @@ function pathParts(path: string): string[] {
   let parts = splitPaths.get(path);
   if (parts === undefined) splitPaths.set(path, (parts = path.split(".")));
   return parts;
-}
-
-/**
- * {@link scanTrajectory} with every handed-over line parsed whole: `each`
- * gets each valid JSON line's value and number (blank lines ignored, bad
- * ones warned and skipped). In classify mode the glued-line check is on
- * unless `opts.detectGlued` is false.
- */
-export function jsonLines(
-  file: TrajectoryFile,
-  sink: Diagnostics,
-  opts: TrajectoryScanOptions,
-  each: (value: unknown, lineNo: number) => void,
-): Promise<void> {
-  const o = opts.classify && opts.detectGlued === undefined ? { ...opts, detectGlued: true } : opts;
-  return scanTrajectory(file, sink, o, (line) => {
-    const value = line.parse();
-    if (value !== undefined) each(value, line.lineNo);
-  });
 }
 
 /**

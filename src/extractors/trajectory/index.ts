@@ -236,7 +236,7 @@ async function listTrajectoryFiles(
  *   large inputs (see `parallel.ts`). None of them changes the result.
  *
  * Each file is scanned on its own (`FormatCounter.scan`, the fast path of
- * `jsonLines`), then the format's cross-file rules run on the scans
+ * `scanTrajectory`), then the format's cross-file rules run on the scans
  * (`FormatCounter.merge`).
  *
  * Files are streamed line by line, never read whole. Calls come out sorted by

@@ -25,7 +25,8 @@ import {
   classifyBy,
   epochMs,
   isObject,
-  jsonLines,
+  scanTrajectory,
+  trajectoryFastPath,
   needles,
   obj,
   partsKey,
@@ -39,15 +40,10 @@ import {
   type TrajectoryFile,
 } from "./common.js";
 import { readUsage, UsageShapeTally } from "./usage-shape.js";
+import { KIMI_CODE_USAGE_SHAPE as USAGE_SHAPE, classifyKimiCodeLead, readKimiCodeUsage } from "./kimi-code-usage.js";
+import { LINE_UNKNOWN, type LineClass } from "../../util/line-scan.js";
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
-
-/** Kimi Code writes all four counts on every `usage.record`. */
-const USAGE_SHAPE = {
-  required: ["inputOther", "output", "inputCacheRead", "inputCacheCreation"] as const,
-  optional: [] as const,
-  known: [] as const,
-};
 
 /** One `usage.record` of a wire file. */
 interface KimiCodeRecord {
@@ -74,6 +70,12 @@ const KIMI_CODE_CLASSIFY = classifyBy(["type"], ([type]) => {
   return type === "usage.record" || type === "forked" ? "take" : "skip";
 });
 
+/** The fixed-layout classifier first (kimi-code-usage.ts), the member reader when the line is laid out otherwise. */
+function classifyKimiCode(buf: Buffer, start: number, end: number): LineClass {
+  const c = classifyKimiCodeLead(buf, start, end);
+  return c === LINE_UNKNOWN ? KIMI_CODE_CLASSIFY(buf, start, end) : c;
+}
+
 /**
  * The kimi-code counter (TRAJECTORIES.md, "kimi-code"): `scan` reads one wire
  * file's `usage.record` lines and `forked` markers; `merge` counts each file's
@@ -85,16 +87,44 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
     const records: KimiCodeRecord[] = [];
     let markers = 0;
     const shape = new UsageShapeTally();
-    await jsonLines(
+    /** One readable record: its counts, the line's `time` (any JSON value) and its `model` and `usageScope` strings. */
+    const record = (
+      parts: TokenParts,
+      time: unknown,
+      model: string | undefined,
+      scope: string | undefined,
+      lineNo: number,
+    ): void => {
+      const timeMs = epochMs(time);
+      const key = [String(time ?? "-"), model ?? "", scope ?? "", partsKey(parts)].join("\u0000");
+      records.push({ parts, timeMs, line: lineNo, key, markersBefore: markers });
+    };
+    const fast = trajectoryFastPath();
+    await scanTrajectory(
       file,
       sink,
       {
         needles: KIMI_CODE_NEEDLES,
-        classify: KIMI_CODE_CLASSIFY,
+        classify: classifyKimiCode,
+        detectGlued: true,
         onBytes: io.onBytes,
       },
-      (value, lineNo) => {
-        if (!isObject(value)) return;
+      (line) => {
+        // The usual usage.record line, read from its bytes (proven valid JSON); any other line is parsed whole.
+        const u = fast ? readKimiCodeUsage(line.buf, line.start, line.end) : null;
+        if (u !== null) {
+          const parts: TokenParts = {
+            uncachedInput: u.inputOther,
+            cacheRead: u.inputCacheRead,
+            cacheWrite: u.inputCacheCreation,
+            output: u.output,
+          };
+          record(parts, u.time, u.model, u.scope, line.lineNo);
+          return;
+        }
+        const value = line.parse();
+        if (value === undefined || !isObject(value)) return;
+        const lineNo = line.lineNo;
         const type = value["type"];
         if (type === "forked") {
           markers += 1;
@@ -119,14 +149,7 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
           cacheWrite: c.inputCacheCreation,
           output: c.output,
         };
-        const timeMs = epochMs(value["time"]);
-        const key = [
-          String(value["time"] ?? "-"),
-          str(value, "model") ?? "",
-          str(value, "usageScope") ?? "",
-          partsKey(parts),
-        ].join("\u0000");
-        records.push({ parts, timeMs, line: lineNo, key, markersBefore: markers });
+        record(parts, value["time"], str(value, "model"), str(value, "usageScope"), lineNo);
       },
     );
     shape.flush(sink, file.display, "usage.record");

@@ -1,0 +1,207 @@
+/**
+ * A byte-level JSON walker for the trajectory readers' usage lines
+ * (TRAJECTORIES.md, "The quantity": a line that is not valid JSON is reported
+ * and skipped). A reader walks the objects it needs member by member and
+ * passes every other value to {@link skipValue}, which checks it against the
+ * JSON grammar without building it: so a line the reader accepts is proven
+ * to be one whole valid JSON object, which `JSON.parse` would also accept.
+ *
+ * Whatever this walker does not handle (a `\` escape in a key or value that
+ * is read, a number that is not a plain integer, deep nesting) makes the
+ * reader give up, and the caller parses the line with `JSON.parse` as before.
+ * Synchronous and not re-entrant: {@link cursor} holds the walk's state.
+ */
+
+/** The walk's state after a call: `pos` (index after what was read), `num` (the integer read), `escaped` / `high` (the string had a `\` escape / a byte ≥ 0x80). */
+export const cursor = { pos: 0, num: 0, escaped: false, high: false };
+
+/** Deeper than this, {@link skipValue} gives up (the caller falls back to `JSON.parse`). */
+const MAX_DEPTH = 64;
+
+/** Index of the first byte at or after `i` that is not JSON whitespace. */
+export function ws(b: Uint8Array, i: number, end: number): number {
+  while (i < end) {
+    const c = b[i]!;
+    if (c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a) i += 1;
+    else break;
+  }
+  return i;
+}
+
+function hex(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
+}
+
+/**
+ * Checks the JSON string starting at `b[i]` (a `"`): returns the index after
+ * its closing quote, or -1 when it is not a valid JSON string (a control
+ * byte, a bad escape, no closing quote before `end`). Sets `cursor.escaped`
+ * and `cursor.high`.
+ */
+export function skipString(b: Uint8Array, i: number, end: number): number {
+  let escaped = false;
+  let high = false;
+  i += 1;
+  for (;;) {
+    if (i >= end) return -1;
+    const c = b[i]!;
+    if (c === 0x22) break;
+    if (c === 0x5c) {
+      escaped = true;
+      if (i + 1 >= end) return -1;
+      const e = b[i + 1]!;
+      if (e === 0x75) {
+        if (i + 5 >= end || !hex(b[i + 2]!) || !hex(b[i + 3]!) || !hex(b[i + 4]!) || !hex(b[i + 5]!)) return -1;
+        i += 6;
+      } else if (
+        e === 0x22 ||
+        e === 0x5c ||
+        e === 0x2f ||
+        e === 0x62 ||
+        e === 0x66 ||
+        e === 0x6e ||
+        e === 0x72 ||
+        e === 0x74
+      ) {
+        i += 2;
+      } else return -1;
+      continue;
+    }
+    if (c < 0x20) return -1;
+    if (c >= 0x80) high = true;
+    i += 1;
+  }
+  cursor.escaped = escaped;
+  cursor.high = high;
+  return i + 1;
+}
+
+function digits(b: Uint8Array, i: number, end: number): number {
+  while (i < end && b[i]! >= 0x30 && b[i]! <= 0x39) i += 1;
+  return i;
+}
+
+/** Checks the JSON number starting at `b[i]`: the index after it, or -1. */
+function skipNumber(b: Uint8Array, i: number, end: number): number {
+  if (b[i] === 0x2d) i += 1;
+  if (i >= end) return -1;
+  if (b[i] === 0x30) i += 1;
+  else if (b[i]! >= 0x31 && b[i]! <= 0x39) i = digits(b, i + 1, end);
+  else return -1;
+  if (i < end && b[i] === 0x2e) {
+    const j = digits(b, i + 1, end);
+    if (j === i + 1) return -1;
+    i = j;
+  }
+  if (i < end && (b[i] === 0x65 || b[i] === 0x45)) {
+    i += 1;
+    if (i < end && (b[i] === 0x2b || b[i] === 0x2d)) i += 1;
+    const j = digits(b, i, end);
+    if (j === i) return -1;
+    i = j;
+  }
+  return i;
+}
+
+function literal(b: Uint8Array, i: number, end: number, word: string): number {
+  if (i + word.length > end) return -1;
+  for (let k = 0; k < word.length; k += 1) if (b[i + k] !== word.charCodeAt(k)) return -1;
+  return i + word.length;
+}
+
+/**
+ * Checks the JSON value starting at `b[i]` (no leading whitespace): returns
+ * the index after it, or -1 when it is not valid JSON within `end` (or nests
+ * deeper than 64 levels: not handled here).
+ */
+export function skipValue(b: Uint8Array, i: number, end: number, depth = 0): number {
+  if (i >= end) return -1;
+  const c = b[i]!;
+  if (c === 0x22) return skipString(b, i, end);
+  if (c === 0x7b || c === 0x5b) {
+    if (depth >= MAX_DEPTH) return -1;
+    const close = c === 0x7b ? 0x7d : 0x5d;
+    i = ws(b, i + 1, end);
+    if (i < end && b[i] === close) return i + 1;
+    for (;;) {
+      if (c === 0x7b) {
+        if (i >= end || b[i] !== 0x22) return -1;
+        i = skipString(b, i, end);
+        if (i < 0) return -1;
+        i = ws(b, i, end);
+        if (i >= end || b[i] !== 0x3a) return -1;
+        i = ws(b, i + 1, end);
+      }
+      i = skipValue(b, i, end, depth + 1);
+      if (i < 0) return -1;
+      i = ws(b, i, end);
+      if (i >= end) return -1;
+      if (b[i] === 0x2c) {
+        i = ws(b, i + 1, end);
+        continue;
+      }
+      return b[i] === close ? i + 1 : -1;
+    }
+  }
+  if (c === 0x74) return literal(b, i, end, "true");
+  if (c === 0x66) return literal(b, i, end, "false");
+  if (c === 0x6e) return literal(b, i, end, "null");
+  if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return skipNumber(b, i, end);
+  return -1;
+}
+
+/**
+ * Reads the plain non-negative integer at `b[i]` (`0` or `[1-9][0-9]*`, at
+ * most 15 digits, so that it is exact and a safe integer) into `cursor.num`:
+ * returns the index after it, or -1 when the value is not such an integer
+ * (a fraction, an exponent, a sign, more digits, another type: the caller
+ * falls back to `JSON.parse`).
+ */
+export function readUint(b: Uint8Array, i: number, end: number): number {
+  let n = 0;
+  const start = i;
+  while (i < end) {
+    const c = b[i]!;
+    if (c < 0x30 || c > 0x39) break;
+    n = n * 10 + (c - 0x30);
+    i += 1;
+  }
+  const len = i - start;
+  if (len === 0 || len > 15 || (len > 1 && b[start] === 0x30)) return -1;
+  if (i < end && (b[i] === 0x2e || b[i] === 0x65 || b[i] === 0x45)) return -1;
+  cursor.num = n;
+  return i;
+}
+
+/** True when `b[k0, k1)` holds the bytes of `name` (ASCII). */
+export function keyIs(b: Uint8Array, k0: number, k1: number, name: Uint8Array): boolean {
+  if (k1 - k0 !== name.length) return false;
+  for (let j = 0; j < name.length; j += 1) if (b[k0 + j] !== name[j]) return false;
+  return true;
+}
+
+/** The bytes of an ASCII key, for {@link keyIs}. */
+export function keyBytes(name: string): Uint8Array {
+  return Uint8Array.from(name, (ch) => ch.charCodeAt(0));
+}
+
+/**
+ * The text of the JSON string whose content is `b[s, e)` (no escapes: the
+ * caller checked `cursor.escaped`), decoded as UTF-8 like the whole line is.
+ */
+export function stringAt(b: Buffer, s: number, e: number, high: boolean): string {
+  return b.toString(high ? "utf8" : "latin1", s, e);
+}
+
+/**
+ * Checks that `b[i, end)` holds nothing but JSON whitespace (what may follow
+ * the line's object).
+ */
+export function onlyWs(b: Uint8Array, i: number, end: number): boolean {
+  return ws(b, i, end) === end;
+}
+
+/** The byte at `b[i]`, or -1 at or past `end` (the buffer goes on with the next line). */
+export function at(b: Uint8Array, i: number, end: number): number {
+  return i < end ? b[i]! : -1;
+}
