@@ -65,7 +65,7 @@ export interface ReadTrajectoryOptions {
   cache?: FileCache;
   /** Raw bytes read so far (for progress bars); a file served from the cache counts its whole size at once. */
   onBytes?: (bytes: number) => void;
-  /** Worker threads for scanning large inputs (default: the machine's cores, at most 4; 1 = none). */
+  /** Worker threads for scanning large inputs (1 = none; default: decided from the free cores and the sizes, see `scan-threads.ts`). */
   threads?: number;
   /** Told the display names of the session files found, before they are read (what the build records as read). */
   onListed?: (files: string[]) => void;
