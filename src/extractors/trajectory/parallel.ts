@@ -9,11 +9,10 @@
  */
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Worker } from "node:worker_threads";
 import { stat } from "node:fs/promises";
 import type { FileScan, TrajectoryFile } from "./common.js";
 import { COUNTERS } from "./counters.js";
-import type { TrajectoryFormat } from "../../schema.js";
+import type { TrajectoryFormat } from "../../trajectory-formats.js";
 import { SCAN_THREADS_MIN_BYTES, scanThreads } from "./scan-threads.js";
 
 const WORKER_URL = new URL("./scan-worker.js", import.meta.url);
@@ -105,6 +104,7 @@ async function runPool(
   results: (FileScan<unknown> | undefined)[],
   onBytes: ((bytes: number) => void) | undefined,
 ): Promise<void> {
+  const { Worker } = await import("node:worker_threads"); // only when workers run
   let next = 0;
   const one = async (): Promise<void> => {
     const worker = new Worker(WORKER_URL);
