@@ -10,10 +10,10 @@
  *   sources/             the layout; snapshot | live PVC | live Hub behind one interface
  *   hub/                 the Hub client (live sources, publish)
  *   util/                generic helpers
- *   bottom               errors.ts diagnostics/ diagnostics.ts schema.ts observations.ts version.ts
+ *   bottom               errors.ts diagnostics/ diagnostics.ts schema.ts trajectory-formats.ts observations.ts version.ts
  */
 const LIBRARY = "^src/(pipeline|audit|cost|diff|publish|manifest|writers|cache)/|^src/(options|build|model)\\.ts$";
-const BOTTOM = "^src/(errors|diagnostics|schema|observations|version)\\.ts$|^src/diagnostics/";
+const BOTTOM = "^src/(errors|diagnostics|schema|trajectory-formats|observations|version)\\.ts$|^src/diagnostics/";
 const layer = (name, from, allowed) => ({
   name,
   severity: "error",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TRAJECTORY_FORMATS } from "./trajectory-formats.js";
 
 /**
  * The zod schemas: the one definition of a cell registry and of a manifest
@@ -6,10 +7,7 @@ import { z } from "zod";
  * (SOURCES.md: cells.json, "Unknown keys must be rejected").
  */
 
-/** The five driver log formats of TRAJECTORIES.md (cells.json `trajectory_format`). */
-export const TRAJECTORY_FORMATS = ["codex", "claude-code", "pi", "kimi-cli", "kimi-code"] as const;
-
-export type TrajectoryFormat = (typeof TRAJECTORY_FORMATS)[number];
+export { TRAJECTORY_FORMATS, type TrajectoryFormat } from "./trajectory-formats.js";
 
 /** One cell of `cells.json` (SOURCES.md: cells.json). */
 export const CellSchema = z

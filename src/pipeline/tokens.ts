@@ -13,10 +13,6 @@ import {
   type TrajectoryFormat,
   trajectoryBytes,
 } from "../extractors/trajectory/index.js";
-import { readSupervisor } from "./read-supervisor.js";
-import { cellTokensAtMoment, countCellTokens } from "../resolve/cell-tokens.js";
-import { BudgetClock } from "../resolve/clock.js";
-import { loadCells } from "../sources/cells.js";
 import type { ByteProgress } from "../util/progress.js";
 import { parseIsoTime } from "../util/values.js";
 
@@ -150,7 +146,15 @@ export async function countTokens(
   let totals: TokenTotals | null;
   let cellName: string | undefined;
   if (opts.cell !== undefined) {
-    // One cell, counted through the build's own code (resolve/cell-tokens.ts).
+    // One cell, counted through the build's own code (resolve/cell-tokens.ts), loaded only for --cell:
+    // the registry's schemas and the supervisor reader are a start-up cost that counting files does not pay.
+    const [{ loadCells }, { readSupervisor }, { cellTokensAtMoment, countCellTokens }, { BudgetClock }] =
+      await Promise.all([
+        import("../sources/cells.js"),
+        import("./read-supervisor.js"),
+        import("../resolve/cell-tokens.js"),
+        import("../resolve/clock.js"),
+      ]);
     const sourcesDir = resolve(opts.sources ?? "sources");
     const registry = await loadCells(sourcesDir);
     const cell = registry.cells.find((c) => c.cell === opts.cell);

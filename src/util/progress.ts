@@ -3,7 +3,12 @@
  * time left, drawn with `cli-progress` on stderr. Nothing at all is drawn when
  * stdout or stderr is not a terminal, or when the user asked for quiet.
  */
-import cliProgress from "cli-progress";
+import { createRequire } from "node:module";
+import type cliProgressModule from "cli-progress";
+
+/** `cli-progress`, loaded when a bar is first drawn (most runs draw none: a start-up cost they do not pay). */
+const loadCliProgress = (): typeof cliProgressModule =>
+  createRequire(import.meta.url)("cli-progress") as typeof cliProgressModule;
 
 /** A byte-counting progress display. The no-op one ({@link NO_PROGRESS}) does nothing. */
 export interface ByteProgress {
@@ -99,6 +104,7 @@ export function byteProgress(opts: ByteProgressOptions = {}): ByteProgress {
       left: formatDuration(left),
     };
   };
+  const cliProgress = loadCliProgress();
   const multi = new cliProgress.MultiBar(
     {
       stream: stderr,
@@ -110,7 +116,7 @@ export function byteProgress(opts: ByteProgressOptions = {}): ByteProgress {
     },
     cliProgress.Presets.shades_classic,
   );
-  let bar: cliProgress.SingleBar | null = null;
+  let bar: cliProgressModule.SingleBar | null = null;
   // The bar hides the cursor and turns line wrap off: every way out (stop, an error, Ctrl-C,
   // SIGTERM, process.exit from another handler) must turn them back on.
   let stopped = false;

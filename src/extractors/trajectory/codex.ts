@@ -31,6 +31,7 @@ import {
 import { readUsage, UsageShapeTally } from "./usage-shape.js";
 import { CODEX_USAGE_SHAPE as USAGE_SHAPE, classifyCodexLead, readCodexTokenCount } from "./codex-usage.js";
 import { LINE_UNKNOWN, type LineClass } from "../../util/line-scan.js";
+import { CountsMap } from "./counts-map.js";
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
@@ -126,7 +127,6 @@ function readLast(u: unknown): Vec | null {
   return read.kind === "ok" ? vecOf(read.counts) : null;
 }
 
-const vecKey = (v: Vec): string => `${v.input}/${v.cached}/${v.cacheWrite}/${v.output}`;
 const vecTotal = (v: Vec): number => v.input + v.output;
 const vecEqual = (a: Vec, b: Vec): boolean =>
   a.input === b.input && a.cached === b.cached && a.cacheWrite === b.cacheWrite && a.output === b.output;
@@ -328,39 +328,73 @@ async function scanFile(file: TrajectoryFile, sink: Diagnostics, io: ScanIO = {}
   return scan;
 }
 
-interface Candidate {
-  key: string;
-  call: TokenCall;
+/**
+ * The earliest sighting of each call across files (the same growth of the
+ * same thread seen in two files, a copy or a resume that replays its history
+ * into a new file, is one call): growths keyed by their running total,
+ * per-response records by their key, both per thread. `calls` is in the
+ * order calls were first seen.
+ */
+class Sightings {
+  readonly calls: TokenCall[] = [];
+  private readonly growths = new Map<string, CountsMap<number>>();
+  private readonly records = new Map<string, Map<string, number>>();
+
+  /** The growths of `thread` (by running total → index in `calls`). */
+  growthsOf(thread: string): CountsMap<number> {
+    let m = this.growths.get(thread);
+    if (m === undefined) this.growths.set(thread, (m = new CountsMap<number>()));
+    return m;
+  }
+
+  /** The records of `thread` (by key → index in `calls`). */
+  recordsOf(thread: string): Map<string, number> {
+    let m = this.records.get(thread);
+    if (m === undefined) this.records.set(thread, (m = new Map<string, number>()));
+    return m;
+  }
+
+  /** Keeps `c` at slot `at` (undefined: a new call) when it is the earlier sighting; returns the slot. */
+  keep(at: number | undefined, c: TokenCall): number {
+    if (at === undefined) return this.calls.push(c) - 1;
+    if (earlierCall(c, this.calls[at]!)) this.calls[at] = c;
+    return at;
+  }
 }
 
 /** Is this item of a child file part of the parent's replayed prefix? */
 function inherited(
   scan: CodexScan,
   item: { ordinal: number | null; inBurst: boolean },
-  parentTotals: Set<string> | undefined,
+  parentTotals: CountsMap<true> | undefined,
   total: Vec | null,
 ): boolean {
   if (scan.parentId === null) return false;
   if (scan.ownStartOrdinal !== null && item.ordinal !== null) return item.ordinal < scan.ownStartOrdinal;
   if (item.inBurst) return true;
-  return total !== null && parentTotals !== undefined && parentTotals.has(vecKey(total));
+  return (
+    total !== null &&
+    parentTotals !== undefined &&
+    parentTotals.get(total.input, total.cached, total.cacheWrite, total.output) !== undefined
+  );
 }
 
 function resolveFile(
   scan: CodexScan,
-  parentTotals: Set<string> | undefined,
+  parentTotals: CountsMap<true> | undefined,
   sink: Diagnostics,
-  out: Candidate[],
+  out: Sightings,
 ): void {
   const display = scan.file.display;
   const thread = scan.ownId ?? `file:${display}`;
   if (scan.observations.length === 0) {
     // No running total in this file: count the per-response records instead (never both).
     let prefixOpen = true;
+    const records = out.recordsOf(thread);
     for (const r of scan.records) {
       if (prefixOpen && inherited(scan, r, parentTotals, null)) continue;
       prefixOpen = false;
-      out.push({ key: `${thread}|rec|${r.key}`, call: call(partsOf(r.usage), r.timeMs, display, r.line) });
+      records.set(r.key, out.keep(records.get(r.key), call(partsOf(r.usage), r.timeMs, display, r.line)));
     }
     return;
   }
@@ -371,6 +405,7 @@ function resolveFile(
   let inconsistent = 0;
   // Growths whose cached part exceeds their input part: each total may be consistent while the calls are not.
   const contradicting = new UsageShapeTally();
+  const growths = out.growthsOf(thread);
   for (const o of scan.observations) {
     const foreignThread = o.threadId !== null && scan.ownId !== null && o.threadId !== scan.ownId;
     if (prefixOpen) {
@@ -414,7 +449,10 @@ function resolveFile(
       );
       continue;
     }
-    out.push({ key: `${thread}|${vecKey(o.total)}`, call: call(partsOf(d), o.timeMs, display, o.line) });
+    const t = o.total;
+    const at = growths.get(t.input, t.cached, t.cacheWrite, t.output);
+    const slot = out.keep(at, call(partsOf(d), o.timeMs, display, o.line));
+    if (at === undefined) growths.set(t.input, t.cached, t.cacheWrite, t.output, slot);
   }
   contradicting.flush(
     sink,
@@ -465,26 +503,24 @@ export const codexCounter: FormatCounter<CodexScan> = {
     const sink = new Diagnostics();
     appendAll(sink.warnings, scanWarnings(fileScans));
     const scans = fileScans.map((s) => s.data);
-    const totalsByThread = new Map<string, Set<string>>();
+    // The running totals of each thread, for telling a child's replayed prefix (only children need them).
+    const wanted = new Set<string>();
+    for (const s of scans) if (s.parentId !== null) wanted.add(s.parentId);
+    const totalsByThread = new Map<string, CountsMap<true>>();
     for (const s of scans) {
-      if (s.ownId === null) continue;
-      const set = totalsByThread.get(s.ownId) ?? new Set<string>();
-      for (const o of s.observations) set.add(vecKey(o.total));
-      totalsByThread.set(s.ownId, set);
-    }
-    const candidates: Candidate[] = [];
-    for (const s of scans) {
-      const parentTotals = s.parentId !== null ? totalsByThread.get(s.parentId) : undefined;
-      resolveFile(s, parentTotals, sink, candidates);
+      if (s.ownId === null || !wanted.has(s.ownId)) continue;
+      let set = totalsByThread.get(s.ownId);
+      if (set === undefined) totalsByThread.set(s.ownId, (set = new CountsMap<true>()));
+      for (const { total: t } of s.observations) set.set(t.input, t.cached, t.cacheWrite, t.output, true);
     }
     // The same growth of the same thread seen in two files (a copy, a resume that
     // replays its history into a new file) is one call: keep its earliest sighting.
-    const byKey = new Map<string, TokenCall>();
-    for (const c of candidates) {
-      const seen = byKey.get(c.key);
-      if (seen === undefined || earlierCall(c.call, seen)) byKey.set(c.key, c.call);
+    const sightings = new Sightings();
+    for (const s of scans) {
+      const parentTotals = s.parentId !== null ? totalsByThread.get(s.parentId) : undefined;
+      resolveFile(s, parentTotals, sink, sightings);
     }
-    const calls = [...byKey.values()];
+    const calls = sightings.calls;
     warnUnplaced(calls, sink, "the token_count line has no valid timestamp");
     return { calls, warnings: sink.warnings };
   },

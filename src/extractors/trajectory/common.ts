@@ -16,6 +16,7 @@ import {
 import { LeadingScalarReader } from "../../util/json-prefix.js";
 import type { JsonMembers } from "../../util/json-members.js";
 import { isTimeMs, parseIsoTime, cmpStr } from "../../util/values.js";
+import { IsoTimeReader } from "../../util/iso-time.js";
 import { fsReason } from "../../util/fs-errors.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
@@ -287,26 +288,17 @@ export function str(value: unknown, key: string): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
 
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
-const ISO_NO_ZONE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+/** The one reader of ISO times of this thread (it is reused: see `IsoTimeReader`). */
+const ISO_TIME = new IsoTimeReader();
 
 /**
- * Epoch ms of an ISO 8601 time. A time with no offset is read as UTC (every
- * format here writes UTC; `Date.parse` would otherwise take local time).
- * Null when absent or unparseable.
+ * Epoch ms of an ISO 8601 time (`IsoTimeReader`: `Date.parse`'s millisecond,
+ * every field in range). A time with no offset is read as UTC (every format
+ * here writes UTC; `Date.parse` would otherwise take local time). Null when
+ * absent or unparseable.
  */
 export function isoMs(value: unknown): number | null {
-  if (typeof value !== "string") return null;
-  let s = value.trim();
-  if (ISO_NO_ZONE.test(s)) s += "Z";
-  else if (!ISO_WITH_ZONE.test(s)) return null;
-  const ms = parseIsoTime(s); // strict: an impossible date (2026-02-30) is refused, not rolled over
-  return Number.isFinite(ms) ? Math.floor(ms) : null;
-}
-
-/** True for an ISO time string that {@link isoMs} reads but that carries no offset (read as UTC). */
-function isoWithoutOffset(value: unknown): boolean {
-  return typeof value === "string" && ISO_NO_ZONE.test(value.trim());
+  return typeof value === "string" && ISO_TIME.read(value) ? ISO_TIME.ms : null;
 }
 
 /**
@@ -322,12 +314,12 @@ export class NoOffsetTimes {
 
   /** Epoch ms of `value` as {@link isoMs} reads it, counting it when it has no offset. */
   ms(value: unknown, lineNo: number): number | null {
-    const ms = isoMs(value);
-    if (ms !== null && isoWithoutOffset(value)) {
+    if (typeof value !== "string" || !ISO_TIME.read(value)) return null;
+    if (ISO_TIME.zoneless) {
       this.count += 1;
       this.firstLine ??= lineNo;
     }
-    return ms;
+    return ISO_TIME.ms;
   }
 
   /** Warns once for the file when any time had no offset. */

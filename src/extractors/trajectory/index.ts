@@ -40,20 +40,19 @@
 import { cmpStr } from "../../util/values.js";
 import { realpath, stat } from "node:fs/promises";
 import { basename, isAbsolute, relative, resolve } from "node:path";
-import fg from "fast-glob";
 import type { Warning } from "../../diagnostics.js";
 import { InputError } from "../../errors.js";
-import { fingerprint, type FileCache } from "../../util/file-cache.js";
+import type { FileCache } from "../../util/file-cache.js";
 import { fsErrorCode, fsReason, reportingGlobFs, unreadableError } from "../../util/fs-errors.js";
 import type { FileScan, TrajectoryFile } from "./common.js";
 import { COUNTERS } from "./counters.js";
 import { scanFiles } from "./parallel.js";
-import { TRAJECTORY_FORMATS, type TrajectoryFormat } from "../../schema.js";
+import { TRAJECTORY_FORMATS, type TrajectoryFormat } from "../../trajectory-formats.js";
 import type { TokenCall, TokenTotals, TrajectoryReading } from "./types.js";
 
 export { TRAJECTORY_FORMATS };
 export type { TokenCall, TokenTotals, TrajectoryReading } from "./types.js";
-export type { TrajectoryFormat } from "../../schema.js";
+export type { TrajectoryFormat } from "../../trajectory-formats.js";
 
 /** Options of {@link readTrajectory}. */
 export interface ReadTrajectoryOptions {
@@ -65,7 +64,7 @@ export interface ReadTrajectoryOptions {
   cache?: FileCache;
   /** Raw bytes read so far (for progress bars); a file served from the cache counts its whole size at once. */
   onBytes?: (bytes: number) => void;
-  /** Worker threads for scanning large inputs (default: the machine's cores, at most 4; 1 = none). */
+  /** Worker threads for scanning large inputs (1 = none; default: decided from the free cores and the sizes, see `scan-threads.ts`). */
   threads?: number;
   /** Told the display names of the session files found, before they are read (what the build records as read). */
   onListed?: (files: string[]) => void;
@@ -159,6 +158,7 @@ async function listTrajectoryFiles(
     if (info.isDirectory()) {
       // A folder that cannot be listed hides session files: the run's tokens are incomplete.
       const unlisted: [string, NodeJS.ErrnoException][] = [];
+      const { default: fg } = await import("fast-glob"); // loaded only for a folder: a start-up cost a file does not pay
       const entries = await fg(SESSION_FILE_PATTERNS[format], {
         cwd: abs,
         onlyFiles: true,
@@ -264,6 +264,7 @@ export async function readTrajectory(
   const keys: (string | null)[] = listed.files.map(() => null);
   const cache = opts.cache?.enabled ? opts.cache : undefined;
   if (cache) {
+    const { fingerprint } = await import("../../util/file-cache.js"); // node:crypto, only when a cache is used
     for (let i = 0; i < listed.files.length; i += 1) {
       const file = listed.files[i]!;
       const fp = await fingerprint(file.path);

@@ -21,7 +21,6 @@ import {
   scanTrajectory,
   needles,
   obj,
-  partsKey,
   scanWarnings,
   str,
   warnUnplaced,
@@ -33,6 +32,7 @@ import {
   earlierCall,
 } from "./common.js";
 import { readUsage, UsageShapeTally } from "./usage-shape.js";
+import { CountsMap } from "./counts-map.js";
 import { appendAll } from "../../util/arrays.js";
 import { JsonMembers } from "../../util/json-members.js";
 import type { TokenCall, TokenParts } from "./types.js";
@@ -59,12 +59,6 @@ function kimiSessionRoot(absPath: string): string {
   const p = absPath.replace(/\\/g, "/");
   const i = p.lastIndexOf("/subagents/");
   return i >= 0 ? p.slice(0, i) : dirOf(p);
-}
-
-interface Sighting {
-  call: TokenCall;
-  sessionKey: string | null;
-  copyKey: string;
 }
 
 class UnionFind {
@@ -195,38 +189,45 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
   merge(files: TrajectoryFile[], scans: FileScan<KimiCliUsage[]>[]): FormatResult {
     const sink = new Diagnostics();
     appendAll(sink.warnings, scanWarnings(scans));
-    const sightings: Sighting[] = [];
+    // Sighting i is calls[i]; a union-find joins the sightings of one call, by session key
+    // (session folder + message id) and by copy key (message id + time text + parts).
+    const sightings: TokenCall[] = [];
+    const uf = new UnionFind();
+    const bySession = new Map<string, Map<string, number>>();
+    const byCopy = new Map<string, Map<string, CountsMap<number>>>();
     files.forEach((file, i) => {
       const root = kimiSessionRoot(file.path);
+      let session = bySession.get(root);
+      if (session === undefined) bySession.set(root, (session = new Map()));
       for (const u of scans[i]!.data) {
-        sightings.push({
-          call: call(u.parts, u.timeMs, file.display, u.line),
-          sessionKey: u.messageId === null ? null : `${root}\u0000${u.messageId}`,
-          copyKey: `${u.messageId ?? ""}\u0000${u.timeText}\u0000${partsKey(u.parts)}`,
-        });
+        const n = sightings.push(call(u.parts, u.timeMs, file.display, u.line)) - 1;
+        uf.add();
+        if (u.messageId !== null) {
+          const j = session.get(u.messageId);
+          if (j === undefined) session.set(u.messageId, n);
+          else uf.union(n, j);
+        }
+        const id = u.messageId ?? "";
+        let byTime = byCopy.get(id);
+        if (byTime === undefined) byCopy.set(id, (byTime = new Map()));
+        let byParts = byTime.get(u.timeText);
+        if (byParts === undefined) byTime.set(u.timeText, (byParts = new CountsMap()));
+        const p = u.parts;
+        const k = byParts.get(p.uncachedInput, p.cacheRead, p.cacheWrite, p.output);
+        if (k === undefined) byParts.set(p.uncachedInput, p.cacheRead, p.cacheWrite, p.output, n);
+        else uf.union(n, k);
       }
     });
-    const uf = new UnionFind();
-    const firstBySession = new Map<string, number>();
-    const firstByCopy = new Map<string, number>();
-    sightings.forEach((s, i) => {
-      uf.add();
-      if (s.sessionKey !== null) {
-        const j = firstBySession.get(s.sessionKey);
-        if (j === undefined) firstBySession.set(s.sessionKey, i);
-        else uf.union(i, j);
-      }
-      const k = firstByCopy.get(s.copyKey);
-      if (k === undefined) firstByCopy.set(s.copyKey, i);
-      else uf.union(i, k);
-    });
-    const best = new Map<number, TokenCall>();
-    sightings.forEach((s, i) => {
-      const r = uf.find(i);
-      const cur = best.get(r);
-      if (cur === undefined || earlierCall(s.call, cur)) best.set(r, s.call);
-    });
-    const calls = [...best.values()];
+    // A set's root is its first sighting (union keeps the smaller index): best[r] is its earliest call.
+    const best: TokenCall[] = [];
+    for (let n = 0; n < sightings.length; n += 1) {
+      const r = uf.find(n);
+      const c = sightings[n]!;
+      if (r === n) best[n] = c;
+      else if (earlierCall(c, best[r]!)) best[r] = c;
+    }
+    const calls: TokenCall[] = [];
+    for (let n = 0; n < sightings.length; n += 1) if (uf.find(n) === n) calls.push(best[n]!);
     warnUnplaced(calls, sink, "the line has no valid timestamp");
     return { calls, warnings: sink.warnings };
   },

@@ -158,31 +158,27 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
   merge(files: TrajectoryFile[], scans: FileScan<KimiCodeScan>[]): FormatResult {
     const sink = new Diagnostics();
     appendAll(sink.warnings, scanWarnings(scans));
-    const own: { call: TokenCall; key: string }[] = [];
-    const inheritedByFile: { call: TokenCall; key: string }[][] = [];
+    // Own records (after the file's last 'forked' marker), in file order. A session folder copied whole
+    // (a backup beside the original) repeats its records with their times: a timed record that another
+    // file already has as its own is the same call, counted once.
+    const calls: TokenCall[] = [];
+    // Key of every own record -> the first file (index) that has it as a timed record, -1 while none has.
+    const own = new Map<string, number>();
+    const duplicates = new Map<string, number>();
     files.forEach((file, i) => {
       const { records, markers } = scans[i]!.data;
-      const withCalls = records.map((r) => ({ r, call: call(r.parts, r.timeMs, file.display, r.line), key: r.key }));
-      appendAll(
-        own,
-        withCalls.filter((x) => x.r.markersBefore === markers),
-      );
-      inheritedByFile.push(withCalls.filter((x) => x.r.markersBefore < markers));
-    });
-    // A session folder copied whole (a backup beside the original) repeats its records with their
-    // times: a timed record that another file already has as its own is the same call, counted once.
-    const ownFile = new Map<string, string>();
-    const duplicates = new Map<string, number>();
-    const ownOnce = own.filter((r) => {
-      if (r.call.timeMs === null) return true;
-      const first = ownFile.get(r.key);
-      if (first === undefined) {
-        ownFile.set(r.key, r.call.file);
-        return true;
+      for (const r of records) {
+        if (r.markersBefore !== markers) continue;
+        const first = own.get(r.key);
+        if (r.timeMs !== null) {
+          if (first === undefined || first === -1) own.set(r.key, i);
+          else if (first !== i && files[first]!.display !== file.display) {
+            duplicates.set(file.display, (duplicates.get(file.display) ?? 0) + 1);
+            continue;
+          }
+        } else if (first === undefined) own.set(r.key, -1);
+        calls.push(call(r.parts, r.timeMs, file.display, r.line));
       }
-      if (first === r.call.file) return true;
-      duplicates.set(r.call.file, (duplicates.get(r.call.file) ?? 0) + 1);
-      return false;
     });
     for (const [file, n] of duplicates) {
       sink.warn(
@@ -192,19 +188,16 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
         null,
       );
     }
-    own.length = 0;
-    appendAll(own, ownOnce);
-    const ownKeys = new Set(own.map((r) => r.key));
-    const counted = new Map<string, TokenCall>();
+    // Records before the marker belong to the parent: counted once, only when no file has them as its own.
+    const counted = new Set<string>();
     files.forEach((file, i) => {
+      const { records, markers } = scans[i]!.data;
       let orphans = 0;
-      for (const r of inheritedByFile[i] ?? []) {
-        if (ownKeys.has(r.key)) continue;
-        const seen = counted.get(r.key);
-        if (seen === undefined) {
-          counted.set(r.key, r.call);
-          orphans += 1;
-        }
+      for (const r of records) {
+        if (r.markersBefore >= markers || own.has(r.key) || counted.has(r.key)) continue;
+        counted.add(r.key);
+        calls.push(call(r.parts, r.timeMs, file.display, r.line));
+        orphans += 1;
       }
       if (orphans > 0) {
         sink.warn(
@@ -216,7 +209,6 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
         );
       }
     });
-    const calls = [...own.map((r) => r.call), ...counted.values()];
     calls.sort((a, b) => cmpStr(a.file, b.file) || a.line - b.line);
     warnUnplaced(calls, sink, "the usage.record carries no time");
     return { calls, warnings: sink.warnings };

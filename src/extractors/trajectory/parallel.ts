@@ -3,33 +3,64 @@
  * (README: Performance: use the machine's cores). A file's scan depends on that file
  * alone, so the scans can run in any order; the results come back in the
  * order of the files. Used only from the compiled code (`dist/`, where the
- * worker is a `.js` file) and for inputs large enough to pay for starting the
- * workers; otherwise, and if a worker fails, files are scanned in-process.
+ * worker is a `.js` file) and when workers pay (`scan-threads.ts`: free
+ * cores, input size; `PTB_MANIFEST_THREADS`); otherwise, and if a worker
+ * fails, files are scanned in-process.
  */
-import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import { availableParallelism, cpus, loadavg } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { stat } from "node:fs/promises";
 import type { FileScan, TrajectoryFile } from "./common.js";
 import { COUNTERS } from "./counters.js";
-import type { TrajectoryFormat } from "../../schema.js";
-
-/** Below this many bytes to scan, workers are not started. */
-const PARALLEL_MIN_BYTES = 64 << 20;
+import type { TrajectoryFormat } from "../../trajectory-formats.js";
+import { SCAN_THREADS_MIN_BYTES, scanThreads } from "./scan-threads.js";
 
 const WORKER_URL = new URL("./scan-worker.js", import.meta.url);
 const COMPILED = import.meta.url.endsWith(".js");
 
-/** The number of scan threads to use by default: the machine's cores, at most 4 (`PTB_MANIFEST_THREADS` overrides). */
-function defaultThreads(): number {
-  const env = Number(process.env["PTB_MANIFEST_THREADS"]);
-  if (Number.isInteger(env) && env >= 1) return env;
-  return Math.min(4, availableParallelism());
+/** How long the idle cores are sampled before workers are started, in ms. */
+const IDLE_SAMPLE_MS = 40;
+
+/** The cores idle during the next `ms` milliseconds (from the kernel's per-core times). */
+async function idleCores(ms: number): Promise<number> {
+  const sum = (): { idle: number; all: number } => {
+    let idle = 0;
+    let all = 0;
+    for (const c of cpus()) {
+      idle += c.times.idle;
+      all += c.times.idle + c.times.user + c.times.nice + c.times.sys + c.times.irq;
+    }
+    return { idle, all };
+  };
+  const a = sum();
+  await sleep(ms);
+  const b = sum();
+  const cores = cpus().length;
+  return b.all > a.all ? ((b.idle - a.idle) / (b.all - a.all)) * cores : cores;
 }
 
 /**
- * Scans `files` (each a `FormatCounter.scan`), on up to `threads` worker
- * threads when that pays, else in this thread. `onBytes` gets the raw bytes
- * read as scanning goes. Results are in the order of `files`.
+ * The scan threads for files of `sizes` (see `scanThreads`): from
+ * `PTB_MANIFEST_THREADS`, the cores, the load average and, when workers
+ * look worth it, a short sample of the idle cores.
+ */
+async function decideThreads(sizes: readonly number[]): Promise<number> {
+  const inputs = {
+    env: process.env["PTB_MANIFEST_THREADS"],
+    cores: availableParallelism(),
+    load: loadavg()[0] ?? 0,
+    sizes,
+  };
+  if (scanThreads(inputs) === 1) return 1;
+  return scanThreads({ ...inputs, idle: await idleCores(IDLE_SAMPLE_MS) });
+}
+
+/**
+ * Scans `files` (each a `FormatCounter.scan`), on worker threads when that
+ * pays (`opts.threads` of them when given and the input is at least
+ * `SCAN_THREADS_MIN_BYTES`, else as `scanThreads` decides), else in this
+ * thread. `onBytes` gets the raw bytes read as scanning goes. Results are in
+ * the order of `files`.
  */
 export async function scanFiles(
   format: TrajectoryFormat,
@@ -46,9 +77,15 @@ export async function scanFiles(
     ),
   );
   const total = sizes.reduce((a, b) => a + b, 0);
-  const threads = Math.min(opts.threads ?? defaultThreads(), files.length);
+  const threads = !COMPILED
+    ? 1
+    : opts.threads !== undefined
+      ? total >= SCAN_THREADS_MIN_BYTES
+        ? Math.min(opts.threads, files.length)
+        : 1
+      : await decideThreads(sizes);
   const results: (FileScan<unknown> | undefined)[] = files.map(() => undefined);
-  if (COMPILED && threads > 1 && total >= PARALLEL_MIN_BYTES) {
+  if (threads > 1) {
     // Largest files first: the last file to finish is then a small one.
     const order = files.map((_f, i) => i).sort((a, b) => sizes[b]! - sizes[a]!);
     await runPool(format, files, order, threads, results, opts.onBytes).catch(() => undefined);
@@ -67,6 +104,7 @@ async function runPool(
   results: (FileScan<unknown> | undefined)[],
   onBytes: ((bytes: number) => void) | undefined,
 ): Promise<void> {
+  const { Worker } = await import("node:worker_threads"); // only when workers run
   let next = 0;
   const one = async (): Promise<void> => {
     const worker = new Worker(WORKER_URL);

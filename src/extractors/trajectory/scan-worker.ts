@@ -6,7 +6,7 @@
 import { parentPort } from "node:worker_threads";
 import { COUNTERS } from "./counters.js";
 import type { TrajectoryFile } from "./common.js";
-import type { TrajectoryFormat } from "../../schema.js";
+import type { TrajectoryFormat } from "../../trajectory-formats.js";
 
 const port = parentPort;
 if (port) {

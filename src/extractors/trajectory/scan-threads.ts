@@ -1,0 +1,67 @@
+/**
+ * How many threads scan a run's trajectory files (README: Performance):
+ * worker threads only when they pay, from the cores that are free now and
+ * the sizes of the files. Start-up (a worker loads the scanners: tens of ms)
+ * and an idle core are what a worker costs and needs; a file is scanned by
+ * one thread, so the largest file bounds what threads can save.
+ */
+
+/** Below this many bytes in all, the scan stays in the main thread. */
+export const SCAN_THREADS_MIN_BYTES = 64 << 20;
+
+/** What starting one worker costs, counted as the bytes one thread scans meanwhile (≈ 50 ms). */
+const WORKER_COST_BYTES = 16 << 20;
+
+/** At most this many scan threads by default. */
+const DEFAULT_MAX_THREADS = 4;
+
+/** What the decision is made from (read by the caller: `process.env`, `os`, the files' sizes). */
+export interface ScanThreadInputs {
+  /** `PTB_MANIFEST_THREADS`: "1" = one thread (no worker), "N" = at most N, unset or not a whole number ≥ 1 = the tool decides. */
+  env: string | undefined;
+  /** The cores this process may use (`os.availableParallelism()`). */
+  cores: number;
+  /** The 1-minute load average (`os.loadavg()[0]`): runnable threads, others' (and a little of ours). */
+  load: number;
+  /** The cores idle during a short sample taken now (`os.cpus()` times; undefined when not sampled): the load average lags a minute. */
+  idle?: number | undefined;
+  /** The sizes in bytes of the files to scan. */
+  sizes: readonly number[];
+}
+
+/**
+ * The number of threads to scan with (1 = in the main thread, no worker;
+ * N > 1 = N workers, one file each at a time). The cores free now are
+ * `cores − load` or, when less, the cores idle in the sample, rounded (a core
+ * more than half idle counts); with the cap
+ * (`PTB_MANIFEST_THREADS`, else 4) and the file count, they bound the
+ * threads. Among 1..bound, the count with the least estimated work wins:
+ * the bytes of the critical path (the total shared evenly, but never below
+ * the largest file) plus each worker's start-up; ties go to fewer threads.
+ * Under {@link SCAN_THREADS_MIN_BYTES} in all, 1.
+ */
+export function scanThreads(inputs: ScanThreadInputs): number {
+  const env = inputs.env === undefined ? Number.NaN : Number(inputs.env.trim());
+  const cap = Number.isInteger(env) && env >= 1 ? env : DEFAULT_MAX_THREADS;
+  if (cap === 1 || inputs.sizes.length < 2) return 1;
+  let total = 0;
+  let largest = 0;
+  for (const s of inputs.sizes) {
+    total += s;
+    if (s > largest) largest = s;
+  }
+  if (total < SCAN_THREADS_MIN_BYTES) return 1;
+  const byLoad = inputs.cores - Math.max(0, inputs.load);
+  const free = Math.round(inputs.idle === undefined ? byLoad : Math.min(byLoad, inputs.idle));
+  const bound = Math.min(cap, inputs.sizes.length, Math.max(1, free));
+  let best = 1;
+  let bestCost = total;
+  for (let t = 2; t <= bound; t += 1) {
+    const cost = Math.max(largest, total / t) + t * WORKER_COST_BYTES;
+    if (cost < bestCost) {
+      best = t;
+      bestCost = cost;
+    }
+  }
+  return best;
+}
