@@ -105,12 +105,17 @@ export class WalkHelper {
 
   /** The scans of chunk `id`, waiting for them; null when the worker failed (read the chunk in this thread). */
   async wait(id: number): Promise<DirScan[] | null> {
-    for (;;) {
-      const seen = Atomics.load(this.flag, 0);
-      const got = this.take(id);
-      if (got !== undefined) return got;
-      if (this.dead) return null;
-      await waitAsync(this.flag, 0, seen, 100).value;
+    this.worker.ref(); // a pending Atomics.waitAsync alone does not keep the process alive
+    try {
+      for (;;) {
+        const seen = Atomics.load(this.flag, 0);
+        const got = this.take(id);
+        if (got !== undefined) return got;
+        if (this.dead) return null;
+        await waitAsync(this.flag, 0, seen, 100).value;
+      }
+    } finally {
+      if (!this.dead) this.worker.unref();
     }
   }
 
