@@ -8,7 +8,8 @@
  * replacements of `readdir`/`lstat`.
  */
 import { type BigIntStats, lstatSync, readdirSync } from "node:fs";
-import { epochToMs, type PvcEntry } from "./pvc-listing.js";
+import { epochToMs } from "./epoch-ms.js";
+import type { PvcEntry } from "./pvc-listing.js";
 
 /** Warning code of a directory (or an entry of one) that could not be read: its entries are missing. */
 export const PVC_UNREADABLE_DIR = "PVC_UNREADABLE_DIR";
