@@ -45,6 +45,10 @@ export interface PvcTreeOptions {
    * on it.
    */
   concurrency?: number;
+  /** Entries walked before the worker thread is started (default 8192: a small tree does not pay for it; tests use 0). */
+  workerAfter?: number;
+  /** Filled in as the walk goes: directories read by the worker thread (tests check that it took part). */
+  tally?: { workerDirs: number };
 }
 
 /** Entries a batch of {@link readPvcTreeBatches} gathers before it is given out. */
@@ -52,9 +56,8 @@ const BATCH = 1024;
 /** Directories in a chunk given to the worker thread, and read in this thread between two such chunks. */
 const WORKER_CHUNK = 32;
 const OWN_RUN = 32;
-/** Entries walked, and directories waiting, before the worker thread is started (a small tree does not pay for it). */
+/** Entries walked before the worker thread is started (a small tree does not pay for it). */
 const WORKER_AFTER_ENTRIES = 8192;
-const WORKER_AFTER_DIRS = 4 * (WORKER_CHUNK + OWN_RUN);
 
 /**
  * Walks a mounted PVC directory and streams one {@link PvcEntry} per entry,
@@ -147,6 +150,7 @@ export async function* readPvcTreeBatches(dir: string, opts: PvcTreeOptions): As
     return;
   }
   const threads = opts.concurrency !== undefined ? Math.min(2, Math.max(1, opts.concurrency)) : defaultWalkThreads();
+  const workerAfter = opts.workerAfter ?? WORKER_AFTER_ENTRIES;
   let helper: WalkHelper | null = null;
   try {
     while (h < q.length) {
@@ -157,6 +161,7 @@ export async function* readPvcTreeBatches(dir: string, opts: PvcTreeOptions): As
           helper!.take(c.id) ??
           (await helper!.wait(c.id)) ??
           q.slice(c.start, c.end).map((rel) => scanDir(localOf(rel), pvcOf(rel)));
+        if (opts.tally && !helper!.failed) opts.tally.workerDirs += scans.length;
         for (const s of scans) add(s);
         h = c.end;
       } else {
@@ -165,7 +170,7 @@ export async function* readPvcTreeBatches(dir: string, opts: PvcTreeOptions): As
         h += 1;
       }
       if (threads === 2) {
-        if (helper === null && walked >= WORKER_AFTER_ENTRIES && q.length - h >= WORKER_AFTER_DIRS) {
+        if (helper === null && walked >= workerAfter && q.length - h > OWN_RUN + WORKER_CHUNK) {
           helper = new WalkHelper(absDir, root);
           lastEnd = h;
         }

@@ -12,9 +12,10 @@ import { type PackedScans, unpackScans } from "./pvc-walk-pack.js";
 
 /**
  * Threads for a live walk: `PTB_MANIFEST_THREADS` when it is a whole number
- * ≥ 1 (1 = this thread alone; more than 2 counts as 2); else 2 when a core
- * is free — the machine's cores less the last minute's load average leave at
- * least one — and 1 otherwise.
+ * ≥ 1 (1 = this thread alone; more than 2 counts as 2); else 2 when a
+ * second core is free — the machine's cores less the last minute's load
+ * average leave at least 1.5 (one for this thread, most of one for the
+ * worker) — and 1 otherwise.
  *
  * @param env the value of `PTB_MANIFEST_THREADS` (undefined when unset).
  * @param cores `os.availableParallelism()`.
@@ -23,7 +24,7 @@ import { type PackedScans, unpackScans } from "./pvc-walk-pack.js";
 export function walkThreads(env: string | undefined, cores: number, load1: number): 1 | 2 {
   const n = Number(env);
   if (env !== undefined && env !== "" && Number.isInteger(n) && n >= 1) return n >= 2 ? 2 : 1;
-  return cores - load1 >= 1 ? 2 : 1;
+  return cores - load1 >= 1.5 ? 2 : 1;
 }
 
 /** {@link walkThreads} of this process and machine now. */
