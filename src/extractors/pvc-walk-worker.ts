@@ -1,5 +1,5 @@
 /**
- * The live PVC walk's second thread (see `pvc-walk-threads.ts`): it gets
+ * The worker thread of the live PVC walk (started by `pvc-walk-threads.ts`): it gets
  * `{id, dirs}` messages (directories as paths relative to the walked
  * directory, in walk order), reads each with `scanDir` (the same rules as
  * the first thread) and answers on the port it was given a
