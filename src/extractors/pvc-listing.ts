@@ -7,6 +7,9 @@ import { familyIdOf } from "../sources/cells.js";
 import { readLineBatches, type Line } from "../util/lines.js";
 import { isTimeMs, parseStep } from "../util/values.js";
 import { parseCheckpointPath } from "./checkpoint-path.js";
+import { epochToMs } from "./epoch-ms.js";
+
+export { epochToMs };
 
 /** One entry of a PVC listing, whatever its format. */
 export interface PvcEntry {
@@ -306,15 +309,6 @@ export function epochMsAt(text: string, start: number, end: number): number {
   }
   if (wholeDigits > 15 || fracDigits > 15) return epochToMs(text.slice(start, end));
   return whole * 1000 + (fracDigits === 0 ? 0 : frac / POW10[fracDigits]!) * 1000;
-}
-
-/** Epoch seconds with a fraction (`1790003123.4567891230`) to epoch ms, keeping sub-ms digits. */
-export function epochToMs(epoch: string): number {
-  const dot = epoch.indexOf(".");
-  // As `epoch.split(".")` would: the whole part, and the fraction up to a second dot.
-  const whole = dot < 0 ? epoch : epoch.slice(0, dot);
-  const frac = dot < 0 ? "" : epoch.slice(dot + 1, (epoch.indexOf(".", dot + 1) + 1 || epoch.length + 1) - 1);
-  return Number(whole) * 1000 + Number(`0.${frac.padEnd(3, "0")}`) * 1000;
 }
 
 const LS_ENTRY_RE =

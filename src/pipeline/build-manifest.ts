@@ -4,7 +4,7 @@ import { Diagnostics } from "../diagnostics.js";
 import { InputError } from "../errors.js";
 import type { Observation } from "../observations.js";
 import { observePvcEntry, parseListingTsvBatches, parseLsLRBatches } from "../extractors/pvc-listing.js";
-import { readPvcTree } from "../extractors/pvc-live.js";
+import { readPvcTreeBatches } from "../extractors/pvc-live.js";
 import type { InputsRead } from "../sources/unread-inputs.js";
 import { parseJanitorLog } from "../extractors/janitor-log.js";
 import { readAnchors } from "../extractors/anchors.js";
@@ -315,7 +315,7 @@ function cmpRows(a: Row, b: Row): number {
  * The observations of a cell's PVC evidence (SOURCES.md: pvc/): a listing
  * (`listing.tsv` or `ls-lR.txt`) parsed a buffer-full at a time, through the
  * build cache when it is a file on disk; or a live tree walked with
- * `readPvcTree`. Each entry goes through `observePvcEntry`.
+ * `readPvcTreeBatches`. Each entry goes through `observePvcEntry`.
  *
  * @throws InputError `PVC_LISTING_UNREADABLE` (the listing is the PVC's whole
  *   evidence: a listing read in part would drop checkpoints unseen), and those
@@ -330,10 +330,11 @@ async function pvcObservations(
   let seq = 0;
   if (pvc.kind === "tree") {
     const out: Observation[] = [];
-    for await (const entry of readPvcTree(pvc.dir, { pvcRoot: cell.pvc_root, diag })) {
-      const o = observePvcEntry(cell, entry, seq++, diag, "pvc-live");
-      if (o) out.push(o);
-    }
+    for await (const batch of readPvcTreeBatches(pvc.dir, { pvcRoot: cell.pvc_root, diag }))
+      for (const entry of batch) {
+        const o = observePvcEntry(cell, entry, seq++, diag, "pvc-live");
+        if (o) out.push(o);
+      }
     return out;
   }
   const { file } = pvc;

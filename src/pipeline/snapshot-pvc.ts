@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { Diagnostics } from "../diagnostics.js";
-import { PVC_BAD_NAME, readPvcTree, unlistableName } from "../extractors/pvc-live.js";
+import { PVC_BAD_NAME, readPvcTreeBatches, unlistableName } from "../extractors/pvc-live.js";
 
 /** Options of {@link runSnapshotPvc}. */
 export interface SnapshotPvcOptions {
@@ -37,7 +37,7 @@ export async function runSnapshotPvc(opts: SnapshotPvcOptions): Promise<{ lines:
   let lines = 0;
   const rootWhy = unlistableName(pvcRoot);
   if (rootWhy !== null) {
-    await readPvcTree(opts.dir, { pvcRoot, diag }).next(); // PVC_DIR_MISSING first, as for any other root
+    await readPvcTreeBatches(opts.dir, { pvcRoot, diag }).next(); // PVC_DIR_MISSING first, as for any other root
     diag.warn(
       PVC_BAD_NAME,
       `the root path ${JSON.stringify(pvcRoot)} ${rootWhy.replace(/ in its name/, "")}: nothing is listed`,
@@ -47,9 +47,9 @@ export async function runSnapshotPvc(opts: SnapshotPvcOptions): Promise<{ lines:
     return { lines, diag };
   }
   // The walk itself leaves out (and warns PVC_BAD_NAME about) every name a listing line cannot hold.
-  for await (const entry of readPvcTree(opts.dir, { pvcRoot, diag })) {
-    chunk += `${entry.origin.raw}\n`;
-    lines += 1;
+  for await (const batch of readPvcTreeBatches(opts.dir, { pvcRoot, diag })) {
+    for (const entry of batch) chunk += `${entry.origin.raw}\n`;
+    lines += batch.length;
     if (chunk.length >= 65536) {
       await opts.write(chunk);
       chunk = "";
