@@ -161,8 +161,11 @@ async function once(c: Cmd): Promise<Run> {
   const full = HAS_TIME ? ["/usr/bin/time", "-f", "%M %U %S", "-o", timeFile, c.cmd, ...c.argv] : [c.cmd, ...c.argv];
   const j0 = cpuJiffies();
   const t0 = performance.now();
+  // An undefined value unsets the variable (PTB_MANIFEST_THREADS unset: the tool decides).
+  const env: NodeJS.ProcessEnv = { ...process.env, ...c.env };
+  for (const [k, v] of Object.entries(c.env ?? {})) if (v === undefined) delete env[k];
   const child = spawn(full[0]!, full.slice(1), {
-    env: { ...process.env, ...c.env },
+    env,
     stdio: ["ignore", c.discard ? "ignore" : "pipe", "pipe"],
   });
   const out: Buffer[] = [];
@@ -330,7 +333,7 @@ const oursTokens = (name: string, format: Format, root: string, threads?: number
   name,
   cmd: "node",
   argv: [BIN, "tokens", "--format", format, root, "--json"],
-  env: threads === undefined ? { PTB_MANIFEST_THREADS: "" } : { PTB_MANIFEST_THREADS: String(threads) },
+  env: { PTB_MANIFEST_THREADS: threads === undefined ? undefined : String(threads) },
 });
 
 function ccusageCmd(format: Format, root: string): Cmd | null {
@@ -595,7 +598,7 @@ async function benchTree(): Promise<void> {
     name,
     cmd: "node",
     argv: [join(TASKS, "pvc-live.mjs"), root, "/pvc/ptb/bench"],
-    env: { PTB_MANIFEST_THREADS: threads === undefined ? "" : String(threads) },
+    env: { PTB_MANIFEST_THREADS: threads === undefined ? undefined : String(threads) },
   });
   const [find, one, def] = await rounds([findCmd, task("ours1", 1), task("ours")]);
   const entries = (r: Run): number | null => {
