@@ -1,5 +1,5 @@
 /**
- * Deterministic generators of large benchmark inputs (issue 7): driver session
+ * Deterministic generators of large benchmark inputs: driver session
  * logs of the five formats, a PVC `listing.tsv`, a materialised PVC tree, a
  * rotated janitor log, and the embedded sweep with its trajectories padded.
  *
@@ -15,7 +15,6 @@ import { createGzip } from "node:zlib";
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
 import { mulberry32 } from "../scripts/make-sources/lib.js";
-import type { TokensReport } from "../src/pipeline/tokens.js";
 
 /** The generators' seeded PRNG: the sample-sources generator's mulberry32. */
 export const prng = mulberry32;
@@ -96,12 +95,15 @@ export class LineWriter {
   }
 }
 
-/** The four parts the counters report, summed over a generated run (a generated run always has calls: never null). */
-export type Totals = {
-  [K in Exclude<keyof TokensReport, "last_call_time" | "warnings" | "cell" | "format" | "since" | "at">]: NonNullable<
-    TokensReport[K]
-  >;
-};
+/** The four parts the counters report, their total and the calls, summed over a generated run (as `tokens --json` prints them). */
+export interface Totals {
+  uncached_input: number;
+  cache_read: number;
+  cache_write: number;
+  output: number;
+  total: number;
+  calls: number;
+}
 
 function zeroTotals(): Totals {
   return { uncached_input: 0, cache_read: 0, cache_write: 0, output: 0, total: 0, calls: 0 };
@@ -116,12 +118,17 @@ function addCall(t: Totals, uncached: number, cacheRead: number, cacheWrite: num
   t.calls += 1;
 }
 
-/** What a format generator writes: files (paths relative to the root) and the totals. */
+/** What a format generator writes: files (paths relative to the root), the totals, and how many lines carry usage numbers. */
 export interface GeneratedRun {
   files: string[];
   bytes: number;
   totals: Totals;
+  /** Lines that carry usage numbers (each a time to parse): repeats, partial responses and `step.end` copies included. */
+  usageLines: number;
 }
+
+/** Lines carrying usage written so far by the session writers (read and reset by {@link generateSessions}). */
+let usageLines = 0;
 
 /** The five formats. */
 export const FORMATS = ["codex", "claude-code", "pi", "kimi-cli", "kimi-code"] as const;
@@ -132,11 +139,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
  * Writes `fileCount` session files of `format` under `root`, about
- * `totalBytes` in all, laid out as the driver lays them out (and as ccusage
- * looks for them: `sessions/YYYY/MM/DD/rollout-*.jsonl` for codex,
- * `projects/<project>/<session>.jsonl` for claude-code, `sessions/<cwd>/...`
- * for pi, `sessions/<hash>/<session>/wire.jsonl` for kimi-cli and
- * `sessions/<hash>/<session>/agents/main/wire.jsonl` for kimi-code).
+ * `totalBytes` in all (equal sizes); see {@link generateSessions}.
  */
 export async function generateRun(
   format: Format,
@@ -145,15 +148,33 @@ export async function generateRun(
   fileCount: number,
   seed = 7,
 ): Promise<GeneratedRun> {
+  return generateSessions(
+    format,
+    root,
+    Array.from({ length: fileCount }, () => totalBytes / fileCount),
+    seed,
+  );
+}
+
+/**
+ * Writes one session file of `format` per entry of `sizes` (about that many
+ * bytes each) under `root`, laid out as the driver lays them out (and as
+ * ccusage looks for them: `sessions/YYYY/MM/DD/rollout-*.jsonl` for codex,
+ * `projects/<project>/<session>.jsonl` for claude-code, `sessions/<cwd>/...`
+ * for pi, `sessions/<hash>/<session>/wire.jsonl` for kimi-cli and
+ * `sessions/<hash>/<session>/agents/main/wire.jsonl` for kimi-code).
+ * Sessions are independent (their own ids, one after the other in time).
+ */
+export async function generateSessions(format: Format, root: string, sizes: number[], seed = 7): Promise<GeneratedRun> {
   const r = prng(seed * 1000 + FORMATS.indexOf(format));
   const big = blobPool(seed + 1, 400, 300, 24_000);
   const small = blobPool(seed + 2, 400, 40, 1_500);
   const totals = zeroTotals();
   const files: string[] = [];
   let bytes = 0;
-  const perFile = totalBytes / fileCount;
+  usageLines = 0;
   let clock = T0;
-  for (let f = 0; f < fileCount; f += 1) {
+  for (const perFile of sizes) {
     const id = uuid(r);
     const day = new Date(clock);
     const ymd = [
@@ -186,7 +207,7 @@ export async function generateRun(
     files.push(rel);
     clock += 60_000;
   }
-  return { files, bytes, totals };
+  return { files, bytes, totals, usageLines };
 }
 
 type SessionWriter = (
@@ -245,7 +266,11 @@ const SESSION: Record<Format, SessionWriter> = {
         `"last_token_usage":{"input_tokens":${input},"cached_input_tokens":${cached},"output_tokens":${output},"reasoning_output_tokens":${reasoning},"total_tokens":${input + output}},"model_context_window":258400},` +
         `"rate_limits":{"limit_id":"codex","limit_name":null,"primary":{"used_percent":${int(r, 1, 90)}.0,"window_minutes":300,"resets_at":${Math.floor(clock / 1000) + 9000}},"secondary":{"used_percent":${int(r, 1, 60)}.0,"window_minutes":10080,"resets_at":${Math.floor(clock / 1000) + 400000}},"credits":{"has_credits":false,"unlimited":false,"balance":null},"plan_type":null}}}`;
       await w.line(tc);
-      if (r() < 0.3) await w.line(tc.replace(`"timestamp":"${iso(clock)}"`, `"timestamp":"${iso(clock + 3)}"`)); // the same totals again
+      usageLines += 1;
+      if (r() < 0.3) {
+        await w.line(tc.replace(`"timestamp":"${iso(clock)}"`, `"timestamp":"${iso(clock + 3)}"`)); // the same totals again
+        usageLines += 1;
+      }
       if (r() < 0.1)
         await w.line(
           `{"timestamp":"${iso(clock + 5)}","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":{"limit_id":"codex","primary":{"used_percent":3.0,"window_minutes":300}}}}`,
@@ -295,6 +320,7 @@ const SESSION: Record<Format, SessionWriter> = {
             `"usage":{"input_tokens":${input},"cache_creation_input_tokens":${cacheWrite},"cache_read_input_tokens":${cacheRead},"cache_creation":{"ephemeral_5m_input_tokens":${cacheWrite},"ephemeral_1h_input_tokens":0},"output_tokens":${out},"service_tier":"standard"}},` +
             `"requestId":"${reqId}","type":"assistant","uuid":"${u}","timestamp":"${iso(clock + b * 40)}"}`,
         );
+        usageLines += 1;
         parent = u;
       }
       clock += int(r, 500, 20_000);
@@ -328,6 +354,7 @@ const SESSION: Record<Format, SessionWriter> = {
         `{"type":"message","id":"${eid}","parentId":${parent === null ? "null" : `"${parent}"`},"timestamp":"${iso(clock)}","message":{"role":"assistant","content":[{"type":"thinking","thinking":${pick(r, small)}},{"type":"toolCall","id":"call_${hex(r, 20)}","name":"bash","arguments":{"command":${pick(r, small)}}}],` +
           `"api":"openai-completions","provider":"xai","model":"grok-4.6","usage":{"input":${input},"output":${output},"cacheRead":${cacheRead},"cacheWrite":${cacheWrite},"totalTokens":${input + output + cacheRead + cacheWrite},"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":${clock - 3000}}}`,
       );
+      usageLines += 1;
       parent = eid;
       clock += int(r, 500, 20_000);
       const tid = hex(r, 8);
@@ -362,6 +389,7 @@ const SESSION: Record<Format, SessionWriter> = {
       await w.line(
         `{"timestamp": ${ts()}, "message": {"type": "StatusUpdate", "payload": {"context_usage": 0.${int(r, 10, 99)}, "context_tokens": ${input + cacheRead}, "max_context_tokens": 262144, "token_usage": {"input_other": ${input}, "output": ${output}, "input_cache_read": ${cacheRead}, "input_cache_creation": 0}, "message_id": "chatcmpl-${id.slice(0, 8)}-${n}", "plan_mode": false}}}`,
       );
+      usageLines += 1;
       clock += int(r, 500, 20_000);
       await w.line(
         `{"timestamp": ${ts()}, "message": {"type": "ToolResult", "payload": {"tool_call_id": "${callId}", "return_value": {"is_error": false, "output": ${pick(r, big)}, "message": "", "display": []}}}}`,
@@ -392,6 +420,7 @@ const SESSION: Record<Format, SessionWriter> = {
       await w.line(
         `{"type":"context.append_loop_event","event":{"type":"step.end","uuid":"${uuid(r)}","turnId":"0","step":${step},"finishReason":"tool_use","usage":${usage},"messageId":"${uuid(r)}"},"time":${clock + 4}}`,
       );
+      usageLines += 2; // usage.record and its step.end copy
       clock += int(r, 500, 20_000);
       await w.line(
         `{"type":"context.append_loop_event","event":{"type":"tool.result","uuid":"${uuid(r)}","toolCallId":"tool_${hex(r, 24)}","output":${pick(r, big)}},"time":${clock}}`,

@@ -1,31 +1,55 @@
 /**
- * `npm run bench`: the performance benchmarks of issue 7.
+ * `npm run bench`: the performance benchmark (README: Performance). One run
+ * measures every target of the performance work side by side on this
+ * machine and writes `bench/results.md` (a targets table, each row met / not
+ * met with the measured value, then the measurements) and the README's
+ * performance table (the block between `<!-- bench:begin` and
+ * `<!-- bench:end -->`, copied from results.md, so the two cannot drift).
  *
- * Generates large inputs deterministically (bench/gen.ts) into a scratch
- * folder (`$BENCH_DIR`, default a new folder under the OS temp dir; removed at
- * the end unless `--keep`), runs each of our commands and its reference
- * command in this same session, one after the other on the same files, and
- * writes `bench/results.md` (wall time, MB/s, ratio to the reference, peak RSS,
- * the machine's core count).
+ * Sections (`--only a,b` runs some; default: all five of the first line):
+ * - `tokens`  `ptb-manifest tokens --format F DIR --json` on 1 GB per format
+ *             (bench/gen.ts, 8 sessions) vs `wc -l` and ccusage 20.0.24; the
+ *             tool's default threads and `PTB_MANIFEST_THREADS=1`.
+ * - `cell`    the same at one cell's realistic size: ~200 MB over ~30 files
+ *             (the embedded sweep's cell of the format, its sessions,
+ *             sub-agents, forks and resumes padded with lines that carry no
+ *             usage, plus generated sessions of assorted sizes).
+ * - `tree`    the live PVC walk (readPvcTree) of a 500k-entry tree vs
+ *             `find -printf`, on one thread and with the default.
+ * - `startup` `--help` and `tokens` on a small file, wall time.
+ * - `phases`  through the library (dist/): the per-file scans, the cross-file
+ *             merge and the time parsing, each on its own, in one thread.
+ * - `listing`, `janitor`, `build` (not in the default run): the listing and
+ *   janitor readers and the end-to-end build of the padded sweep.
  *
- * Options: `--only tokens,listing,tree,janitor,build` (a subset), `--keep`.
- * Environment: `BENCH_GB` (GB of session logs per format, default 2),
- * `BENCH_LISTING_LINES` (default 2000000), `BENCH_TREE_ENTRIES` (500000),
- * `BENCH_JANITOR_GB` (1), `BENCH_BUILD_GB` (GB of trajectories at 4x, default 5),
- * `BENCH_REPEAT` (runs per command, best taken; default 2).
+ * Options: `--scale X` (multiplies every input size: `--scale 0.01` for a
+ * quick partial run), `--repeat N` (runs per command, best taken; default 3),
+ * `--readme` (only rewrite the README block from bench/results.md),
+ * `--clean` (remove the scratch folder and exit). A run with `--only` or a
+ * scale other than 1 writes `results.partial.md` in the scratch folder, not
+ * bench/results.md.
  *
- * Every command runs as a child process under `/usr/bin/time` (peak RSS);
- * our commands run from a copy of `dist/` taken at the start (`npm run build`
- * first, which the npm script does), so that a rebuild of the repository
- * during the run cannot change the code between two measured commands. Inputs sit in the page cache (they were just written, and the
- * reference reads them first), so the ratios compare CPU cost, not the disk.
+ * Scratch folder: `$BENCH_DIR`, default `<os tmpdir>/ptb-manifest-bench`.
+ * Inputs are generated once into `inputs-<key>/` there (key: a hash of
+ * bench/gen.ts, the PRNG it uses and this file's input recipe; the cell
+ * inputs also of the sweep files they pad) and kept, so a second run does
+ * not regenerate; folders of another key are removed at the start. ccusage
+ * is installed there once. Remove it all with `--clean` (or `rm -rf` the
+ * folder).
+ *
+ * Every command runs as a child process under `/usr/bin/time` (peak RSS, CPU
+ * time); ours from a copy of `dist/` taken at the start (`npm run build`
+ * first, which the npm script does), so a rebuild of the repository during
+ * the run cannot change the code measured. The commands of one comparison
+ * run interleaved (A B C, A B C, A B C: a change of load hits them alike),
+ * best wall time of the rounds, on inputs already in the page cache.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   cpSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readdirSync,
   rmSync,
@@ -33,153 +57,261 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { cpus, freemem, tmpdir, totalmem } from "node:os";
+import { cpus, freemem, loadavg, tmpdir, totalmem } from "node:os";
 import { join, relative, resolve } from "node:path";
 import {
+  blobPool,
   FORMATS,
+  type Format,
   generateJanitor,
   generateListing,
   generateRun,
+  generateSessions,
   generateTree,
   padSession,
-  blobPool,
   prng,
-  type Format,
+  type Totals,
 } from "./gen.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
-const only = (() => {
-  const i = args.indexOf("--only");
-  return i >= 0 ? new Set(args[i + 1]!.split(",")) : null;
-})();
-const keep = args.includes("--keep");
-const want = (name: string): boolean => only === null || only.has(name);
-const GB = 1e9;
-const env = process.env;
-const FORMAT_BYTES = Number(env["BENCH_GB"] ?? 2) * GB;
-const LISTING_LINES = Number(env["BENCH_LISTING_LINES"] ?? 2_000_000);
-const TREE_ENTRIES = Number(env["BENCH_TREE_ENTRIES"] ?? 500_000);
-const JANITOR_BYTES = Number(env["BENCH_JANITOR_GB"] ?? 1) * GB;
-const BUILD_BYTES = Number(env["BENCH_BUILD_GB"] ?? 5) * GB;
-const REPEAT = Number(env["BENCH_REPEAT"] ?? 2);
-const HAS_TIME = existsSync("/usr/bin/time");
-
-const scratch = env["BENCH_DIR"] ? resolve(env["BENCH_DIR"]) : mkdtempSync(join(tmpdir(), "ptb-bench-"));
-mkdirSync(scratch, { recursive: true });
-
-// The commands run from a snapshot of the built tool in the scratch folder: other work in the
-// repository (a test run rebuilding dist/) must not change the code between two measured runs.
-const APP = join(scratch, "app");
-for (const d of ["dist", "bin", "templates", join("bench", "tasks")]) {
-  if (existsSync(join(REPO, d))) cpSync(join(REPO, d), join(APP, d), { recursive: true });
-}
-for (const f of ["package.json", "package-lock.json"]) cpSync(join(REPO, f), join(APP, f));
-symlinkSync(join(REPO, "node_modules"), join(APP, "node_modules"), "dir");
-const BIN = join(APP, "bin", "ptb-manifest.js");
-const TASKS = join(APP, "bench", "tasks");
-const say = (m: string): void => {
-  process.stderr.write(`[bench] ${m}\n`);
+const opt = (name: string): string | undefined => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
 };
+const DEFAULT_SECTIONS = ["tokens", "cell", "tree", "startup", "phases"];
+const only = opt("--only") ? new Set(opt("--only")!.split(",")) : null;
+const want = (name: string): boolean => (only === null ? DEFAULT_SECTIONS.includes(name) : only.has(name));
+const SCALE = Number(opt("--scale") ?? 1);
+const REPEAT = Number(opt("--repeat") ?? 3);
+const FULL = only === null && SCALE === 1;
+const GB = 1e9;
+const TOKENS_BYTES = Math.round(1 * GB * SCALE);
+const CELL_BYTES = Math.round(200e6 * SCALE);
+const TREE_ENTRIES = Math.round(500_000 * SCALE);
+const LISTING_LINES = Math.round(2_000_000 * SCALE);
+const JANITOR_BYTES = Math.round(1 * GB * SCALE);
+const BUILD_BYTES = Math.round(5 * GB * SCALE);
+const STARTUP_RUNS = Math.max(10, REPEAT);
+const HAS_TIME = existsSync("/usr/bin/time");
+const HZ = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+const NPROC = Number(spawnSync("nproc", [], { encoding: "utf8" }).stdout.trim()) || cpus().length;
+
+/** The targets (README: Performance), as ratios of wall times and seconds. */
+const T = {
+  vsCcusage: 0.9,
+  vsCcusageCodex: 1.5,
+  vsWc: 10,
+  vsWcCodex: 12,
+  walkOneThread: 2.5,
+  walkDefault: 1.5,
+  smallTokensS: 0.25,
+  helpS: 0.2,
+  /** The default threads "never slower" than one: within this noise margin of it. */
+  workersNoise: 1.05,
+  /** "A small fraction of the scan": read here as at most this share of the scan's time. */
+  phaseShare: 0.1,
+  /** A second core counts as free when the rest of the machine used at most this many cores' worth less than all. */
+  freeCoreOthersMax: NPROC - 1.5,
+};
+
+const scratch = resolve(process.env["BENCH_DIR"] ?? join(tmpdir(), "ptb-manifest-bench"));
+const say = (m: string): void => {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
+};
+
+// ---------------------------------------------------------------- running commands
 
 /** One measured run of a command. */
 interface Run {
   wallS: number;
   rssMB: number | null;
+  /** CPU time of the command (user + system, its children included), s. */
+  cpuS: number | null;
+  /** Cores' worth the rest of the machine used meanwhile (all busy CPU time minus the command's, over its wall time). */
+  othersCores: number | null;
   stdout: string;
   code: number;
 }
 
-/** Runs `cmd args` under /usr/bin/time; stdout is kept (as text) unless `discard`. */
-async function once(
-  cmd: string,
-  argv: string[],
-  opts: { env?: NodeJS.ProcessEnv; discard?: boolean; shell?: boolean } = {},
-): Promise<Run> {
+/** A command to run: name, program, arguments, extra environment, whether its stdout is dropped. */
+interface Cmd {
+  name: string;
+  cmd: string;
+  argv: string[];
+  env?: NodeJS.ProcessEnv;
+  discard?: boolean;
+}
+
+/** Busy and total jiffies of all CPUs (/proc/stat), or null where there is none. */
+function cpuJiffies(): { busy: number; total: number } | null {
+  try {
+    const f = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = f as [number, ...number[]];
+    const busy = user + nice! + system! + irq! + softirq! + (steal ?? 0);
+    return { busy, total: busy + idle! + iowait! };
+  } catch {
+    return null;
+  }
+}
+
+/** Runs `c` once under /usr/bin/time. */
+async function once(c: Cmd): Promise<Run> {
   const timeFile = join(scratch, ".time");
-  const full = HAS_TIME ? ["/usr/bin/time", "-f", "%M", "-o", timeFile, cmd, ...argv] : [cmd, ...argv];
+  const full = HAS_TIME ? ["/usr/bin/time", "-f", "%M %U %S", "-o", timeFile, c.cmd, ...c.argv] : [c.cmd, ...c.argv];
+  const j0 = cpuJiffies();
   const t0 = performance.now();
+  // An undefined value unsets the variable (PTB_MANIFEST_THREADS unset: the tool decides).
+  const env: NodeJS.ProcessEnv = { ...process.env, ...c.env };
+  for (const [k, v] of Object.entries(c.env ?? {})) if (v === undefined) delete env[k];
   const child = spawn(full[0]!, full.slice(1), {
-    env: { ...process.env, ...opts.env },
-    stdio: ["ignore", opts.discard ? "ignore" : "pipe", "pipe"],
+    env,
+    stdio: ["ignore", c.discard ? "ignore" : "pipe", "pipe"],
   });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
-  child.stdout?.on("data", (c: Buffer) => out.push(c));
-  child.stderr?.on("data", (c: Buffer) => err.push(c));
-  const code: number = await new Promise((res) => child.on("close", (c) => res(c ?? -1)));
+  child.stdout?.on("data", (b: Buffer) => out.push(b));
+  child.stderr?.on("data", (b: Buffer) => err.push(b));
+  const code: number = await new Promise((res) => child.on("close", (x) => res(x ?? -1)));
   const wallS = (performance.now() - t0) / 1000;
+  const j1 = cpuJiffies();
   let rssMB: number | null = null;
+  let cpuS: number | null = null;
   if (HAS_TIME) {
-    const lines = readFileSync(timeFile, "utf8").trim().split("\n");
-    rssMB = Number(lines[lines.length - 1]) / 1024;
+    const last = readFileSync(timeFile, "utf8").trim().split("\n").pop()!.split(" ").map(Number);
+    rssMB = last[0]! / 1024;
+    cpuS = last[1]! + last[2]!;
   }
-  if (code !== 0) say(`  exit ${code}: ${cmd} ${argv.join(" ")}\n${Buffer.concat(err).toString().slice(-2000)}`);
-  return { wallS, rssMB, stdout: Buffer.concat(out).toString(), code };
+  const othersCores =
+    j0 && j1 && cpuS !== null ? Math.max(0, ((j1.busy - j0.busy) / HZ - cpuS) / Math.max(wallS, 1e-3)) : null;
+  if (code !== 0) say(`  exit ${code}: ${c.cmd} ${c.argv.join(" ")}\n${Buffer.concat(err).toString().slice(-2000)}`);
+  return { wallS, rssMB, cpuS, othersCores, stdout: Buffer.concat(out).toString(), code };
 }
 
-/** Best (lowest wall time) of `REPEAT` runs; RSS is the largest seen. */
-async function best(
-  cmd: string,
-  argv: string[],
-  opts: { env?: NodeJS.ProcessEnv; discard?: boolean } = {},
-  repeat = REPEAT,
-): Promise<Run> {
-  let b: Run | null = null;
-  let rss = 0;
-  for (let i = 0; i < repeat; i += 1) {
-    const r = await once(cmd, argv, opts);
-    rss = Math.max(rss, r.rssMB ?? 0);
-    if (b === null || r.wallS < b.wallS) b = r;
-  }
-  return { ...b!, rssMB: HAS_TIME ? rss : null };
+/** The best (lowest wall time) of `repeat` runs of `c`; RSS is the largest seen. */
+async function best(c: Cmd, repeat = REPEAT): Promise<Run> {
+  return (await rounds([c], repeat))[0]!;
 }
+
+/**
+ * Runs `cmds` interleaved, `repeat` rounds (each round every command once,
+ * in order), and returns for each its best run (lowest wall time) with the
+ * largest RSS seen.
+ */
+async function rounds(cmds: Cmd[], repeat = REPEAT): Promise<Run[]> {
+  const bestRuns: (Run | null)[] = cmds.map(() => null);
+  const maxRss = cmds.map(() => 0);
+  for (let k = 0; k < repeat; k += 1) {
+    for (let i = 0; i < cmds.length; i += 1) {
+      const r = await once(cmds[i]!);
+      maxRss[i] = Math.max(maxRss[i]!, r.rssMB ?? 0);
+      if (bestRuns[i] === null || r.wallS < bestRuns[i]!.wallS) bestRuns[i] = r;
+    }
+  }
+  return bestRuns.map((r, i) => ({ ...r!, rssMB: HAS_TIME ? maxRss[i]! : null }));
+}
+
+// ---------------------------------------------------------------- formatting
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
   for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (e.isFile()) out.push(join(e.parentPath, e.name));
+    if (e.isFile() && !e.name.startsWith(".gen")) out.push(join(e.parentPath, e.name));
   }
   return out.sort();
 }
-
 const bytesOf = (files: string[]): number => files.reduce((a, f) => a + statSync(f).size, 0);
 const mb = (bytes: number): string => (bytes / 1e6).toFixed(0);
 const s = (x: number): string => x.toFixed(2);
 const rss = (r: Run | null): string => (r?.rssMB == null ? "n/a" : r.rssMB.toFixed(0));
-const ratio = (a: Run | null, b: Run | null): string => (a && b ? `${(a.wallS / b.wallS).toFixed(2)}x` : "n/a");
+const x2 = (v: number): string => `${v.toFixed(2)}x`;
+const ratio = (a: Run | null, b: Run | null): string => (a && b ? x2(a.wallS / b.wallS) : "n/a");
 const rate = (bytes: number, r: Run | null): string => (r ? (bytes / 1e6 / r.wallS).toFixed(0) : "n/a");
+const pct = (v: number): string => `${(v * 100).toFixed(1)} %`;
+const others = (r: Run | null): string => (r?.othersCores == null ? "n/a" : r.othersCores.toFixed(2));
 
+// ---------------------------------------------------------------- results
+
+/** One row of the targets table. */
+interface Target {
+  what: string;
+  target: string;
+  measured: string;
+  /** true: met; false: not met; null: not judged (said in `measured`). */
+  met: boolean | null;
+}
+const targets: Target[] = [];
 const sections: string[] = [];
-/** Measured values the targets of issue 7 are checked against. */
-const metrics = {
-  tokens: [] as { format: string; vsWc: number; vsCc: number | null; exact: boolean }[],
-  listingLinesPerS: null as number | null,
-  treeVsFind: null as number | null,
-  build: [] as {
-    k: number;
-    bytes: number;
-    coldS: number;
-    warmS: number;
-    coldRss: number | null;
-    warmRss: number | null;
-    ncRss: number | null;
-    same: boolean;
-  }[],
-};
-const summary: string[][] = [];
 const notes: string[] = [];
+/** Load average (1 min) at the start and end of each section, and its duration. */
+const loads: { name: string; start: number; end: number; s: number }[] = [];
 
-/** Installs ccusage into the scratch folder (never a project dependency); null when npm cannot. */
+async function section(name: string, fn: () => Promise<void>): Promise<void> {
+  if (!want(name)) return;
+  const start = loadavg()[0]!;
+  const t0 = performance.now();
+  say(`section ${name} (load ${start.toFixed(2)})`);
+  try {
+    await fn();
+  } catch (err) {
+    notes.push(`section \`${name}\` failed: ${String((err as Error)?.message ?? err).slice(0, 300)}`);
+    say(`section ${name} failed: ${(err as Error)?.stack ?? err}`);
+  }
+  loads.push({ name, start, end: loadavg()[0]!, s: (performance.now() - t0) / 1000 });
+}
+
+// ---------------------------------------------------------------- inputs, generated once
+
+const INPUTS_RECIPE =
+  "tokens: generateRun 8 sessions seed 7; cell: 35 % padded sweep cell + 26 sessions seed 23; tree seed 17";
+const GEN_KEY = createHash("sha256")
+  .update(readFileSync(join(REPO, "bench", "gen.ts")))
+  .update(readFileSync(join(REPO, "scripts", "make-sources", "lib.ts")))
+  .update(INPUTS_RECIPE)
+  .digest("hex")
+  .slice(0, 12);
+const INPUTS = join(scratch, `inputs-${GEN_KEY}`);
+
+/** The input `name` under INPUTS: made by `make(dir)` unless a finished one is there (its `.gen.json`). */
+async function input<M>(name: string, make: (dir: string) => Promise<M>): Promise<{ dir: string; meta: M }> {
+  const dir = join(INPUTS, name);
+  const marker = join(dir, ".gen.json");
+  if (existsSync(marker)) return { dir, meta: JSON.parse(readFileSync(marker, "utf8")) as M };
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  say(`  generating ${name} (kept for later runs)`);
+  const meta = await make(dir);
+  writeFileSync(marker, JSON.stringify(meta));
+  return { dir, meta };
+}
+
+// ---------------------------------------------------------------- the tool and its peers
+
+const APP = join(scratch, "app");
+const BIN = join(APP, "bin", "ptb-manifest.js");
+const TASKS = join(APP, "bench", "tasks");
+let ccusageBin: string | null = null;
+
+function snapshotApp(): void {
+  rmSync(APP, { recursive: true, force: true });
+  for (const d of ["dist", "bin", "templates", join("bench", "tasks")]) {
+    if (existsSync(join(REPO, d))) cpSync(join(REPO, d), join(APP, d), { recursive: true });
+  }
+  for (const f of ["package.json", "package-lock.json"]) cpSync(join(REPO, f), join(APP, f));
+  symlinkSync(join(REPO, "node_modules"), join(APP, "node_modules"), "dir");
+}
+
+/** Installs ccusage into the scratch folder once (never a project dependency); null when npm cannot. */
 function installCcusage(): string | null {
   const dir = join(scratch, "ccusage");
+  const bin = join(dir, "node_modules", "ccusage", "src", "cli.js");
+  if (existsSync(bin)) return bin;
   say("installing ccusage@20.0.24 into the scratch folder");
   const r = spawnSync(
     "npm",
     ["install", "--prefix", dir, "--no-save", "--no-audit", "--no-fund", "--loglevel=error", "ccusage@20.0.24"],
     { encoding: "utf8" },
   );
-  const bin = join(dir, "node_modules", "ccusage", "src", "cli.js");
   if (r.status !== 0 || !existsSync(bin)) {
     notes.push(`ccusage could not be installed (${(r.stderr || "").trim().slice(0, 200)}): its columns are n/a.`);
     return null;
@@ -189,7 +321,7 @@ function installCcusage(): string | null {
 
 // ccusage reads these locations (its README): CLAUDE_CONFIG_DIR/projects, CODEX_HOME/sessions,
 // PI_AGENT_DIR/sessions, KIMI_DATA_DIR/sessions (its `kimi` source reads both Kimi formats).
-const CCUSAGE: Partial<Record<Format, { sub: string; envVar: string }>> = {
+const CCUSAGE: Record<Format, { sub: string; envVar: string }> = {
   "claude-code": { sub: "claude", envVar: "CLAUDE_CONFIG_DIR" },
   codex: { sub: "codex", envVar: "CODEX_HOME" },
   pi: { sub: "pi", envVar: "PI_AGENT_DIR" },
@@ -197,160 +329,467 @@ const CCUSAGE: Partial<Record<Format, { sub: string; envVar: string }>> = {
   "kimi-code": { sub: "kimi", envVar: "KIMI_DATA_DIR" },
 };
 
-/** Sums the totals ccusage's `session --json` reports (its key names vary a little by source). */
-function ccusageTotal(stdout: string): number | null {
+const oursTokens = (name: string, format: Format, root: string, threads?: number): Cmd => ({
+  name,
+  cmd: "node",
+  argv: [BIN, "tokens", "--format", format, root, "--json"],
+  env: { PTB_MANIFEST_THREADS: threads === undefined ? undefined : String(threads) },
+});
+
+function ccusageCmd(format: Format, root: string): Cmd | null {
+  if (!ccusageBin) return null;
+  const spec = CCUSAGE[format];
+  const home = join(scratch, "home");
+  mkdirSync(home, { recursive: true });
+  return {
+    name: "ccusage",
+    cmd: "node",
+    argv: [ccusageBin, spec.sub, "session", "--json", "--offline"],
+    env: { HOME: home, [spec.envVar]: root, TZ: "UTC", NO_COLOR: "1" },
+  };
+}
+
+/** Total and calls of `tokens --json` output, or null. */
+function oursCount(r: Run): { total: number; calls: number } | null {
   try {
-    const j = JSON.parse(stdout) as { totals?: Record<string, number> };
-    const t = j.totals ?? {};
-    return t["totalTokens"] ?? null;
+    const j = JSON.parse(r.stdout) as { total: number; calls: number };
+    return { total: j.total, calls: j.calls };
   } catch {
     return null;
   }
 }
 
-async function benchTokens(ccusage: string | null): Promise<void> {
+/** The total ccusage's `session --json` reports, or null. */
+function ccusageTotal(r: Run | null): number | null {
+  if (!r) return null;
+  try {
+    return (JSON.parse(r.stdout) as { totals?: { totalTokens?: number } }).totals?.totalTokens ?? null;
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------- tokens (1 GB per format, and one cell)
+
+/** What one tokens case measured, for the targets. */
+interface TokensCase {
+  format: Format;
+  vsWc: number;
+  vsCc: number | null;
+  workers: number;
+  exact: boolean;
+  exactText: string;
+}
+const tokensCases: Record<"tokens" | "cell", TokensCase[]> = { tokens: [], cell: [] };
+
+/** Expected counts of a tokens case: total and calls, and whether ccusage must read the same. */
+interface Expected {
+  total: number;
+  calls: number;
+  ccusageSame: boolean;
+  what: string;
+}
+
+async function measureTokens(
+  kind: "tokens" | "cell",
+  format: Format,
+  root: string,
+  expected: Expected,
+  rows: string[],
+  extra: string,
+): Promise<void> {
+  const files = filesUnder(root);
+  const bytes = bytesOf(files);
+  await once({ name: "cat", cmd: "cat", argv: files, discard: true }); // into the page cache
+  const cmds: Cmd[] = [
+    { name: "wc", cmd: "wc", argv: ["-l", ...files], discard: true },
+    oursTokens("ours", format, root),
+    oursTokens("ours1", format, root, 1),
+  ];
+  const cc = ccusageCmd(format, root);
+  if (cc) cmds.push(cc);
+  say(`  ${kind}/${format}: ${mb(bytes)} MB, ${files.length} files: ${cmds.map((c) => c.name).join(", ")} x${REPEAT}`);
+  const [wc, ours, ours1, ccRun0] = await rounds(cmds);
+  const ccRun = ccRun0 && ccRun0.code === 0 ? ccRun0 : null;
+  const got = oursCount(ours!);
+  const got1 = oursCount(ours1!);
+  const ccTotal = ccusageTotal(ccRun);
+  const eq = (g: { total: number; calls: number } | null): boolean =>
+    g !== null && g.total === expected.total && g.calls === expected.calls;
+  const ccOk = !expected.ccusageSame || ccRun === null || ccTotal === expected.total;
+  const exact = eq(got) && eq(got1) && ccOk;
+  const exactText = [
+    eq(got) && eq(got1)
+      ? `= ${expected.what}`
+      : `**differs** (ours ${got?.total}/${got?.calls}, 1 thread ${got1?.total}/${got1?.calls}, expected ${expected.total}/${expected.calls})`,
+    ccRun === null
+      ? "ccusage n/a"
+      : ccTotal === expected.total
+        ? "ccusage: same total"
+        : `ccusage total ${ccTotal}${expected.ccusageSame ? " **differs**" : " (its rules differ on the sweep's forks, resumes, sub-agents)"}`,
+  ].join("; ");
+  const vsCc = ccRun ? ours!.wallS / ccRun.wallS : null;
+  tokensCases[kind].push({
+    format,
+    vsWc: ours!.wallS / wc!.wallS,
+    vsCc,
+    workers: ours!.wallS / ours1!.wallS,
+    exact,
+    exactText,
+  });
+  rows.push(
+    `| ${format} | ${mb(bytes)} | ${files.length}${extra} | ${expected.calls} | ${s(wc!.wallS)} | ${s(ours!.wallS)} | ${rate(bytes, ours!)} | **${ratio(ours!, wc!)}** | ${ccRun ? s(ccRun.wallS) : "n/a"} | **${ratio(ours!, ccRun)}** | ${s(ours1!.wallS)} | ${ratio(ours!, ours1!)} | ${others(ours!)} | ${rss(ours!)} | ${rss(ours1!)} | ${rss(ccRun)} | ${exactText} |`,
+  );
+}
+
+const TOKENS_HEADER = [
+  "| format | MB | files | calls | `wc -l` s | ours s | ours MB/s | ours / `wc -l` | ccusage s | ours / ccusage | ours, 1 thread s | default / 1 thread | others' cores | ours RSS MB | 1 thread RSS MB | ccusage RSS MB | counts |",
+  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+];
+
+const TOKENS_INPUTS: Partial<Record<Format, { dir: string; meta: GenMeta }>> = {};
+interface GenMeta {
+  totals: Totals;
+  usageLines: number;
+  files: number;
+}
+
+async function tokensInput(format: Format): Promise<{ dir: string; meta: GenMeta }> {
+  TOKENS_INPUTS[format] ??= await input(`tokens-${format}-${mb(TOKENS_BYTES)}MB`, async (dir) => {
+    const g = await generateRun(format, dir, TOKENS_BYTES, 8);
+    return { totals: g.totals, usageLines: g.usageLines, files: g.files.length };
+  });
+  return TOKENS_INPUTS[format]!;
+}
+
+async function benchTokens(): Promise<void> {
   const rows: string[] = [];
   for (const format of FORMATS) {
-    const root = join(scratch, "traj", format);
-    say(`tokens/${format}: generating ${mb(FORMAT_BYTES)} MB`);
-    const gen = await generateRun(format, root, FORMAT_BYTES, 8);
-    const files = gen.files.map((f) => join(root, f));
-    const bytes = bytesOf(files);
-    say(`tokens/${format}: wc -l`);
-    await once("cat", files, { discard: true }); // into the page cache
-    const wc = await best("wc", ["-l", ...files], { discard: true });
-    say(`tokens/${format}: ptb-manifest tokens`);
-    const ours = await best("node", [BIN, "tokens", "--format", format, root, "--json"]);
-    let ok = "?";
-    try {
-      const got = JSON.parse(ours.stdout) as { total: number; calls: number };
-      ok =
-        got.total === gen.totals.total && got.calls === gen.totals.calls
-          ? "yes"
-          : `NO (${got.total} vs ${gen.totals.total})`;
-    } catch {
-      ok = "NO (no JSON)";
-    }
-    let cc: Run | null = null;
-    let ccOk = "";
-    const spec = CCUSAGE[format];
-    if (ccusage && spec) {
-      say(`tokens/${format}: ccusage ${spec.sub} session`);
-      const home = join(scratch, "home");
-      mkdirSync(home, { recursive: true });
-      cc = await best("node", [ccusage, spec.sub, "session", "--json", "--offline"], {
-        env: { HOME: home, [spec.envVar]: root, TZ: "UTC", NO_COLOR: "1" },
-      });
-      const t = ccusageTotal(cc.stdout);
-      ccOk =
-        t === null ? " (no total read)" : t === gen.totals.total ? "" : ` (ccusage total ${t} ≠ ${gen.totals.total})`;
-      if (cc.code !== 0) cc = null;
-    }
-    metrics.tokens.push({
+    const { dir, meta } = await tokensInput(format);
+    await measureTokens(
+      "tokens",
       format,
-      vsWc: ours.wallS / wc.wallS,
-      vsCc: cc ? ours.wallS / cc.wallS : null,
-      exact: ok === "yes",
-    });
-    rows.push(
-      `| ${format} | ${mb(bytes)} | ${files.length} | ${gen.totals.calls} | ${s(wc.wallS)} | ${s(ours.wallS)} | ${rate(bytes, ours)} | **${ratio(ours, wc)}** | ${cc ? s(cc.wallS) : "n/a"} | ${cc ? `**${ratio(ours, cc)}**${ccOk}` : "n/a"} | ${rss(ours)} | ${rss(cc)} | ${ok} |`,
+      dir,
+      { total: meta.totals.total, calls: meta.totals.calls, ccusageSame: true, what: "generator's" },
+      rows,
+      "",
     );
-    summary.push([
-      `tokens ${format} (${mb(bytes)} MB)`,
-      `${s(ours.wallS)} s, ${rate(bytes, ours)} MB/s`,
-      `${ratio(ours, wc)} of wc -l${cc ? `, ${ratio(ours, cc)} of ccusage` : ""}`,
-      `${rss(ours)} MB`,
-    ]);
-    rmSync(root, { recursive: true, force: true });
   }
   sections.push(
     [
-      "## Token extraction (`ptb-manifest tokens --format F DIR --json`)",
+      `## Tokens, ${mb(TOKENS_BYTES)} MB per format (\`ptb-manifest tokens --format F DIR --json\`)`,
       "",
-      `Session logs generated by \`bench/gen.ts\` (8 files per format), read after \`cat\` put them in the page cache. Reference: \`wc -l\` on the same files; peer: \`ccusage <source> session --json --offline\` (ccusage 20.0.24, its native binary, parallel file loading) pointed at the same folder. "ratio" = our wall time / theirs (< 1 is faster). "exact" = our total and call count equal the generator's.`,
+      `Session logs generated by \`bench/gen.ts\` (8 files per format, about 100 calls per MB), in the page cache (\`cat\` once before). Interleaved, best of ${REPEAT}: \`wc -l\` on the same files; ours with the default threads (\`PTB_MANIFEST_THREADS\` unset: the tool decides); ours with \`PTB_MANIFEST_THREADS=1\`; \`ccusage <source> session --json --offline\` (ccusage 20.0.24) pointed at the same folder. Ratios are wall-time ratios (< 1: ours is faster). "others' cores": the CPU the rest of the machine used during our best default run (1.00 = one core busy elsewhere). "counts": our total and calls (both runs) against the generator's, and ccusage's total.`,
       "",
-      "| format | MB | files | calls | wc -l s | ours s | ours MB/s | ours / wc -l | ccusage s | ours / ccusage | ours RSS MB | ccusage RSS MB | exact |",
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+      ...TOKENS_HEADER,
       ...rows,
     ].join("\n"),
   );
 }
 
+/** The sweep's cell of each format whose trajectory (sessions, sub-agents, forks, resumes) a realistic cell pads. */
+const CELL_OF: Record<Format, string | null> = {
+  codex: "sol-high",
+  "claude-code": "opus-max",
+  pi: "grok",
+  "kimi-cli": null, // no kimi-cli cell in the sweep: generated sessions only
+  "kimi-code": "kimi",
+};
+
+interface CellMeta {
+  gen: Totals;
+  sweepCell: string | null;
+  sweepFiles: number;
+  sweepBytes: number;
+  genFiles: number;
+}
+
+async function benchCell(): Promise<void> {
+  const rows: string[] = [];
+  for (const format of FORMATS) {
+    const cell = CELL_OF[format];
+    const sweepSrc = cell ? join(REPO, "sources", cell, "trajectory") : null;
+    const sweepHash = createHash("sha256");
+    if (sweepSrc) for (const f of filesUnder(sweepSrc)) sweepHash.update(relative(sweepSrc, f)).update(readFileSync(f));
+    const { dir, meta } = await input(
+      `cell-${format}-${mb(CELL_BYTES)}MB-${sweepHash.digest("hex").slice(0, 8)}`,
+      async (d): Promise<CellMeta> => {
+        let sweepBytes = 0;
+        let sweepFiles = 0;
+        if (sweepSrc) {
+          cpSync(sweepSrc, d, { recursive: true });
+          const files = filesUnder(d);
+          const factor = (CELL_BYTES * 0.35) / bytesOf(files);
+          const blobs = blobPool(31, 300, 300, 24_000);
+          const r = prng(37);
+          for (const f of files) sweepBytes += await padSession(format, readFileSync(f, "utf8"), factor, blobs, r, f);
+          sweepFiles = files.length;
+        }
+        // Tens of sessions of assorted sizes (log-uniform, 1 to 30 parts) for the rest of the bytes.
+        const n = sweepSrc ? 26 : 30;
+        const r = prng(41);
+        const w = Array.from({ length: n }, () => Math.exp(r() * Math.log(30)));
+        const sum = w.reduce((a, b) => a + b, 0);
+        const rest = Math.max(CELL_BYTES - sweepBytes, n * 1000);
+        const g = await generateSessions(
+          format,
+          d,
+          w.map((x) => (x / sum) * rest),
+          23,
+        );
+        return { gen: g.totals, sweepCell: cell, sweepFiles, sweepBytes, genFiles: g.files.length };
+      },
+    );
+    // The unpadded sweep cell, counted by the tool under test (the tests check that count against the true answer).
+    let expected: Expected = { total: meta.gen.total, calls: meta.gen.calls, ccusageSame: !cell, what: "generator's" };
+    if (sweepSrc) {
+      const base = oursCount(await once(oursTokens("base", format, sweepSrc, 1)));
+      if (base === null) throw new Error(`tokens on ${sweepSrc} gave no JSON`);
+      expected = {
+        total: base.total + meta.gen.total,
+        calls: base.calls + meta.gen.calls,
+        ccusageSame: false,
+        what: "the unpadded sweep cell's + generator's",
+      };
+    }
+    await measureTokens(
+      "cell",
+      format,
+      dir,
+      expected,
+      rows,
+      meta.sweepCell ? ` (${meta.sweepFiles} of \`${meta.sweepCell}\`)` : "",
+    );
+  }
+  sections.push(
+    [
+      `## Tokens at one cell's size: ${mb(CELL_BYTES)} MB over tens of files`,
+      "",
+      `A cell's trajectory as a run leaves it: the embedded sweep's cell of the format (its sessions, sub-agents, forks and resumes; the cell is named under "files") padded to about 35 % of the bytes with lines of its own format that carry no usage, plus ${26}–${30} generated sessions of assorted sizes (1 to 30 parts, log-uniform) for the rest; kimi-cli, which has no cell in the sweep, is generated sessions only. Expected counts: the unpadded sweep cell as the tool counts it (the tests check that against the true answer) plus the generator's. ccusage applies its own rules to the sweep's forks, resumes and sub-agents, so its total is shown, not required to match, where a sweep cell is in. Same commands and columns as above.`,
+      "",
+      ...TOKENS_HEADER,
+      ...rows,
+    ].join("\n"),
+  );
+}
+
+// ---------------------------------------------------------------- the live PVC walk
+
+/** What the walk measured: ratios to `find` (one thread, default), default / one thread, others' cores, counts. */
+interface WalkResult {
+  one: number;
+  def: number;
+  workers: number;
+  othersCores: number | null;
+  count: string;
+  ok: boolean;
+}
+let walk: WalkResult | null = null;
+
+async function benchTree(): Promise<void> {
+  const { dir } = await input(`tree-${TREE_ENTRIES}`, async (d) => ({
+    entries: await generateTree(join(d, "pvc"), TREE_ENTRIES),
+  }));
+  const root = join(dir, "pvc");
+  const findCmd: Cmd = { name: "find", cmd: "find", argv: [root, "-printf", "%T@\\t%y\\t%s\\t%p\\n"], discard: true };
+  await once(findCmd); // warm the dentry and inode caches
+  const findCount = spawnSync("sh", ["-c", `find '${root}' | wc -l`], { encoding: "utf8" }).stdout.trim();
+  const task = (name: string, threads?: number): Cmd => ({
+    name,
+    cmd: "node",
+    argv: [join(TASKS, "pvc-live.mjs"), root, "/pvc/ptb/bench"],
+    env: { PTB_MANIFEST_THREADS: threads === undefined ? undefined : String(threads) },
+  });
+  const [find, one, def] = await rounds([findCmd, task("ours1", 1), task("ours")]);
+  const entries = (r: Run): number | null => {
+    try {
+      return (JSON.parse(r.stdout) as { entries: number }).entries;
+    } catch {
+      return null;
+    }
+  };
+  const ok = entries(one!) === Number(findCount) && entries(def!) === Number(findCount);
+  walk = {
+    one: one!.wallS / find!.wallS,
+    def: def!.wallS / find!.wallS,
+    workers: def!.wallS / one!.wallS,
+    othersCores: def!.othersCores,
+    count: `${entries(one!)} / ${entries(def!)} (find: ${findCount})`,
+    ok,
+  };
+  sections.push(
+    [
+      "## Live PVC walk (`readPvcTree`, a materialised tree)",
+      "",
+      `Reference: \`find DIR -printf '%T@\\t%y\\t%s\\t%p\\n'\` (the listing's own format; output discarded), run once before to warm the caches. Ours: \`bench/tasks/pvc-live.mjs\` (the walk, every entry counted) with \`PTB_MANIFEST_THREADS=1\` and with the default. Interleaved, best of ${REPEAT}. "others' cores": the CPU the rest of the machine used during that best run.`,
+      "",
+      "| entries (1 thread / default) | find s | ours, 1 thread s | 1 thread / find | ours, default s | default / find | default / 1 thread | others' cores (1 thread, default) | RSS MB (1 thread, default) |",
+      "|---|---|---|---|---|---|---|---|---|",
+      `| ${walk.count} | ${s(find!.wallS)} | ${s(one!.wallS)} | **${ratio(one!, find!)}** | ${s(def!.wallS)} | **${ratio(def!, find!)}** | ${ratio(def!, one!)} | ${others(one!)}, ${others(def!)} | ${rss(one!)}, ${rss(def!)} |`,
+    ].join("\n"),
+  );
+}
+
+// ---------------------------------------------------------------- start-up
+
+let startup: { help: number; small: number; node: number } | null = null;
+
+async function benchStartup(): Promise<void> {
+  const small = join(REPO, "sources", "sol-max", "trajectory");
+  const smallFile = filesUnder(small)[0]!;
+  const cmds: Cmd[] = [
+    { name: "node", cmd: "node", argv: ["-e", ""], discard: true },
+    { name: "help", cmd: "node", argv: [BIN, "--help"], discard: true },
+    { name: "small", cmd: "node", argv: [BIN, "tokens", "--format", "codex", smallFile, "--json"], discard: true },
+  ];
+  for (const c of cmds) await once(c); // warm the page cache
+  const [node, help, tok] = await rounds(cmds, STARTUP_RUNS);
+  startup = { node: node!.wallS, help: help!.wallS, small: tok!.wallS };
+  sections.push(
+    [
+      "## Start-up",
+      "",
+      `Wall time, best of ${STARTUP_RUNS} interleaved runs; the small file is \`sources/sol-max/trajectory/…\` (${(statSync(smallFile).size / 1e3).toFixed(0)} KB, codex). \`node -e ''\` is the floor.`,
+      "",
+      "| command | wall s | CPU s | RSS MB |",
+      "|---|---|---|---|",
+      `| \`node -e ''\` | ${s(node!.wallS)} | ${node!.cpuS?.toFixed(2) ?? "n/a"} | ${rss(node!)} |`,
+      `| \`ptb-manifest --help\` | ${s(help!.wallS)} | ${help!.cpuS?.toFixed(2) ?? "n/a"} | ${rss(help!)} |`,
+      `| \`ptb-manifest tokens --format codex FILE --json\` | ${s(tok!.wallS)} | ${tok!.cpuS?.toFixed(2) ?? "n/a"} | ${rss(tok!)} |`,
+    ].join("\n"),
+  );
+}
+
+// ---------------------------------------------------------------- merge and time parsing, through the library
+
+const phases: { kind: string; format: Format; merge: number | null; time: number | null; text: string }[] = [];
+
+async function benchPhases(): Promise<void> {
+  const rows: string[] = [];
+  const cases: { kind: string; format: Format; dir: string; usageLines: number | null }[] = [];
+  for (const format of FORMATS) {
+    const t = await tokensInput(format);
+    cases.push({ kind: `${mb(TOKENS_BYTES)} MB`, format, dir: t.dir, usageLines: t.meta.usageLines });
+  }
+  for (const format of FORMATS) {
+    const d = readdirSync(INPUTS).find((n) => n.startsWith(`cell-${format}-${mb(CELL_BYTES)}MB-`));
+    if (d && existsSync(join(INPUTS, d, ".gen.json")))
+      cases.push({ kind: `cell, ${mb(CELL_BYTES)} MB`, format, dir: join(INPUTS, d), usageLines: null });
+  }
+  for (const c of cases) {
+    say(`  phases ${c.kind} ${c.format}`);
+    const r = await once({
+      name: "phases",
+      cmd: "node",
+      argv: [
+        join(TASKS, "phases.mjs"),
+        c.format,
+        c.dir,
+        String(REPEAT),
+        ...(c.usageLines ? [String(c.usageLines)] : []),
+      ],
+    });
+    let j: {
+      files?: number;
+      scanS?: number;
+      mergeS?: number;
+      timeS?: number;
+      timeCalls?: number;
+      timeFn?: string;
+      calls?: number;
+      total?: number;
+      error?: string;
+    } = {};
+    try {
+      j = JSON.parse(r.stdout);
+    } catch {
+      j = { error: `no JSON (exit ${r.code})` };
+    }
+    if (j.error || j.scanS === undefined) {
+      phases.push({ kind: c.kind, format: c.format, merge: null, time: null, text: `n/a: ${j.error}` });
+      rows.push(`| ${c.kind} | ${c.format} | n/a: ${(j.error ?? "").split("\n")[0]} |  |  |  |  |  |  |`);
+      continue;
+    }
+    const merge = j.mergeS! / j.scanS;
+    const time = c.usageLines && j.timeS !== undefined ? j.timeS / j.scanS : null;
+    phases.push({
+      kind: c.kind,
+      format: c.format,
+      merge,
+      time,
+      text: `merge ${pct(merge)}${time !== null ? `, time parsing ${pct(time)}` : ""}`,
+    });
+    rows.push(
+      `| ${c.kind} | ${c.format} | ${j.files} | ${j.calls} | ${s(j.scanS)} | ${j.mergeS!.toFixed(3)} | **${pct(merge)}** | ${time !== null ? `${j.timeS!.toFixed(3)} (${j.timeCalls} × ${((j.timeS! / j.timeCalls!) * 1e6).toFixed(2)} µs, ${j.timeFn})` : "-"} | ${time !== null ? `**${pct(time)}**` : "-"} | ${rss(r)} |`,
+    );
+  }
+  sections.push(
+    [
+      "## Merge and time parsing, on their own (through the library)",
+      "",
+      `\`bench/tasks/phases.mjs\` in one thread, each part the best of ${REPEAT} passes: the per-file scans (\`COUNTERS[format].scan\` of every file, one after the other), the cross-file merge (\`merge\`, then the sort of the calls, as \`readTrajectory\` does) and the time parsing (the format's time reader from dist/, called once per line that carries usage — the generator's count, repeats included — on the run's own times; at the cell size the padded sweep's count is not known, so "-").`,
+      "",
+      "| input | format | files | calls | scans s | merge s | merge / scans | time parsing s | time parsing / scans | RSS MB |",
+      "|---|---|---|---|---|---|---|---|---|---|",
+      ...rows,
+    ].join("\n"),
+  );
+}
+
+// ---------------------------------------------------------------- opt-in: listing, janitor, build (earlier targets)
+
+const older: Target[] = [];
+
 async function benchListing(): Promise<void> {
   const path = join(scratch, "listing", "listing.tsv");
-  say(`listing: generating ${LISTING_LINES} lines`);
   const bytes = await generateListing(path, LISTING_LINES);
-  await once("cat", [path], { discard: true });
-  const wc = await best("wc", ["-l", path], { discard: true });
-  const ours = await best("node", [join(TASKS, "listing.mjs"), path, "/pvc/ptb/bench"]);
-  const got = JSON.parse(ours.stdout || "{}") as { entries?: number; observations?: number };
-  const lps = (got.entries ?? 0) / ours.wallS;
-  metrics.listingLinesPerS = lps;
+  await once({ name: "cat", cmd: "cat", argv: [path], discard: true });
+  const [wc, ours] = await rounds([
+    { name: "wc", cmd: "wc", argv: ["-l", path], discard: true },
+    { name: "ours", cmd: "node", argv: [join(TASKS, "listing.mjs"), path, "/pvc/ptb/bench"] },
+  ]);
+  const got = JSON.parse(ours!.stdout || "{}") as { entries?: number; observations?: number };
+  const lps = (got.entries ?? 0) / ours!.wallS;
+  older.push({
+    what: "listing.tsv parse",
+    target: "≥ 1M lines/s",
+    measured: `${(lps / 1e6).toFixed(2)} M lines/s`,
+    met: lps >= 1e6,
+  });
   sections.push(
     [
       "## PVC listing (`listing.tsv`, read by `readListingTsv` + `observePvcEntry`)",
       "",
       "| lines | MB | wc -l s | ours s | lines/s | MB/s | ours / wc -l | RSS MB | observations |",
       "|---|---|---|---|---|---|---|---|---|",
-      `| ${got.entries} | ${mb(bytes)} | ${s(wc.wallS)} | ${s(ours.wallS)} | **${(lps / 1e6).toFixed(2)} M** | ${rate(bytes, ours)} | ${ratio(ours, wc)} | ${rss(ours)} | ${got.observations} |`,
+      `| ${got.entries} | ${mb(bytes)} | ${s(wc!.wallS)} | ${s(ours!.wallS)} | **${(lps / 1e6).toFixed(2)} M** | ${rate(bytes, ours!)} | ${ratio(ours!, wc!)} | ${rss(ours!)} | ${got.observations} |`,
     ].join("\n"),
   );
-  summary.push([
-    `listing.tsv (${(LISTING_LINES / 1e6).toFixed(0)}M lines, ${mb(bytes)} MB)`,
-    `${s(ours.wallS)} s, ${(lps / 1e6).toFixed(2)} M lines/s`,
-    `${ratio(ours, wc)} of wc -l`,
-    `${rss(ours)} MB`,
-  ]);
   rmSync(join(scratch, "listing"), { recursive: true, force: true });
-}
-
-async function benchTree(): Promise<void> {
-  const dir = join(scratch, "tree", "pvc");
-  say(`tree: materialising ${TREE_ENTRIES} entries`);
-  const _n = await generateTree(dir, TREE_ENTRIES);
-  await once("find", [dir, "-printf", "%T@ %p\\n"], { discard: true }); // warm the dentry and inode caches
-  const find = await best("find", [dir, "-printf", "%T@ %p\\n"], { discard: true });
-  const ours = await best("node", [join(TASKS, "pvc-live.mjs"), dir, "/pvc/ptb/bench"]);
-  const got = JSON.parse(ours.stdout || "{}") as { entries?: number; impl?: string };
-  metrics.treeVsFind = ours.wallS / find.wallS;
-  const findCount = spawnSync("sh", ["-c", `find '${dir}' | wc -l`], { encoding: "utf8" }).stdout.trim();
-  sections.push(
-    [
-      "## Live PVC scan (a materialised tree)",
-      "",
-      `Ours: ${got.impl ?? "?"}. Reference: \`find DIR -printf '%T@ %p\\n'\` (output discarded), run first to warm the caches.`,
-      "",
-      "| entries | find s | ours s | entries/s | ours / find | RSS MB |",
-      "|---|---|---|---|---|---|",
-      `| ${got.entries ?? "?"} (find: ${findCount}) | ${s(find.wallS)} | ${s(ours.wallS)} | ${((got.entries ?? 0) / ours.wallS / 1e3).toFixed(0)} k | **${ratio(ours, find)}** | ${rss(ours)} |`,
-    ].join("\n"),
-  );
-  summary.push([
-    `live PVC scan (${got.entries} entries)`,
-    `${s(ours.wallS)} s`,
-    `${ratio(ours, find)} of find`,
-    `${rss(ours)} MB`,
-  ]);
-  rmSync(join(scratch, "tree"), { recursive: true, force: true });
 }
 
 async function benchJanitor(): Promise<void> {
   const sources = join(scratch, "janitor-src");
   const dir = join(sources, "bench", "janitor");
-  say(`janitor: generating ${mb(JANITOR_BYTES)} MB`);
   const gen = await generateJanitor(dir, JANITOR_BYTES);
   const parts = gen.parts.map((p) => join(dir, p));
   const disk = bytesOf(parts);
-  await once("cat", parts, { discard: true });
+  await once({ name: "cat", cmd: "cat", argv: parts, discard: true });
   const plain = parts.filter((p) => !p.endsWith(".gz"));
   const gz = parts.filter((p) => p.endsWith(".gz"));
-  const ref = await best(
-    "sh",
-    ["-c", `{ zcat ${gz.map((p) => `'${p}'`).join(" ")}; cat ${plain.map((p) => `'${p}'`).join(" ")}; } | wc -l`],
-    { discard: true },
-  );
-  const ours = await best("node", [join(TASKS, "janitor.mjs"), sources, "/pvc/ptb/bench"]);
-  const got = JSON.parse(ours.stdout || "{}") as { observations?: number; archives?: number };
+  const [ref, ours] = await rounds([
+    {
+      name: "ref",
+      cmd: "sh",
+      argv: [
+        "-c",
+        `{ zcat ${gz.map((p) => `'${p}'`).join(" ")}; cat ${plain.map((p) => `'${p}'`).join(" ")}; } | wc -l`,
+      ],
+      discard: true,
+    },
+    { name: "ours", cmd: "node", argv: [join(TASKS, "janitor.mjs"), sources, "/pvc/ptb/bench"] },
+  ]);
+  const got = JSON.parse(ours!.stdout || "{}") as { observations?: number; archives?: number };
   sections.push(
     [
       "## Janitor log (rotated: three `.gz` parts, `.1`, the live file)",
@@ -359,15 +798,9 @@ async function benchJanitor(): Promise<void> {
       "",
       "| MB (uncompressed) | MB on disk | reference s | ours s | MB/s (uncompressed) | ours / reference | RSS MB | observations |",
       "|---|---|---|---|---|---|---|---|",
-      `| ${mb(gen.bytes)} | ${mb(disk)} | ${s(ref.wallS)} | ${s(ours.wallS)} | ${rate(gen.bytes, ours)} | **${ratio(ours, ref)}** | ${rss(ours)} | ${got.observations} (${got.archives} archives) |`,
+      `| ${mb(gen.bytes)} | ${mb(disk)} | ${s(ref!.wallS)} | ${s(ours!.wallS)} | ${rate(gen.bytes, ours!)} | **${ratio(ours!, ref!)}** | ${rss(ours!)} | ${got.observations} (${got.archives} archives) |`,
     ].join("\n"),
   );
-  summary.push([
-    `janitor log (${mb(gen.bytes)} MB, rotated)`,
-    `${s(ours.wallS)} s, ${rate(gen.bytes, ours)} MB/s`,
-    `${ratio(ours, ref)} of zcat+cat | wc -l`,
-    `${rss(ours)} MB`,
-  ]);
   rmSync(sources, { recursive: true, force: true });
 }
 
@@ -398,181 +831,285 @@ async function benchBuild(): Promise<void> {
     if (!c.excluded) base += bytesOf(filesUnder(join(REPO, "sources", c.cell, "trajectory")));
   const rows: string[] = [];
   const ref0 = join(scratch, "out-ref");
-  await once("node", [BIN, "build", "--sources", join(REPO, "sources"), "--out", ref0, "--quiet", "--no-cache"], {
+  const build = (src: string, out: string, cache: string | null): Cmd => ({
+    name: "build",
+    cmd: "node",
+    argv: [
+      BIN,
+      "build",
+      "--sources",
+      src,
+      "--out",
+      out,
+      "--quiet",
+      ...(cache ? ["--cache-dir", cache] : ["--no-cache"]),
+    ],
     discard: true,
   });
+  await once(build(join(REPO, "sources"), ref0, null));
   const refManifest = readFileSync(join(ref0, "manifest.json"), "utf8");
-  let first: { bytes: number; wall: number } | null = null;
+  const runs: { bytes: number; coldS: number; warmS: number; maxRss: number; same: boolean }[] = [];
   for (const k of [1, 2, 4]) {
-    const target = (BUILD_BYTES * k) / 4;
-    const factor = target / base;
+    const factor = (BUILD_BYTES * k) / 4 / base;
     const src = join(scratch, `sweep-${k}x`);
-    say(`build ${k}x: padding the sweep's trajectories ${factor.toFixed(0)} times`);
     const trajBytes = await scaleSweep(src, factor);
     const all = filesUnder(src);
     const inputBytes = bytesOf(all);
-    await once("cat", all, { discard: true });
-    const wc = await best("wc", ["-l", ...all], { discard: true }, 1);
+    await once({ name: "cat", cmd: "cat", argv: all, discard: true });
     const cache = join(scratch, `cache-${k}x`);
     const out = join(scratch, `out-${k}x`);
-    say(`build ${k}x: cold build (${mb(inputBytes)} MB)`);
-    const cold = await once("node", [BIN, "build", "--sources", src, "--out", out, "--quiet", "--cache-dir", cache], {
-      discard: true,
-    });
+    const cold = await once(build(src, out, cache));
     const manifestOk = readFileSync(join(out, "manifest.json"), "utf8") === refManifest;
     const coldFiles = new Map(readdirSync(out).map((f) => [f, readFileSync(join(out, f))]));
-    say(`build ${k}x: warm build`);
-    const warm = await best("node", [BIN, "build", "--sources", src, "--out", out, "--quiet", "--cache-dir", cache], {
-      discard: true,
-    });
+    const warm = await best(build(src, out, cache));
     const sameBytes = [...coldFiles].every(([f, b]) => b.equals(readFileSync(join(out, f))));
-    const nocache =
-      k === 4
-        ? await once(
-            "node",
-            [BIN, "build", "--sources", src, "--out", join(scratch, "out-nc"), "--quiet", "--no-cache"],
-            { discard: true },
-          )
-        : null;
-    const perGB = cold.wallS / (inputBytes / GB);
-    metrics.build.push({
-      k,
+    runs.push({
       bytes: inputBytes,
       coldS: cold.wallS,
       warmS: warm.wallS,
-      coldRss: cold.rssMB,
-      warmRss: warm.rssMB,
-      ncRss: nocache?.rssMB ?? null,
+      maxRss: Math.max(cold.rssMB ?? 0, warm.rssMB ?? 0),
       same: manifestOk && sameBytes,
     });
-    if (first === null) first = { bytes: inputBytes, wall: cold.wallS };
     rows.push(
-      `| ${k}x | ${mb(trajBytes)} | ${mb(inputBytes)} | ${s(wc.wallS)} | ${s(cold.wallS)} | ${s(perGB)} | ${rate(inputBytes, cold)} | ${rss(cold)} | ${s(warm.wallS)} | **${(warm.wallS / cold.wallS).toFixed(3)}** | ${rss(warm)} | ${nocache ? `${s(nocache.wallS)} s, ${rss(nocache)} MB` : "-"} | ${manifestOk ? "yes" : "NO"} / ${sameBytes ? "yes" : "NO"} |`,
+      `| ${k}x | ${mb(trajBytes)} | ${mb(inputBytes)} | ${s(cold.wallS)} | ${rate(inputBytes, cold)} | ${rss(cold)} | ${s(warm.wallS)} | **${(warm.wallS / cold.wallS).toFixed(3)}** | ${rss(warm)} | ${manifestOk ? "yes" : "NO"} / ${sameBytes ? "yes" : "NO"} |`,
     );
-    if (k === 4) {
-      summary.push([
-        `build, sweep at ${mb(inputBytes)} MB (4x)`,
-        `cold ${s(cold.wallS)} s, ${rate(inputBytes, cold)} MB/s`,
-        `warm ${(warm.wallS / cold.wallS).toFixed(3)} of cold`,
-        `${rss(cold)} MB`,
-      ]);
-    }
-    rmSync(src, { recursive: true, force: true });
-    rmSync(cache, { recursive: true, force: true });
-    rmSync(out, { recursive: true, force: true });
-    rmSync(join(scratch, "out-nc"), { recursive: true, force: true });
+    for (const d of [src, cache, out]) rmSync(d, { recursive: true, force: true });
   }
   rmSync(ref0, { recursive: true, force: true });
+  const z = runs[runs.length - 1]!;
+  older.push(
+    {
+      what: "build peak RSS",
+      target: "< 300 MB",
+      measured: `${Math.max(...runs.map((r) => r.maxRss)).toFixed(0)} MB`,
+      met: runs.every((r) => r.maxRss < 300),
+    },
+    {
+      what: "warm rebuild (4x)",
+      target: "< 1/10 of cold",
+      measured: (z.warmS / z.coldS).toFixed(3),
+      met: z.warmS / z.coldS < 0.1,
+    },
+    {
+      what: "cache never changes an output byte",
+      target: "same bytes",
+      measured: runs.every((r) => r.same) ? "same at every scale" : "DIFFERENT",
+      met: runs.every((r) => r.same),
+    },
+  );
   sections.push(
     [
       "## End to end: `build` of the embedded sweep, trajectories padded 1x / 2x / 4x",
       "",
-      'Every trajectory file of the nine built cells is padded with lines that carry no usage (tool outputs of its own format), so the manifest must not change: "same" checks `manifest.json` against the unpadded build, and that the warm build wrote byte-identical files. Cold = empty cache folder (the build fills it); warm = the same command again, nothing changed. `--no-cache` = no cache read or written. Reference: `wc -l` over every input file.',
+      'Every trajectory file of the nine built cells is padded with lines that carry no usage, so the manifest must not change ("same": `manifest.json` against the unpadded build, and the warm build wrote byte-identical files). Cold = empty cache folder; warm = the same command again.',
       "",
-      "| scale | trajectories MB | all inputs MB | wc -l s | cold s | cold s/GB | cold MB/s | cold RSS MB | warm s | warm / cold | warm RSS MB | --no-cache | same manifest / same bytes |",
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+      "| scale | trajectories MB | all inputs MB | cold s | cold MB/s | cold RSS MB | warm s | warm / cold | warm RSS MB | same manifest / same bytes |",
+      "|---|---|---|---|---|---|---|---|---|---|",
       ...rows,
     ].join("\n"),
   );
 }
 
-/** The targets of issue 7, checked against this run's numbers. */
-function targets(): string[] {
-  const rows: string[] = [];
-  const yes = (b: boolean): string => (b ? "yes" : "**no**");
-  for (const t of metrics.tokens) {
-    rows.push(`| tokens ${t.format}: within 2x of \`wc -l\` | ${t.vsWc.toFixed(2)}x | ${yes(t.vsWc <= 2)} |`);
-    if (t.vsCc !== null)
-      rows.push(`| tokens ${t.format}: faster than ccusage | ${t.vsCc.toFixed(2)}x of its time | ${yes(t.vsCc < 1)} |`);
-    rows.push(
-      `| tokens ${t.format}: exact totals | ${t.exact ? "equal to the generator's" : "differ"} | ${yes(t.exact)} |`,
-    );
+// ---------------------------------------------------------------- targets
+
+function buildTargets(): void {
+  const le = (v: number, t: number): boolean => v <= t;
+  for (const kind of ["tokens", "cell"] as const) {
+    const size = kind === "tokens" ? `${mb(TOKENS_BYTES)} MB` : `cell, ${mb(CELL_BYTES)} MB`;
+    for (const c of tokensCases[kind]) {
+      const tc = c.format === "codex" ? T.vsCcusageCodex : T.vsCcusage;
+      const tw = c.format === "codex" ? T.vsWcCodex : T.vsWc;
+      targets.push({
+        what: `tokens ${c.format} (${size}) vs ccusage`,
+        target: `≤ ${tc}x`,
+        measured: c.vsCc === null ? "ccusage n/a" : x2(c.vsCc),
+        met: c.vsCc === null ? null : le(c.vsCc, tc),
+      });
+      targets.push({
+        what: `tokens ${c.format} (${size}) vs \`wc -l\``,
+        target: `≤ ${tw}x`,
+        measured: x2(c.vsWc),
+        met: le(c.vsWc, tw),
+      });
+    }
   }
-  if (metrics.listingLinesPerS !== null)
-    rows.push(
-      `| listing parse ≥ 1M lines/s | ${(metrics.listingLinesPerS / 1e6).toFixed(2)} M lines/s | ${yes(metrics.listingLinesPerS >= 1e6)} |`,
-    );
-  if (metrics.treeVsFind !== null)
-    rows.push(
-      `| live scan within 1.5x of \`find\` | ${metrics.treeVsFind.toFixed(2)}x | ${yes(metrics.treeVsFind <= 1.5)} |`,
-    );
-  if (metrics.build.length > 0) {
-    const rss = Math.max(...metrics.build.flatMap((b) => [b.coldRss ?? 0, b.warmRss ?? 0, b.ncRss ?? 0]));
-    rows.push(
-      `| build peak RSS < 300 MB (1x, 2x, 4x; cold, warm, --no-cache) | max ${rss.toFixed(0)} MB | ${yes(rss < 300)} |`,
-    );
-    const a = metrics.build[0]!;
-    const z = metrics.build[metrics.build.length - 1]!;
-    const growth = z.coldS / a.coldS;
-    const bytesGrowth = z.bytes / a.bytes;
-    rows.push(
-      `| build time linear in input bytes | ${bytesGrowth.toFixed(2)}x the bytes took ${growth.toFixed(2)}x the time (1x → 4x) | ${yes(growth <= bytesGrowth * 1.25)} |`,
-    );
-    const w = z.warmS / z.coldS;
-    rows.push(
-      `| warm rebuild < 1/10 of cold (4x) | ${w.toFixed(3)} (${z.warmS.toFixed(2)} s / ${z.coldS.toFixed(2)} s) | ${yes(w < 0.1)} |`,
-    );
-    rows.push(
-      `| cache never changes an output byte | ${metrics.build.every((b) => b.same) ? "warm = cold, byte for byte, at every scale" : "DIFFERENT"} | ${yes(metrics.build.every((b) => b.same))} |`,
-    );
+  if (walk) {
+    targets.push({
+      what: "live PVC walk, one thread, vs `find -printf`",
+      target: `≤ ${T.walkOneThread}x`,
+      measured: x2(walk.one),
+      met: le(walk.one, T.walkOneThread),
+    });
+    const free = walk.othersCores !== null && walk.othersCores <= T.freeCoreOthersMax;
+    targets.push({
+      what: "live PVC walk, default threads, vs `find -printf` (a second core free)",
+      target: `≤ ${T.walkDefault}x`,
+      measured: `${x2(walk.def)}; ${walk.othersCores === null ? "core use not measured" : free ? `a second core was free (the rest of the machine used ${walk.othersCores.toFixed(2)} cores)` : `no second core free: the rest of the machine used ${walk.othersCores.toFixed(2)} of ${NPROC} cores, not judged`}`,
+      met: free ? le(walk.def, T.walkDefault) : null,
+    });
   }
-  return rows;
+  if (startup) {
+    targets.push({
+      what: "`tokens` on a small file, wall",
+      target: `≤ ${T.smallTokensS} s`,
+      measured: `${s(startup.small)} s (\`node -e ''\`: ${s(startup.node)} s)`,
+      met: le(startup.small, T.smallTokensS),
+    });
+    targets.push({
+      what: "`--help`, wall",
+      target: `≤ ${T.helpS} s`,
+      measured: `${s(startup.help)} s`,
+      met: le(startup.help, T.helpS),
+    });
+  }
+  const byFormat = new Map<Format, string[]>();
+  const workersOk = new Map<Format, boolean>();
+  for (const kind of ["tokens", "cell"] as const)
+    for (const c of tokensCases[kind]) {
+      byFormat.set(c.format, [
+        ...(byFormat.get(c.format) ?? []),
+        `${kind === "tokens" ? "1 GB" : "cell"} ${x2(c.workers)}`,
+      ]);
+      workersOk.set(c.format, (workersOk.get(c.format) ?? true) && c.workers <= T.workersNoise);
+    }
+  for (const [format, parts] of byFormat)
+    targets.push({
+      what: `workers: tokens ${format}, default threads never slower than \`PTB_MANIFEST_THREADS=1\``,
+      target: `default / 1 thread ≤ ${T.workersNoise} (noise)`,
+      measured: parts.join(", "),
+      met: workersOk.get(format)!,
+    });
+  if (walk)
+    targets.push({
+      what: "workers: live PVC walk, default threads never slower than one",
+      target: `default / 1 thread ≤ ${T.workersNoise} (noise)`,
+      measured: x2(walk.workers),
+      met: le(walk.workers, T.workersNoise),
+    });
+  for (const p of phases)
+    targets.push({
+      what: `merge${p.time !== null ? " and time parsing" : ""}, ${p.format} (${p.kind}), each a small fraction of the scan`,
+      target: `each ≤ ${pct(T.phaseShare)}`,
+      measured: p.text,
+      met: p.merge === null ? null : p.merge <= T.phaseShare && (p.time === null || p.time <= T.phaseShare),
+    });
+  for (const kind of ["tokens", "cell"] as const)
+    for (const c of tokensCases[kind])
+      targets.push({
+        what: `counts exact: tokens ${c.format} (${kind === "tokens" ? `${mb(TOKENS_BYTES)} MB` : "cell"})`,
+        target: "total and calls exact",
+        measured: c.exactText,
+        met: c.exact,
+      });
+  targets.push(...older);
 }
 
-function machine(): string {
-  const nproc = spawnSync("nproc", [], { encoding: "utf8" }).stdout.trim();
+function machine(startLoad: number[], endLoad: number[]): string {
   const cpu = cpus()[0]?.model ?? "?";
+  const la = (l: number[]): string => l.map((v) => v.toFixed(2)).join(" / ");
   return [
-    `- \`nproc\`: **${nproc}** (${cpu})`,
-    `- memory: ${(totalmem() / 2 ** 30).toFixed(0)} GiB (${(freemem() / 2 ** 30).toFixed(0)} GiB free at the start)`,
+    `- \`nproc\`: **${NPROC}** (${cpu}); memory ${(totalmem() / 2 ** 30).toFixed(0)} GiB (${(freemem() / 2 ** 30).toFixed(0)} GiB free at the end)`,
     `- Node.js ${process.version}, ${process.platform}/${process.arch}`,
-    `- scratch folder on: ${spawnSync("df", ["-h", "--output=source,fstype", scratch], { encoding: "utf8" }).stdout.trim().split("\n").pop()}`,
-    `- repeats: best of ${REPEAT} per command (cold builds: one run each); peak RSS from \`/usr/bin/time -f %M\`${HAS_TIME ? "" : " (not installed: RSS n/a)"}`,
+    `- load average (1 / 5 / 15 min): **${la(startLoad)}** at the start, **${la(endLoad)}** at the end`,
+    `- best of ${REPEAT} interleaved runs per command (start-up: ${STARTUP_RUNS}), warm page cache; peak RSS from \`/usr/bin/time -f %M\`${HAS_TIME ? "" : " (not installed: RSS n/a)"}; scale ${SCALE}`,
+    `- inputs: \`${INPUTS}\` (kept between runs)`,
   ].join("\n");
 }
 
+// ---------------------------------------------------------------- the README block
+
+const README_BEGIN =
+  "<!-- bench:begin: copied from bench/results.md by `npm run bench` (bench/run.ts); do not edit by hand -->";
+const README_END = "<!-- bench:end -->";
+
+/** The README's performance block, from the text of results.md: its run line, machine lines and targets table. */
+function readmeBlock(results: string): string {
+  const lines = results.split("\n");
+  const run = lines.find((l) => l.startsWith("Written by")) ?? "";
+  const bullets = lines.filter(
+    (l) => l.startsWith("- `nproc`") || l.startsWith("- load average") || l.startsWith("- Node.js"),
+  );
+  const start = lines.indexOf("## Targets");
+  const table: string[] = [];
+  for (let i = start + 1; start >= 0 && i < lines.length; i += 1) {
+    if (lines[i]!.startsWith("## ")) break;
+    if (lines[i]!.startsWith("|") || table.length > 0) table.push(lines[i]!);
+  }
+  while (table.length && table[table.length - 1]!.trim() === "") table.pop();
+  return [README_BEGIN, run, "", ...bullets, "", ...table, README_END].join("\n");
+}
+
+function updateReadme(): void {
+  const path = join(REPO, "README.md");
+  const readme = readFileSync(path, "utf8");
+  const a = readme.indexOf("<!-- bench:begin");
+  const b = readme.indexOf(README_END);
+  if (a < 0 || b < a) throw new Error("README.md has no <!-- bench:begin … <!-- bench:end --> block");
+  const block = readmeBlock(readFileSync(join(REPO, "bench", "results.md"), "utf8"));
+  writeFileSync(path, readme.slice(0, a) + block + readme.slice(b + README_END.length));
+  say("rewrote the README's performance block from bench/results.md");
+}
+
+// ---------------------------------------------------------------- main
+
 async function main(): Promise<void> {
-  const notesFile = join(REPO, "bench", "notes.md");
-  say(`scratch folder: ${scratch}`);
+  if (args.includes("--readme")) return updateReadme();
+  if (args.includes("--clean")) {
+    rmSync(scratch, { recursive: true, force: true });
+    say(`removed ${scratch}`);
+    return;
+  }
+  mkdirSync(scratch, { recursive: true });
+  for (const d of readdirSync(scratch))
+    if (d.startsWith("inputs-") && d !== `inputs-${GEN_KEY}`) {
+      say(`removing stale inputs ${d}`);
+      rmSync(join(scratch, d), { recursive: true, force: true });
+    }
+  mkdirSync(INPUTS, { recursive: true });
+  say(`scratch folder: ${scratch}; inputs: ${INPUTS}`);
+  snapshotApp();
+  const startLoad = loadavg();
   const started = new Date();
-  const ccusage = want("tokens") ? installCcusage() : null;
-  if (want("tokens")) await benchTokens(ccusage);
-  if (want("listing")) await benchListing();
-  if (want("tree")) await benchTree();
-  if (want("janitor")) await benchJanitor();
-  if (want("build")) await benchBuild();
+  if (want("tokens") || want("cell")) ccusageBin = installCcusage();
+  await section("tokens", benchTokens);
+  await section("cell", benchCell);
+  await section("tree", benchTree);
+  await section("startup", benchStartup);
+  await section("phases", benchPhases);
+  await section("listing", benchListing);
+  await section("janitor", benchJanitor);
+  await section("build", benchBuild);
+  const endLoad = loadavg();
+  buildTargets();
+  const mark = (m: boolean | null): string => (m === null ? "not judged" : m ? "met" : "**not met**");
+  const count = (m: boolean | null): number => targets.filter((t) => t.met === m).length;
   const text = [
-    "# Benchmarks (issue 7)",
+    "# Benchmark results",
     "",
-    `Written by \`npm run bench\` (bench/run.ts) on ${started.toISOString().slice(0, 10)}; every ratio compares commands run one after the other in that one session, on the same files.`,
+    `Written by \`npm run bench\` (bench/run.ts) on ${started.toISOString().slice(0, 16).replace("T", " ")} UTC in ${((Date.now() - started.getTime()) / 60000).toFixed(1)} min: ${count(true)} targets met, ${count(false)} not met, ${count(null)} not judged. Every ratio compares commands run interleaved in this one run, on the same files.`,
     "",
-    machine(),
+    machine(startLoad, endLoad),
     "",
     "## Targets",
     "",
-    "| target | measured | met |",
-    "|---|---|---|",
-    ...targets(),
-    "",
-    "## Summary",
-    "",
-    "| what | ours | ratio | peak RSS |",
+    "| what | target | measured | |",
     "|---|---|---|---|",
-    ...summary.map((r) => `| ${r.join(" | ")} |`),
+    ...targets.map((t) => `| ${t.what} | ${t.target} | ${t.measured} | ${mark(t.met)} |`),
+    "",
+    "## Load per section",
+    "",
+    "| section | load average (1 min) at start | at end | duration |",
+    "|---|---|---|---|",
+    ...loads.map((l) => `| ${l.name} | ${l.start.toFixed(2)} | ${l.end.toFixed(2)} | ${l.s.toFixed(0)} s |`),
     "",
     ...sections.flatMap((x) => [x, ""]),
     ...(notes.length ? ["## Notes from this run", "", ...notes.map((n) => `- ${n}`), ""] : []),
-    ...(existsSync(notesFile) ? [readFileSync(notesFile, "utf8")] : []),
   ].join("\n");
-  const target = join(REPO, "bench", only ? "results.partial.md" : "results.md");
-  writeFileSync(target, text);
-  say(`wrote ${relative(REPO, target)}`);
-  if (!keep && !env["BENCH_DIR"]) rmSync(scratch, { recursive: true, force: true });
-  else if (!keep) for (const d of readdirSync(scratch)) rmSync(join(scratch, d), { recursive: true, force: true });
+  const out = FULL ? join(REPO, "bench", "results.md") : join(scratch, "results.partial.md");
+  writeFileSync(out, text);
+  say(`wrote ${out}`);
+  if (FULL) updateReadme();
+  rmSync(APP, { recursive: true, force: true });
 }
 
-try {
-  await main();
-} finally {
-  if (!keep && !env["BENCH_DIR"]) rmSync(scratch, { recursive: true, force: true });
-}
+await main();

@@ -18,7 +18,8 @@ export const END = "<!-- layout: end -->";
 /** Descriptions of folders, and of files whose first docstring does not describe them; keyed by path from the repo. */
 export const DESCRIPTIONS: Record<string, string> = {
   "bin/": "the installed command (`ptb-manifest`): runs dist/cli.js",
-  "bench/": "`npm run bench`: large inputs generated deterministically, timed builds; `npm run bench:startup`",
+  "bench/":
+    "`npm run bench`: every performance target measured side by side, into bench/results.md; `npm run bench:startup`",
   "docs/": "notes on the design",
   "scripts/": "tools: the generator of sources/, its checker, the golden-output capture, this Layout section",
   "sources/": "the embedded default input (the sample sweep)",
