@@ -169,6 +169,18 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
   }
   // A mistyped flag or a missing argument: commander's one line and where to look, not the whole help.
   for (const command of program.commands) command.showHelpAfterError(hint(`${command.name()} `));
+  // Commander checks required options before unknown ones, so `cost --scors F` would say "--scores not specified":
+  // they are checked here instead, once a misspelt flag has been named.
+  const required = new Map(program.commands.map((c) => [c, c.options.filter((o) => o.mandatory)]));
+  for (const options of required.values()) for (const o of options) o.mandatory = false;
+  program.hook("preAction", (_root, action) => {
+    for (const o of required.get(action) ?? [])
+      if (action.getOptionValue(o.attributeName()) === undefined)
+        action.error(`error: required option '${o.flags}' not specified`, {
+          exitCode: EXIT.usage,
+          code: "commander.missingMandatoryOptionValue",
+        });
+  });
   program.hook("preAction", async (_root, action) => checkDefaultSources(action));
   try {
     await program.parseAsync(argv);
