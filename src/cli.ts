@@ -160,7 +160,7 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
     })
     .addHelpText(
       "after",
-      "\nExample (on the embedded sources/):\n  ptb-manifest build --sources sources --out out && ptb-manifest validate --out out\n",
+      "\nExample (on the embedded sources/):\n  ptb-manifest build --sources sources --out out && ptb-manifest validate --out out",
     );
   const picked = commandNamed(argv.slice(2));
   for (const entry of COMMANDS) {

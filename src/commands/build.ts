@@ -59,7 +59,7 @@ export function register(program: Command, io: CommandIo): void {
     )
     .addHelpText(
       "after",
-      "\nExample (the embedded sources/; then the release gate):\n  ptb-manifest build --sources sources --out out\n  ptb-manifest build --sources sources --out out --strict --verbose\n",
+      "\nExample (the embedded sources/; then the release gate):\n  ptb-manifest build --sources sources --out out\n  ptb-manifest build --sources sources --out out --strict --verbose",
     )
     .action(
       async (

@@ -38,7 +38,7 @@ export function register(program: Command, io: CommandIo): void {
     )
     .addHelpText(
       "after",
-      "\nExample (after ptb-manifest build --sources sources --out out):\n  ptb-manifest cost --scores docs/example-scores.csv --manifest out/manifest.json\n",
+      "\nExample (after ptb-manifest build --sources sources --out out):\n  ptb-manifest cost --scores docs/example-scores.csv --manifest out/manifest.json",
     )
     .action(
       async (o: {

@@ -31,7 +31,7 @@ export function register(program: Command, io: CommandIo): void {
     )
     .addHelpText(
       "after",
-      "\nExample (after ptb-manifest build --sources sources --out out): what publishing out/ would rename on the Hub\n  ptb-manifest diff sources out\n",
+      "\nExample (after ptb-manifest build --sources sources --out out): what publishing out/ would rename on the Hub\n  ptb-manifest diff sources out",
     )
     .action(async (oldPath: string, newPath: string, o: { json: boolean }) => {
       const warn = (w: Warning): void => void io.stderr.write(warningLine(w, io.style.stderr.warning));

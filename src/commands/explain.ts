@@ -40,7 +40,7 @@ export function register(program: Command, io: CommandIo): void {
     )
     .addHelpText(
       "after",
-      "\nExample (after ptb-manifest build --sources sources --out out):\n  ptb-manifest explain agentic-ptb/kimi.h003.grpo-len.40 --out out\n  ptb-manifest explain kimi/grpo-len/40 -j\n",
+      "\nExample (after ptb-manifest build --sources sources --out out):\n  ptb-manifest explain agentic-ptb/kimi.h003.grpo-len.40 --out out\n  ptb-manifest explain kimi/grpo-len/40 -j",
     )
     .action(
       async (

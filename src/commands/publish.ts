@@ -54,7 +54,7 @@ export function register(program: Command, io: CommandIo): void {
         "  2   applied, but renames are left to settle by hand (PUBLISH_CONFLICTS_LEFT)",
         "  64  usage error",
         "",
-        "Example (after ptb-manifest build --strict --sources sources --out out): print the plan, change nothing",
+        "Example (after ptb-manifest build --sources sources --out out): print the plan (it asks the Hub), change nothing",
         "  ptb-manifest publish --out out",
       ].join("\n"),
     )

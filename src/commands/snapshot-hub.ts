@@ -27,7 +27,7 @@ export function register(program: Command, io: CommandIo): void {
     )
     .addHelpText(
       "after",
-      "\nExample (needs the Hub; the embedded sources/hub/ was written so):\n  ptb-manifest snapshot-hub --sources sources --out sources/hub\n",
+      "\nExample (needs the Hub; the embedded sources/hub/ was written so):\n  ptb-manifest snapshot-hub --sources sources --out sources/hub",
     )
     .action(
       async (o: {

@@ -42,7 +42,7 @@ export function register(program: Command, io: CommandIo): void {
     )
     .addHelpText(
       "after",
-      "\nExample (after ptb-manifest build --sources sources --out out):\n  ptb-manifest validate --out out\n  ptb-manifest validate --out out --tolerance-h 1 -j\n",
+      "\nExample (after ptb-manifest build --sources sources --out out):\n  ptb-manifest validate --out out\n  ptb-manifest validate --out out --tolerance-h 1 -j",
     )
     .action(
       async (
