@@ -127,6 +127,10 @@ const PROCESS_IO: CliIo = { stdout: process.stdout, stderr: process.stderr, env:
  * Every byte goes to `io.stdout` or `io.stderr` (commander's help and errors
  * too); `io.env` is the environment the commands read. Only the command that
  * runs is loaded; the others stand in the top-level help by their table line.
+ * Each stream's colour is decided once from `io` (util/colour.ts: a terminal,
+ * `NO_COLOR`, `FORCE_COLOR`, the global `--no-color`) and handed to the
+ * command as `CommandIo.style`. A usage error is one line (commander's, its
+ * "did you mean" on it) and `see 'ptb-manifest CMD --help'` (README: Terminal).
  */
 export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
   const noColor = noColorGiven(argv.slice(2));
