@@ -38,6 +38,7 @@ export const E2E_TESTS = [
   "test/reporting.test.ts",
   "test/safety.test.ts",
   "test/sources-truth.test.ts",
+  "test/terminal.test.ts",
   "test/terminal-restore.test.ts",
   "test/token-coverage.test.ts",
   "test/tokens-cell.test.ts",

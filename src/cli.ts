@@ -3,13 +3,14 @@ import { resolve } from "node:path";
 import { Command, CommanderError, Help } from "commander";
 import { inputErrorLine } from "./diagnostics.js";
 import { EXIT, ExitCodeError, InputError } from "./errors.js";
-import type { CliIo } from "./options.js";
+import type { CliIo, CommandIo } from "./options.js";
 import { VERSION } from "./version.js";
 import { fsReason, isFsError } from "./util/fs-errors.js";
+import { colourWanted, type Style, styleOf } from "./util/colour.js";
 
 /** A command module: registers its one command on the root program, printing through `io`. */
 interface CommandModule {
-  register(program: Command, io: CliIo): void;
+  register(program: Command, io: CommandIo): void;
 }
 
 /**
@@ -90,6 +91,30 @@ function commandNamed(args: string[]): string | undefined {
   return words[0] === "help" ? words[1] : words[0];
 }
 
+/**
+ * Whether `args` (after node and the script) turn colour off: `--no-color`
+ * anywhere before a `--`. Read before commander parses, since the styles are
+ * fixed when the commands are registered and a usage error is printed
+ * before any option is parsed; commander still declares the option (help,
+ * and no "unknown option").
+ */
+function noColorGiven(args: string[]): boolean {
+  const end = args.indexOf("--");
+  return (end < 0 ? args : args.slice(0, end)).includes("--no-color");
+}
+
+/**
+ * A usage error as one line: commander's message with its suggestion on the
+ * same line (`error: unknown option '--jsn' (did you mean --json?)`), its
+ * `error:` styled for the terminal. The hint to the command's help follows
+ * it (`showHelpAfterError`).
+ */
+function usageLine(message: string, style: Style): string {
+  return message
+    .replace(/\n\(Did you mean (.*)\?\)\n?$/, " (did you mean $1?)\n")
+    .replace(/^error:/, style.error("error:"));
+}
+
 /** The process's streams and environment: what `bin/ptb-manifest.js` runs with. */
 const PROCESS_IO: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env };
 
@@ -102,34 +127,64 @@ const PROCESS_IO: CliIo = { stdout: process.stdout, stderr: process.stderr, env:
  * Every byte goes to `io.stdout` or `io.stderr` (commander's help and errors
  * too); `io.env` is the environment the commands read. Only the command that
  * runs is loaded; the others stand in the top-level help by their table line.
+ * Each stream's colour is decided once from `io` (util/colour.ts: a terminal,
+ * `NO_COLOR`, `FORCE_COLOR`, the global `--no-color`) and handed to the
+ * command as `CommandIo.style`. A usage error is one line (commander's, its
+ * "did you mean" on it) and `see 'ptb-manifest CMD --help'` (README: Terminal).
  */
 export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
+  const noColor = noColorGiven(argv.slice(2));
+  const style = {
+    stdout: styleOf(colourWanted(io.stdout, io.env, noColor)),
+    stderr: styleOf(colourWanted(io.stderr, io.env, noColor)),
+  };
+  const commandIo: CommandIo = { ...io, style };
+  const hint = (command: string): string => style.stderr.hint(`see 'ptb-manifest ${command}--help'`);
   const program = new Command();
   program
     .name("ptb-manifest")
     .description("Builds the manifest of the AgentPTB checkpoint index from a sources snapshot.")
     .version(VERSION)
-    .showHelpAfterError("(see 'ptb-manifest --help')")
+    .option("--no-color", "no colour in terminal text (as NO_COLOR=1; FORCE_COLOR=1 forces it when not a terminal)")
+    .showHelpAfterError(hint(""))
     .exitOverride()
     .configureOutput({
       writeOut: (str) => void io.stdout.write(str),
       writeErr: (str) => void io.stderr.write(str),
+      outputError: (str, write) => write(usageLine(str, style.stderr)),
       getOutHelpWidth: () => (io.stdout.isTTY ? io.stdout.columns : 80),
       getErrHelpWidth: () => (io.stderr.isTTY ? io.stderr.columns : 80),
-      getOutHasColors: () => Boolean(io.stdout.isTTY && io.stdout.hasColors?.()),
-      getErrHasColors: () => Boolean(io.stderr.isTTY && io.stderr.hasColors?.()),
+      getOutHasColors: () => style.stdout.on,
+      getErrHasColors: () => style.stderr.on,
     })
     .configureHelp({
+      showGlobalOptions: true,
       // A command not loaded stands in the list by its table line, as it would print once loaded.
       subcommandTerm: (cmd) => COMMANDS.find((c) => c.name === cmd.name())?.term ?? new Help().subcommandTerm(cmd),
-    });
+    })
+    .addHelpText(
+      "after",
+      "\nExample (on the embedded sources/):\n  ptb-manifest build --sources sources --out out && ptb-manifest validate --out out",
+    );
   const picked = commandNamed(argv.slice(2));
   for (const entry of COMMANDS) {
-    if (entry.name === picked) (await entry.load()).register(program, io);
+    if (entry.name === picked) (await entry.load()).register(program, commandIo);
     else program.command(entry.name).description(entry.summary);
   }
   // A mistyped flag or a missing argument: commander's one line and where to look, not the whole help.
-  for (const command of program.commands) command.showHelpAfterError(`(see 'ptb-manifest ${command.name()} --help')`);
+  for (const command of program.commands) command.showHelpAfterError(hint(`${command.name()} `));
+  // Commander checks required options before unknown ones, so `cost --scors F` would say "--scores not specified":
+  // they are checked here instead, once a misspelt flag has been named.
+  const required = new Map(program.commands.map((c) => [c, c.options.filter((o) => o.mandatory)]));
+  for (const options of required.values()) for (const o of options) o.mandatory = false;
+  program.hook("preAction", (_root, action) => {
+    for (const o of required.get(action) ?? [])
+      if (action.getOptionValue(o.attributeName()) === undefined)
+        action.error(`error: required option '${o.flags}' not specified`, {
+          exitCode: EXIT.usage,
+          code: "commander.missingMandatoryOptionValue",
+        });
+  });
   program.hook("preAction", async (_root, action) => checkDefaultSources(action));
   try {
     await program.parseAsync(argv);
@@ -139,7 +194,7 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (err instanceof InputError) {
-      io.stderr.write(inputErrorLine(err));
+      io.stderr.write(inputErrorLine(err, style.stderr.error));
       return EXIT.inputError;
     }
     if (err instanceof ExitCodeError) {
@@ -150,12 +205,15 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
     if (isFsError(err) && err.path !== undefined) {
       // The net under every reader: a file system error that no more specific code covers is still an input fault.
       io.stderr.write(
-        inputErrorLine({
-          code: "FILE_ERROR",
-          file: err.path,
-          line: null,
-          message: `cannot ${err.syscall ?? "use"} it: ${fsReason(err)}`,
-        }),
+        inputErrorLine(
+          {
+            code: "FILE_ERROR",
+            file: err.path,
+            line: null,
+            message: `cannot ${err.syscall ?? "use"} it: ${fsReason(err)}`,
+          },
+          style.stderr.error,
+        ),
       );
       return EXIT.inputError;
     }

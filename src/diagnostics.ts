@@ -41,34 +41,51 @@ export function where(file: string | null, line: number | null): string {
   return line === null ? file : `${file}:${line}`;
 }
 
-/** `ptb-manifest: KIND CODE at FILE[:LINE]: message`, with a line end (no ` at …` without a file). */
+/** Styles `KIND CODE` for a terminal (util/colour.ts); the words stay as they are. */
+type Paint = (text: string) => string;
+
+const asIs: Paint = (text) => text;
+
+/**
+ * `ptb-manifest: KIND CODE at FILE[:LINE]: message`, with a line end (no ` at …` without a file);
+ * `paint` styles `KIND CODE` (on a terminal; as is by default).
+ */
 function diagnosticLine(
   kind: "warning" | "error",
   d: { code: string; file: string | null; line: number | null; message: string },
+  paint: Paint,
 ): string {
   const at = where(d.file, d.line);
-  return `ptb-manifest: ${kind} ${d.code}${at ? ` at ${at}` : ""}: ${d.message}\n`;
+  return `ptb-manifest: ${paint(`${kind} ${d.code}`)}${at ? ` at ${at}` : ""}: ${d.message}\n`;
 }
 
 /**
  * A warning as every command prints it on stderr (the fatal form is
  * `ptb-manifest: error CODE at FILE[:LINE]: message`):
- * `ptb-manifest: warning CODE at FILE[:LINE]: message`, with a line end.
+ * `ptb-manifest: warning CODE at FILE[:LINE]: message`, with a line end;
+ * `paint` styles `warning CODE` on a terminal (as is by default).
  */
-export function warningLine(w: { code: string; file: string | null; line: number | null; message: string }): string {
-  return diagnosticLine("warning", w);
+export function warningLine(
+  w: { code: string; file: string | null; line: number | null; message: string },
+  paint: Paint = asIs,
+): string {
+  return diagnosticLine("warning", w, paint);
 }
 
 /**
  * The one line a fatal error prints on stderr: `ptb-manifest: error CODE at FILE[:LINE]: message`,
  * with a line end. `err` is an `InputError` (errors.ts), or the same fields for an error a
- * command reports itself (`FILE_ERROR`, `PUBLISH_CONFLICTS_LEFT`).
+ * command reports itself (`FILE_ERROR`, `PUBLISH_CONFLICTS_LEFT`). `paint` styles `error CODE`
+ * on a terminal (as is by default).
  */
-export function inputErrorLine(err: {
-  code: ErrorCode;
-  file: string | null;
-  line: number | null;
-  message: string;
-}): string {
-  return diagnosticLine("error", err);
+export function inputErrorLine(
+  err: {
+    code: ErrorCode;
+    file: string | null;
+    line: number | null;
+    message: string;
+  },
+  paint: Paint = asIs,
+): string {
+  return diagnosticLine("error", err, paint);
 }

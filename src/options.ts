@@ -5,6 +5,7 @@
  * `InvalidArgumentError`, which commander prints as a usage error (exit 64).
  */
 import { InvalidArgumentError } from "commander";
+import type { Style } from "./util/colour.js";
 
 /**
  * The streams and environment of one CLI run (`main(argv, io)` of cli.ts):
@@ -16,6 +17,16 @@ export interface CliIo {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;
+}
+
+/**
+ * {@link CliIo} as a command receives it: with the style of each stream,
+ * decided once per run by cli.ts (`util/colour.ts`: a terminal, `NO_COLOR`,
+ * `FORCE_COLOR`, `--no-color`). Only terminal text is styled; JSON, CSV and
+ * files never are.
+ */
+export interface CommandIo extends CliIo {
+  style: { stdout: Style; stderr: Style };
 }
 
 /** Parses a `--tolerance-h` value: a positive number of hours (a usage error otherwise). */

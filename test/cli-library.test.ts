@@ -213,6 +213,6 @@ describe("main on in-memory streams (cli.ts)", () => {
     expect(version).toEqual({ code: 0, stdout: "0.1.0\n", stderr: "" });
     expect(unknown.code).toBe(64);
     expect(unknown.stdout).toBe("");
-    expect(unknown.stderr).toBe("error: unknown command 'bogus'\n(see 'ptb-manifest --help')\n");
+    expect(unknown.stderr).toBe("error: unknown command 'bogus'\nsee 'ptb-manifest --help'\n");
   });
 });

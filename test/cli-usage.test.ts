@@ -2,15 +2,15 @@ import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
 
 /**
- * Usage errors (exit 64): commander's one line (with its "did you mean"),
- * then where to look, never the whole help.
+ * Usage errors (exit 64): commander's one line (with its "did you mean" on
+ * it), then where to look, never the whole help.
  */
 describe("usage errors", () => {
   it("an unknown command: one line, a suggestion and the hint to the root help", async () => {
     expect(await runCli("buld")).toEqual({
       code: 64,
       stdout: "",
-      stderr: "error: unknown command 'buld'\n(Did you mean build?)\n(see 'ptb-manifest --help')\n",
+      stderr: "error: unknown command 'buld' (did you mean build?)\nsee 'ptb-manifest --help'\n",
     });
   });
 
@@ -18,12 +18,18 @@ describe("usage errors", () => {
     expect(await runCli("build", "--strcit")).toEqual({
       code: 64,
       stdout: "",
-      stderr: "error: unknown option '--strcit'\n(Did you mean --strict?)\n(see 'ptb-manifest build --help')\n",
+      stderr: "error: unknown option '--strcit' (did you mean --strict?)\nsee 'ptb-manifest build --help'\n",
     });
     expect(await runCli("cost", "--scores", "x.csv", "--frobnicate")).toEqual({
       code: 64,
       stdout: "",
-      stderr: "error: unknown option '--frobnicate'\n(see 'ptb-manifest cost --help')\n",
+      stderr: "error: unknown option '--frobnicate'\nsee 'ptb-manifest cost --help'\n",
+    });
+    // A misspelt required option is named as misspelt, not as missing.
+    expect(await runCli("cost", "--scors", "x.csv")).toEqual({
+      code: 64,
+      stdout: "",
+      stderr: "error: unknown option '--scors' (did you mean --scores?)\nsee 'ptb-manifest cost --help'\n",
     });
   });
 
@@ -31,7 +37,7 @@ describe("usage errors", () => {
     expect(await runCli("diff")).toEqual({
       code: 64,
       stdout: "",
-      stderr: "error: missing required argument 'old'\n(see 'ptb-manifest diff --help')\n",
+      stderr: "error: missing required argument 'old'\nsee 'ptb-manifest diff --help'\n",
     });
   });
 });

@@ -110,18 +110,18 @@ describe("tokens --sources --cell --at gives the manifest's driver_tokens_at_hou
     expect([empty.code, empty.stdout, empty.stderr]).toEqual([
       64,
       "",
-      "error: --since 2026-10-05T00:00:00Z is after --at 2026-10-04T00:00:00Z: no call can be completed in that window\n(see 'ptb-manifest tokens --help')\n",
+      "error: --since 2026-10-05T00:00:00Z is after --at 2026-10-04T00:00:00Z: no call can be completed in that window\nsee 'ptb-manifest tokens --help'\n",
     ]);
     const late = await runCli("tokens", "--sources", SOURCES, "--cell", "sol-high", "--hour", "150");
     expect([late.code, late.stdout, late.stderr]).toEqual([
       64,
       "",
-      "error: --hour 150 is after the end of sol-high's run (2026-10-06T15:31:12.000Z, budget hour 100.02, its run_end): no row can be at that hour\n(see 'ptb-manifest tokens --help')\n",
+      "error: --hour 150 is after the end of sol-high's run (2026-10-06T15:31:12.000Z, budget hour 100.02, its run_end): no row can be at that hour\nsee 'ptb-manifest tokens --help'\n",
     ]);
     const negative = await runCli("tokens", "--sources", SOURCES, "--cell", "sol-high", "--hour", "-3");
     expect([negative.code, negative.stderr]).toEqual([
       64,
-      "error: option '--hour <h>' argument '-3' is before the run's start: budget hours start at 0\n(see 'ptb-manifest tokens --help')\n",
+      "error: option '--hour <h>' argument '-3' is before the run's start: budget hours start at 0\nsee 'ptb-manifest tokens --help'\n",
     ]);
     const afterHour = await runCli(
       "tokens",
@@ -136,7 +136,7 @@ describe("tokens --sources --cell --at gives the manifest's driver_tokens_at_hou
     );
     expect([afterHour.code, afterHour.stderr]).toEqual([
       64,
-      "error: --since 2026-10-09T00:00:00Z is after the moment of --hour 3 (2026-10-02T11:00:00.000Z): no call can be completed in that window\n(see 'ptb-manifest tokens --help')\n",
+      "error: --since 2026-10-09T00:00:00Z is after the moment of --hour 3 (2026-10-02T11:00:00.000Z): no call can be completed in that window\nsee 'ptb-manifest tokens --help'\n",
     ]);
     const unknown = await runCli("tokens", "--sources", SOURCES, "--cell", "nosuch");
     expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining("error TRAJECTORY_UNKNOWN_CELL")]);

@@ -2,10 +2,10 @@ import type { Command } from "commander";
 import { EXIT } from "../errors.js";
 import { runBuild } from "../pipeline/run-build.js";
 import { DEFAULT_OUTLIER_FLOOR_H, DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
-import { type CliIo, collectCellDirs, outPathOption, parseCount, parseHours } from "../options.js";
+import { type CommandIo, collectCellDirs, outPathOption, parseCount, parseHours } from "../options.js";
 
 /** Registers `ptb-manifest build`. */
-export function register(program: Command, io: CliIo): void {
+export function register(program: Command, io: CommandIo): void {
   program
     .command("build")
     .description("Build the manifest from a sources folder (SOURCES.md layout) into an output folder.")
@@ -57,6 +57,10 @@ export function register(program: Command, io: CliIo): void {
       "after",
       "\nExit codes: 0 written; 1 fatal input error (nothing written); 2 --strict with warnings (nothing written); 64 usage error; 70 internal error.",
     )
+    .addHelpText(
+      "after",
+      "\nExample (the embedded sources/; then the release gate):\n  ptb-manifest build --sources sources --out out\n  ptb-manifest build --sources sources --out out --strict --verbose",
+    )
     .action(
       async (
         o: {
@@ -103,6 +107,7 @@ export function register(program: Command, io: CliIo): void {
           env: io.env,
           stdout: io.stdout,
           stderr: io.stderr,
+          style: io.style,
         });
         io.stdout.write(`${summary}\n`);
       },

@@ -8,10 +8,10 @@ import { earlierNamesBeside } from "../diff/diff.js";
 import { readManifestRows } from "../manifest/read.js";
 import { computeCost, costCsv, costHtml, readScores, renderCost } from "../cost/cost.js";
 import { writeFilesAtomically } from "../util/atomic.js";
-import { type CliIo, outPathOption } from "../options.js";
+import { type CommandIo, outPathOption } from "../options.js";
 
 /** Registers `ptb-manifest cost`. */
-export function register(program: Command, io: CliIo): void {
+export function register(program: Command, io: CommandIo): void {
   program
     .command("cost")
     .description(
@@ -27,7 +27,7 @@ export function register(program: Command, io: CliIo): void {
       "out/manifest.json",
     )
     .option("--suite <name>", "only this suite (one the scores file has, else COST_UNKNOWN_SUITE)")
-    .option("--json", "print the report as one JSON object", false)
+    .option("-j, --json", "print the report as one JSON object", false)
     .addOption(new Option("--csv", "print the figures as CSV").default(false).conflicts("json"))
     .option("--include-eos-broken", "keep rows with eos_ok false or null in the figures, marked in their note", false)
     .option("--html <file>", "where to write cost.html (default: beside the manifest)", outPathOption)
@@ -35,6 +35,10 @@ export function register(program: Command, io: CliIo): void {
       "--force",
       "replace the --html file even if ptb-manifest cost did not write it (else OUT_FOREIGN_FILE); never the manifest or scores it reads (OUT_IS_INPUT)",
       false,
+    )
+    .addHelpText(
+      "after",
+      "\nExample (after ptb-manifest build --sources sources --out out):\n  ptb-manifest cost --scores docs/example-scores.csv --manifest out/manifest.json",
     )
     .action(
       async (o: {
@@ -62,7 +66,10 @@ export function register(program: Command, io: CliIo): void {
         const report = computeCost(rows, await readScores(o.scores), {
           suite: o.suite,
           includeEosBroken: o.includeEosBroken,
-          earlierNames: await earlierNamesBeside(o.manifest, (w: Warning) => void io.stderr.write(warningLine(w))),
+          earlierNames: await earlierNamesBeside(
+            o.manifest,
+            (w: Warning) => void io.stderr.write(warningLine(w, io.style.stderr.warning)),
+          ),
         });
         const manifestDir = (await stat(o.manifest)).isDirectory() ? o.manifest : dirname(o.manifest);
         const html = resolve(o.html ?? join(manifestDir, "cost.html"));
@@ -87,12 +94,15 @@ export function register(program: Command, io: CliIo): void {
         if (report.unmatched.length) {
           const u = report.unmatched[0]!;
           io.stderr.write(
-            warningLine({
-              code: "COST_UNMATCHED_SCORE",
-              file: u.at,
-              line: null,
-              message: `${report.unmatched.length} score(s) name a model id with no row of ${o.manifest} (the first: ${u.model_id}); they are not in the figures`,
-            }),
+            warningLine(
+              {
+                code: "COST_UNMATCHED_SCORE",
+                file: u.at,
+                line: null,
+                message: `${report.unmatched.length} score(s) name a model id with no row of ${o.manifest} (the first: ${u.model_id}); they are not in the figures`,
+              },
+              io.style.stderr.warning,
+            ),
           );
         }
         if (report.excluded.length)

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import { DEFAULT_OUTLIER_FLOOR_H, DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
 import { describedResultOf, explainRow, ignoredOptions, renderExplanation } from "../audit/explain.js";
-import { type CliIo, parseHours } from "../options.js";
+import { type CommandIo, parseHours } from "../options.js";
 
 /** Registers `ptb-manifest explain`. */
-export function register(program: Command, io: CliIo): void {
+export function register(program: Command, io: CommandIo): void {
   program
     .command("explain")
     .description(
@@ -33,10 +33,14 @@ export function register(program: Command, io: CliIo): void {
       parseHours,
       DEFAULT_OUTLIER_FLOOR_H,
     )
-    .option("--json", "print one JSON object {query, row, provenance, run, build}", false)
+    .option("-j, --json", "print one JSON object {query, row, provenance, run, build}", false)
     .addHelpText(
       "after",
       "\nThe first line says which build is explained: the one in --out (its arguments, and whether its inputs changed since), or none (derived now).",
+    )
+    .addHelpText(
+      "after",
+      "\nExample (after ptb-manifest build --sources sources --out out):\n  ptb-manifest explain agentic-ptb/kimi.h003.grpo-len.40 --out out\n  ptb-manifest explain kimi/grpo-len/40 -j",
     )
     .action(
       async (

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { warningLine } from "../diagnostics.js";
-import type { CliIo } from "../options.js";
+import type { CommandIo } from "../options.js";
 import {
   checkParentCommit,
   outcomeError,
@@ -13,7 +13,7 @@ import {
 import { executePlan, planPublish } from "../publish/publish.js";
 
 /** Registers `ptb-manifest publish`. */
-export function register(program: Command, io: CliIo): void {
+export function register(program: Command, io: CommandIo): void {
   program
     .command("publish")
     .description(
@@ -31,7 +31,7 @@ export function register(program: Command, io: CliIo): void {
       "--parent-commit <sha>",
       "with --yes: apply only if the dataset repo is still at this commit (the one the printed plan names; 7 or more leading hex digits)",
     )
-    .option("--json", "print the plan (and outcome) as JSON", false)
+    .option("-j, --json", "print the plan (and outcome) as JSON", false)
     .option("--hub-url <url>", "the Hub's URL (default: HF_ENDPOINT, else https://huggingface.co)")
     .addHelpText(
       "after",
@@ -53,6 +53,9 @@ export function register(program: Command, io: CliIo): void {
         "      report says what was done and what remains",
         "  2   applied, but renames are left to settle by hand (PUBLISH_CONFLICTS_LEFT)",
         "  64  usage error",
+        "",
+        "Example (after ptb-manifest build --sources sources --out out): print the plan (it asks the Hub), change nothing",
+        "  ptb-manifest publish --out out",
       ].join("\n"),
     )
     .action(
@@ -74,7 +77,13 @@ export function register(program: Command, io: CliIo): void {
         const outDir = resolve(o.out);
         const { repo, release } = await publishTarget(outDir, o.repo, o);
         const hub = publishHub(o.hubUrl, io.env, o.yes);
-        const plan = await planPublish(outDir, repo, hub, release, (w) => void io.stderr.write(warningLine(w)));
+        const plan = await planPublish(
+          outDir,
+          repo,
+          hub,
+          release,
+          (w) => void io.stderr.write(warningLine(w, io.style.stderr.warning)),
+        );
         if (!o.yes) {
           io.stdout.write(renderPlanOutput(plan, o.json));
           return;

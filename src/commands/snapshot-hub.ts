@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import { warningLine } from "../diagnostics.js";
-import { type CliIo, outPathOption, parseCount } from "../options.js";
+import { type CommandIo, outPathOption, parseCount } from "../options.js";
 import { runSnapshotHub } from "../pipeline/snapshot-hub.js";
 
 /** Registers `ptb-manifest snapshot-hub`. */
-export function register(program: Command, io: CliIo): void {
+export function register(program: Command, io: CommandIo): void {
   program
     .command("snapshot-hub")
     .description(
@@ -25,6 +25,10 @@ export function register(program: Command, io: CliIo): void {
       "after",
       "\nThe Hub token (HF_TOKEN, else the file at HF_TOKEN_PATH, else $HF_HOME/token), when there is one, is sent to the Hub (never printed or stored).",
     )
+    .addHelpText(
+      "after",
+      "\nExample (needs the Hub; the embedded sources/hub/ was written so):\n  ptb-manifest snapshot-hub --sources sources --out sources/hub",
+    )
     .action(
       async (o: {
         out: string;
@@ -36,7 +40,7 @@ export function register(program: Command, io: CliIo): void {
         force: boolean;
       }) => {
         const { repos, files, diag } = await runSnapshotHub({ ...o, env: io.env, stderr: io.stderr });
-        for (const w of diag.warnings) io.stderr.write(warningLine(w));
+        for (const w of diag.warnings) io.stderr.write(warningLine(w, io.style.stderr.warning));
         io.stdout.write(`wrote ${o.out}: ${repos} repos, ${files} files\n`);
       },
     );

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { type Diagnostics, warningLine } from "../diagnostics.js";
 import { EXIT, ExitCodeError } from "../errors.js";
-import type { CliIo } from "../options.js";
+import type { CommandIo } from "../options.js";
 import { runSnapshotPvc } from "../pipeline/snapshot-pvc.js";
 
 /** Raised to stop the walk when the reader of stdout has gone (`| head`): not an error, as with `find`. */
@@ -38,7 +38,7 @@ async function withStdout(
 }
 
 /** Registers `ptb-manifest snapshot-pvc`. */
-export function register(program: Command, io: CliIo): void {
+export function register(program: Command, io: CommandIo): void {
   program
     .command("snapshot-pvc")
     .description(
@@ -58,7 +58,7 @@ export function register(program: Command, io: CliIo): void {
       });
       const warnings = (diag as Diagnostics | null)?.warnings ?? [];
       if (warnings.length === 0) return;
-      for (const w of diag!.warnings) io.stderr.write(warningLine(w));
+      for (const w of diag!.warnings) io.stderr.write(warningLine(w, io.style.stderr.warning));
       const counts = new Map<string, number>();
       for (const w of warnings) counts.set(w.code, (counts.get(w.code) ?? 0) + 1);
       const summary = [...counts].map(([code, n]) => `${n} ${code}`).join(", ");

@@ -1,7 +1,7 @@
 import { type Command, Option } from "commander";
 import { warningLine } from "../diagnostics.js";
 import { byteProgress } from "../util/progress.js";
-import type { CliIo } from "../options.js";
+import type { CommandIo } from "../options.js";
 import {
   type CountedTokens,
   countTokens,
@@ -23,7 +23,7 @@ import { TRAJECTORY_FORMATS } from "../extractors/trajectory/index.js";
  * `TRAJECTORY_PATH_MISSING`, `TRAJECTORY_UNKNOWN_CELL` and the errors of
  * reading `cells.json` and the supervisor history (exit 1).
  */
-export function register(program: Command, io: CliIo): void {
+export function register(program: Command, io: CommandIo): void {
   program
     .command("tokens")
     .summary("count a driver trajectory's tokens (TRAJECTORIES.md), or one cell's as the build does")
@@ -63,7 +63,7 @@ export function register(program: Command, io: CliIo): void {
       "with --cell, instead of --at: the moment the cell's budget clock reads H hours (pauses skipped)",
     )
     .option(
-      "--json",
+      "-j, --json",
       "print exactly one JSON object: uncached_input, cache_read, cache_write, output, total, calls, last_call_time, warnings",
     )
     .option("-q, --quiet", "no progress bar on stderr (there is none when stdout or stderr is not a terminal)")
@@ -86,6 +86,6 @@ export function register(program: Command, io: CliIo): void {
         progress.stop();
       }
       io.stdout.write(renderTokensOutput(counted, opts.json === true));
-      if (!opts.json) for (const w of counted.warnings) io.stderr.write(warningLine(w));
+      if (!opts.json) for (const w of counted.warnings) io.stderr.write(warningLine(w, io.style.stderr.warning));
     });
 }

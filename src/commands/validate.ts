@@ -3,10 +3,11 @@ import { ExitCodeError } from "../errors.js";
 import { DEFAULT_OUTLIER_FLOOR_H, DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
 import { describedResultOf, ignoredOptions } from "../audit/explain.js";
 import { renderValidation, validateBuild, type ValidationReport } from "../audit/validate.js";
-import { type CliIo, parseHours } from "../options.js";
+import { type CommandIo, parseHours } from "../options.js";
+import type { Style } from "../util/colour.js";
 
 /** Registers `ptb-manifest validate`. */
-export function register(program: Command, io: CliIo): void {
+export function register(program: Command, io: CommandIo): void {
   program
     .command("validate")
     .description(
@@ -22,7 +23,7 @@ export function register(program: Command, io: CliIo): void {
       "the sources folder: compared with the build's recorded inputs (default: the build's own --sources), or derived from when --out holds no build",
       "sources",
     )
-    .option("--json", "print the report as one JSON object", false)
+    .option("-j, --json", "print the report as one JSON object", false)
     .option(
       "--tolerance-h <hours>",
       "largest accepted anchor residual or disagreement between sources, hours (default: the build's own --tolerance-h, else 1.5)",
@@ -38,6 +39,10 @@ export function register(program: Command, io: CliIo): void {
       "after",
       "\nThe first line says which build is checked: the one in --out (its arguments, and whether its inputs changed since), or none (derived now)." +
         "\nExit codes: 0 pass; 1 an anchor misses by more than the tolerance, sources conflict, or step order is contradicted (or a fatal input error).",
+    )
+    .addHelpText(
+      "after",
+      "\nExample (after ptb-manifest build --sources sources --out out):\n  ptb-manifest validate --out out\n  ptb-manifest validate --out out --tolerance-h 1 -j",
     )
     .action(
       async (
@@ -70,9 +75,19 @@ export function register(program: Command, io: CliIo): void {
           ...(build.found && toleranceH !== built ? { fits_tolerance_h: built } : {}),
           build: { ...build, notes },
         };
-        io.stdout.write(o.json ? `${JSON.stringify(v, null, 2)}\n` : renderValidation(v));
+        io.stdout.write(
+          o.json ? `${JSON.stringify(v, null, 2)}\n` : verdictStyled(renderValidation(v), io.style.stdout),
+        );
         // The verdict is printed once, on stdout (the last line, or "ok" in the JSON); the exit code carries it too.
         if (!v.ok) throw new ExitCodeError(1, "");
       },
     );
+}
+
+/** `validate`'s text with its closing verdict styled for the terminal: PASS green, FAIL red (the words unchanged). */
+function verdictStyled(text: string, style: Style): string {
+  return text.replace(
+    /^validate: (PASS|FAIL)(?=[^\n]*\n?$)/m,
+    (_, verdict: string) => `validate: ${verdict === "PASS" ? style.good(verdict) : style.bad(verdict)}`,
+  );
 }
