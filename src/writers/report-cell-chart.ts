@@ -28,6 +28,17 @@ export interface CellChartCounts {
   roles: number;
 }
 
+/**
+ * A Vega expression for the list `names` (a lane's label is `LIST[datum.value]`).
+ * Each name is spelt one character per string literal joined by `+`: Vega fails
+ * ("Operator not defined") on an expression holding a string literal such as
+ * "constructor", and a cell or family may be named that.
+ */
+export function vegaNameList(names: string[]): string {
+  const lit = (s: string): string => (s.length === 0 ? '""' : [...s].map((ch) => JSON.stringify(ch)).join("+"));
+  return `[${names.map(lit).join(",")}]`;
+}
+
 /** The y position of each row: its family's lane, untimed rows of a lane spread apart (steps in order) so none hides another. */
 function lanes(rows: Row[]): { families: string[]; y: Map<Row, number> } {
   const families = [...new Set(rows.map((r) => r.family!))].sort();
@@ -147,7 +158,14 @@ function laneLayers(
     },
     {
       data: { values: roles },
-      mark: { type: "point", shape: "diamond", size: 300, filled: false, strokeWidth: 2, description: "submitted or fallback" },
+      mark: {
+        type: "point",
+        shape: "diamond",
+        size: 300,
+        filled: false,
+        strokeWidth: 2,
+        description: "submitted or fallback",
+      },
       encoding: {
         x: { field: "x", ...x },
         ...yEnc,
@@ -200,7 +218,7 @@ export function cellChartSpec(
       scale: { domain: [-0.5, families.length - 0.5], reverse: true, nice: false, zero: false },
       axis: {
         values: families.map((_f, i) => i),
-        labelExpr: `${JSON.stringify(families)}[datum.value]`,
+        labelExpr: `${vegaNameList(families)}[datum.value]`,
         grid: false,
         tickCount: families.length,
       },

@@ -5,7 +5,7 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import type { Row } from "../schema.js";
-import { HOUR_SOURCE_COLOURS } from "./report-cell-chart.js";
+import { HOUR_SOURCE_COLOURS, vegaNameList } from "./report-cell-chart.js";
 import { curveKey, markKey } from "./report-marks.js";
 
 /** One plotted cell of the overview: its name, token curve (`[hour, tokens]`, empty when unknown) and rows with their index in the build. */
@@ -43,7 +43,7 @@ export function overviewSpec(cells: OverviewCell[]): { spec: TopLevelSpec; curve
   );
   const x = { type: "quantitative" as const, scale: { domain: [0, maxHour], nice: false }, title: "budget hour" };
   // Cells by index, labelled by name (no list of cell names in a scale: see cellChartSpec).
-  const label = `${JSON.stringify(names)}[datum.value]`;
+  const label = `${vegaNameList(names)}[datum.value]`;
   const spec = {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     config: { font: "sans-serif", view: { stroke: "#ddd" } },
@@ -61,7 +61,7 @@ export function overviewSpec(cells: OverviewCell[]): { spec: TopLevelSpec; curve
             type: "nominal",
             title: "cell",
             scale: { domain: names.map((_n, i) => String(i)), scheme: "tableau10" },
-            legend: { labelExpr: `${JSON.stringify(names)}[+datum.value]` },
+            legend: { labelExpr: `${vegaNameList(names)}[+datum.value]` },
           },
           description: { field: "key" },
         },
