@@ -240,11 +240,17 @@ describe.skipIf(!haveChromium)(
         curves: [...o.querySelectorAll(".curve")].map((c) => c.getAttribute("data-cell")),
         groups: new Set([...o.querySelectorAll(".curve")].map((c) => c.parentElement!.getAttribute("class"))).size,
         ticks: o.querySelectorAll(".ckpt").length,
+        eos: [...o.querySelectorAll(".ckpt")].map((m) => `${m.getAttribute("data-eos")} ${m.getAttribute("d")}`),
         focusable: o.querySelectorAll('.ckpt[tabindex="0"]').length,
       }));
       const plotted = result.registry.cells.filter((c) => !c.excluded && c.plotted !== false).map((c) => c.cell);
       expect(plotted).toHaveLength(8);
-      expect(overview).toEqual({
+      // eos_ok shown there too: one shape per state, as many of each as the plotted cells' timed rows.
+      const timed = manifest.filter((r) => plotted.includes(r.cell) && r.hour !== null);
+      expect(tally(overview.eos.map((e) => e.split(" ")[0]!))).toEqual(tally(timed.map(eosOf)));
+      expect(new Set(overview.eos).size).toBe(new Set(timed.map(eosOf)).size);
+      expect({ ...overview, eos: undefined }).toEqual({
+        eos: undefined,
         curves: plotted,
         groups: 1,
         ticks: manifest.filter((r) => plotted.includes(r.cell) && r.hour !== null).length,

@@ -6,7 +6,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { Row } from "../schema.js";
 import { HOUR_SOURCE_COLOURS, vegaNameList } from "./report-cell-chart.js";
-import { curveKey, markKey } from "./report-marks.js";
+import { curveKey, EOS_SHAPES, eosState, markKey } from "./report-marks.js";
 
 /** One plotted cell of the overview: its name, token curve (`[hour, tokens]`, empty when unknown) and rows with their index in the build. */
 export interface OverviewCell {
@@ -20,7 +20,8 @@ export interface OverviewCell {
  * `hour`): on top, one line per cell with a known curve (driver tokens
  * against budget hour, one y axis for all, coloured per cell and described
  * by {@link curveKey} of its position in `cells`); under it, one lane per
- * cell with a tick per timed checkpoint, coloured by `hour_source` and
+ * cell with a mark per timed checkpoint, coloured by `hour_source`, shaped
+ * by `eos_ok` as in the cell charts, and
  * described by {@link markKey} of its row index (untimed rows have no hour
  * to place here; the cell charts draw their intervals). Hours 0 to at least 100.
  */
@@ -39,7 +40,13 @@ export function overviewSpec(cells: OverviewCell[]): { spec: TopLevelSpec; curve
   const ticks = cells.flatMap((c, i) =>
     c.entries
       .filter((e) => e.row.hour !== null)
-      .map((e) => ({ hour: e.row.hour, lane: i, hour_source: e.row.hour_source, key: markKey(e.index) })),
+      .map((e) => ({
+        hour: e.row.hour,
+        lane: i,
+        hour_source: e.row.hour_source,
+        eos: eosState(e.row),
+        key: markKey(e.index),
+      })),
   );
   const x = { type: "quantitative" as const, scale: { domain: [0, maxHour], nice: false }, title: "budget hour" };
   // Cells by index, labelled by name (no list of cell names in a scale: see cellChartSpec).
@@ -70,7 +77,7 @@ export function overviewSpec(cells: OverviewCell[]): { spec: TopLevelSpec; curve
         width: 680,
         height: cells.length * 22,
         data: { values: ticks },
-        mark: { type: "tick", orient: "vertical", thickness: 1.5, size: 14 },
+        mark: { type: "point", filled: true, size: 34, opacity: 0.9 },
         encoding: {
           x: { field: "hour", ...x },
           y: {
@@ -80,11 +87,17 @@ export function overviewSpec(cells: OverviewCell[]): { spec: TopLevelSpec; curve
             scale: { domain: [-0.5, cells.length - 0.5], reverse: true, nice: false, zero: false },
             axis: { values: names.map((_n, i) => i), labelExpr: label, grid: false },
           },
-          color: {
+          fill: {
             field: "hour_source",
             type: "nominal",
             legend: null,
             scale: { domain: Object.keys(HOUR_SOURCE_COLOURS), range: Object.values(HOUR_SOURCE_COLOURS) },
+          },
+          shape: {
+            field: "eos",
+            type: "nominal",
+            legend: null,
+            scale: { domain: Object.keys(EOS_SHAPES), range: Object.values(EOS_SHAPES) },
           },
           description: { field: "key" },
         },
