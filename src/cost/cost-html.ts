@@ -175,7 +175,8 @@ function chartSpec(
     layers.push({
       name: "broken",
       data: { values: broken },
-      mark: { type: "point", filled: false, size: 90, strokeWidth: 2, opacity: 1 },
+      // Hollow (a white inside, so the whole mark takes the pointer), stroked in the cell's colour.
+      mark: { type: "point", filled: false, fill: "white", size: 90, strokeWidth: 2, opacity: 1 },
       encoding: { x, y, color, shape, description: { field: "tip" } },
     });
   if (kind !== "cost-hour") {
