@@ -70,7 +70,7 @@ interface Scales {
 }
 
 /**
- * About `count` round tick values (steps of 1, 2 or 5 times a power of ten)
+ * At most `count` + 1 round tick values (steps of 1, 2 or 5 times a power of ten)
  * from `lo` to `hi`, both included when round: the axis labels stay inside
  * the data's range, never on the padding beyond it (no "−2M" below a zero).
  */
