@@ -47,6 +47,10 @@ function expectedIds(rows: Figure[], chart: (typeof CHARTS)[number], broken: boo
     .sort();
 }
 
+/** The lines the tooltip shows (one element each). */
+const tooltipLines = (page: Page): Promise<string[]> =>
+  page.$$eval("#tooltip > div", (lines) => lines.map((l) => l.textContent ?? ""));
+
 /** What one chart of the page draws: the model id (first tooltip line) of each mark, by layer; titles; x labels. */
 async function drawn(page: Page) {
   return page.$$eval("figure.chart", (figs) =>
@@ -183,7 +187,7 @@ describe.skipIf(!haveChromium)(
       expect(await page.isVisible("#tooltip")).toBe(false);
       await page.hover(kimi);
       expect(await page.isVisible("#tooltip")).toBe(true);
-      expect((await page.innerText("#tooltip")).split("\n")).toEqual(expected);
+      expect(await tooltipLines(page)).toEqual(expected);
       await page.mouse.move(0, 0);
       expect(await page.isVisible("#tooltip")).toBe(false);
       // Keyboard: Tab reaches the points in page order (cells sorted): kimi, then sol-max-v2.
@@ -191,9 +195,9 @@ describe.skipIf(!haveChromium)(
       expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label")?.split("\n")[0])).toBe(
         "agentic-ptb/kimi.h037.sft-mix.2400",
       );
-      expect((await page.innerText("#tooltip")).split("\n")).toEqual(expected);
+      expect(await tooltipLines(page)).toEqual(expected);
       await page.keyboard.press("Tab");
-      const solMax = (await page.innerText("#tooltip")).split("\n");
+      const solMax = await tooltipLines(page);
       expect([solMax.slice(0, 2), solMax.slice(-2)]).toEqual([
         ["agentic-ptb/sol-max-v2.h003.sft.400", "hour 3.72 (janitor, exact)"],
         ["cost per point: none", "note: no gain over the baseline: no cost"],
@@ -257,7 +261,7 @@ describe.skipIf(!haveChromium)(
           "eos_ok null: packaging unknown",
         ]);
       await page.hover('figure[data-chart="score-hour"] .broken_marks > path[aria-label^="agentic-ptb/grok."]');
-      expect((await page.innerText("#tooltip")).split("\n")).toEqual([
+      expect(await tooltipLines(page)).toEqual([
         "agentic-ptb/grok.h006.sft-a.2000",
         "hour 6.73 (janitor, exact)",
         "driver tokens at hour: 1,943,625",

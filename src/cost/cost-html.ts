@@ -1,3 +1,8 @@
+/**
+ * The cost.html page (score and cost per point against hour and tokens, with tooltips).
+ * Per suite, score against budget hour and against driver tokens, and the
+ * cost per point against hour (index-card.md, "Cost per point of gain").
+ */
 import type { TopLevelSpec } from "vega-lite";
 import type { Row } from "../schema.js";
 import { cmpStr } from "../util/values.js";
@@ -24,8 +29,8 @@ const PACKAGING_FALSE = "eos_ok false: score is a floor";
 const PACKAGING_NULL = "eos_ok null: packaging unknown";
 
 /** Plot sizes in pixels, and the padding that keeps every mark inside its plot area. */
-const WIDTH = 380;
-const HEIGHT = 240;
+const WIDTH = 340;
+const HEIGHT = 260;
 /** Pixels added on each side of a continuous domain: more than a point's radius, so no point touches an edge. */
 const PAD = 10;
 /** The y padding of the score charts: room for the baseline label above the line. */
