@@ -220,7 +220,20 @@ async function svgRenderer(): Promise<(spec: TopLevelSpec) => Promise<string>> {
   const vega = await import("vega");
   const { compile } = await import("vega-lite");
   return async (spec) => {
-    const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
+    const compiled = compile(spec).spec;
+    // The packaging legend draws its symbols as the marks are: eos_ok true filled, the others hollow.
+    for (const legend of compiled.legends ?? [])
+      if (legend.shape)
+        legend.encode = {
+          symbols: {
+            update: {
+              fill: { signal: `datum.value === ${JSON.stringify(PACKAGING_OK)} ? "#444" : "white"` },
+              stroke: { value: "#444" },
+              strokeWidth: { value: 1.5 },
+            },
+          },
+        };
+    const view = new vega.View(vega.parse(compiled), { renderer: "none" });
     const svg = await view.toSVG();
     view.finalize();
     return svg;
