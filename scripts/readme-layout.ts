@@ -55,7 +55,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   "src/commands/tokens.ts": "`ptb-manifest tokens`",
   "src/commands/validate.ts": "`ptb-manifest validate`",
   "src/cli.ts": "the entry: parses argv, loads only the command it runs, maps errors to exit codes; main(argv, io)",
-  "src/cost/cost.ts": "cost per point (index-card.md): scores matched to rows, gains, cost.html",
+  "src/cost/cost.ts": "cost per point (index-card.md): scores matched to rows, gains, text and CSV",
   "src/diff/diff.ts": "two manifests (or output / sources folders) compared row by row, and the renames implied",
   "src/extractors/janitor-log.ts":
     "the checkpoint janitor's log parts: archive actions and their times (SOURCES.md: janitor/)",

@@ -72,8 +72,9 @@ describe("cost per point of gain", () => {
       { model_id: "agentic-ptb/nobody.h001.x.1", suite: "mmlu", at: `${join(out, "scores.csv")}:8` },
     ]);
     const html = await readFile(join(out, "cost.html"), "utf8");
-    expect(html.match(/<section data-suite=/g)).toHaveLength(2);
-    expect(html.match(/<svg /g)).toHaveLength(4);
+    expect(html.match(/<section class="suite" data-suite=/g)).toHaveLength(2);
+    // Per suite: score against hour, score against driver tokens, cost per point against hour.
+    expect(html.match(/<svg /g)).toHaveLength(6);
   });
 
   it("--include-eos-broken keeps them, marked; --suite restricts; --csv prints the figures", async () => {

@@ -6,7 +6,8 @@ import type { Row } from "../schema.js";
 import { type Warning, warningLine } from "../diagnostics.js";
 import { earlierNamesBeside } from "../diff/diff.js";
 import { readManifestRows } from "../manifest/read.js";
-import { computeCost, costCsv, costHtml, readScores, renderCost } from "../cost/cost.js";
+import { computeCost, costCsv, readScores, renderCost } from "../cost/cost.js";
+import { costHtml } from "../cost/cost-html.js";
 import { writeFilesAtomically } from "../util/atomic.js";
 import { type CommandIo, outPathOption } from "../options.js";
 
@@ -84,7 +85,7 @@ export function register(program: Command, io: CommandIo): void {
           },
           { path: o.scores, option: "--scores" },
         ];
-        await writeFilesAtomically(dirname(html), new Map([[basename(html), await costHtml(report)]]), "--html", {
+        await writeFilesAtomically(dirname(html), new Map([[basename(html), await costHtml(report, rows)]]), "--html", {
           writer: "cost",
           force: o.force,
           inputs,

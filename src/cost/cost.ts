@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
-import type { TopLevelSpec } from "vega-lite";
 import { InputError } from "../errors.js";
 import type { Row } from "../schema.js";
 import { orgOfRows, parseModelId } from "../manifest/model-id.js";
@@ -334,58 +333,4 @@ export function renderCost(report: CostReport): string {
     for (const u of report.unmatched) out.push(`  ${u.model_id} on ${u.suite} (${u.at})`);
   }
   return `${out.join("\n")}\n`;
-}
-
-/**
- * `cost.html`: per suite, score against hour and against driver tokens, one
- * line per cell (the two curves of the sweep's figures), with the baseline
- * as a rule; Vega-Lite rendered to SVG, self-contained.
- */
-export async function costHtml(report: CostReport): Promise<string> {
-  // Vega loads only when a page is rendered: every other command starts without it.
-  const { escapeHtml, renderSvg } = await import("../writers/report-html.js");
-  const parts: string[] = [];
-  for (const { suite, baseline_score } of report.suites) {
-    const values = report.rows.filter((r) => r.suite === suite && r.hour !== null);
-    const chart = (x: "hour" | "driver_tokens_at_hour", title: string): TopLevelSpec => ({
-      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-      width: 420,
-      height: 260,
-      title,
-      layer: [
-        {
-          data: { values },
-          mark: { type: "line", point: true },
-          encoding: {
-            x: {
-              field: x,
-              type: "quantitative",
-              title: x === "hour" ? "budget hour" : "driver tokens",
-              axis: x === "hour" ? {} : { format: "~s" },
-            },
-            y: { field: "score", type: "quantitative", scale: { zero: false } },
-            color: { field: "cell", type: "nominal" },
-            tooltip: [{ field: "model_id" }, { field: "score" }, { field: "cost_per_point" }],
-          },
-        },
-        {
-          data: { values: [{ baseline_score }] },
-          mark: { type: "rule", strokeDash: [4, 4], color: "#888" },
-          encoding: { y: { field: "baseline_score", type: "quantitative" } },
-        },
-      ],
-    });
-    parts.push(`<section data-suite="${escapeHtml(suite)}"><h2>${escapeHtml(suite)} <small>baseline ${baseline_score}</small></h2>
-${await renderSvg(chart("hour", "score against hour"))}
-${await renderSvg(chart("driver_tokens_at_hour", "score against driver tokens"))}
-</section>`);
-  }
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>AgentPTB: cost per point of gain</title>
-<style>body{font-family:sans-serif;margin:24px auto;max-width:980px}small{color:#666;font-weight:normal}section svg{margin-right:12px}</style></head>
-<body><h1>Cost per point of gain</h1>
-<p>cost_per_point = driver_tokens_at_hour / (score − baseline_score), eos_ok rows only${report.excluded.length ? ` (${report.excluded.length} scores left out for broken packaging)` : ""}. The dashed line is the baseline.</p>
-${parts.join("\n")}
-</body></html>
-`;
 }
