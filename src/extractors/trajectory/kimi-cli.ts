@@ -32,7 +32,6 @@ import {
   earlierCall,
 } from "./common.js";
 import { readUsage, UsageShapeTally } from "./usage-shape.js";
-import { CountsMap } from "./counts-map.js";
 import { appendAll } from "../../util/arrays.js";
 import { JsonMembers } from "../../util/json-members.js";
 import type { TokenCall, TokenParts } from "./types.js";
@@ -59,6 +58,31 @@ function kimiSessionRoot(absPath: string): string {
   const p = absPath.replace(/\\/g, "/");
   const i = p.lastIndexOf("/subagents/");
   return i >= 0 ? p.slice(0, i) : dirOf(p);
+}
+
+/** A first sighting by copy key (message id, time text, parts), chained per message id (or time text). */
+interface CopySighting {
+  timeText: string;
+  parts: TokenParts;
+  n: number;
+  next: CopySighting | undefined;
+}
+
+/** The first sighting in the chain with `u`'s time text and parts (its index), or undefined. */
+function sameCopy(head: CopySighting | undefined, u: KimiCliUsage): number | undefined {
+  const p = u.parts;
+  for (let e = head; e !== undefined; e = e.next) {
+    const q = e.parts;
+    if (
+      e.timeText === u.timeText &&
+      q.uncachedInput === p.uncachedInput &&
+      q.cacheRead === p.cacheRead &&
+      q.cacheWrite === p.cacheWrite &&
+      q.output === p.output
+    )
+      return e.n;
+  }
+  return undefined;
 }
 
 class UnionFind {
@@ -194,7 +218,9 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
     const sightings: TokenCall[] = [];
     const uf = new UnionFind();
     const bySession = new Map<string, Map<string, number>>();
-    const byCopy = new Map<string, Map<string, CountsMap<number>>>();
+    // First sightings by copy key, chained per message id (per time text for lines with no message id).
+    const byCopy = new Map<string, CopySighting>();
+    const byCopyNoId = new Map<string, CopySighting>();
     files.forEach((file, i) => {
       const root = kimiSessionRoot(file.path);
       let session = bySession.get(root);
@@ -208,13 +234,11 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
           else uf.union(n, j);
         }
         const id = u.messageId ?? "";
-        let byTime = byCopy.get(id);
-        if (byTime === undefined) byCopy.set(id, (byTime = new Map()));
-        let byParts = byTime.get(u.timeText);
-        if (byParts === undefined) byTime.set(u.timeText, (byParts = new CountsMap()));
-        const p = u.parts;
-        const k = byParts.get(p.uncachedInput, p.cacheRead, p.cacheWrite, p.output);
-        if (k === undefined) byParts.set(p.uncachedInput, p.cacheRead, p.cacheWrite, p.output, n);
+        const chains = id === "" ? byCopyNoId : byCopy;
+        const chainKey = id === "" ? u.timeText : id;
+        const head = chains.get(chainKey);
+        const k = sameCopy(head, u);
+        if (k === undefined) chains.set(chainKey, { timeText: u.timeText, parts: u.parts, n, next: head });
         else uf.union(n, k);
       }
     });
