@@ -12,7 +12,7 @@ import { epochToMs } from "./epoch-ms.js";
 import type { PvcEntry } from "./pvc-listing.js";
 
 /** Warning code of a directory (or an entry of one) that could not be read: its entries are missing. */
-export const PVC_UNREADABLE_DIR = "PVC_UNREADABLE_DIR";
+const PVC_UNREADABLE_DIR = "PVC_UNREADABLE_DIR";
 
 /** Warning code of a name a listing line cannot hold ({@link unlistableName}): not listed, nor anything below it. */
 export const PVC_BAD_NAME = "PVC_BAD_NAME";
