@@ -258,7 +258,12 @@ async function section(name: string, fn: () => Promise<void>): Promise<void> {
     say(`section ${name} failed: ${(err as Error)?.stack ?? err}`);
   }
   loads.push({ name, start, end: loadavg()[0]!, s: (performance.now() - t0) / 1000 });
+  // What is measured so far, in case the run is stopped before its end.
+  writeFileSync(join(scratch, "results.partial.md"), report(RUN.started, RUN.startLoad));
 }
+
+/** When the run started, and the load then. */
+const RUN = { started: new Date(), startLoad: loadavg() };
 
 // ---------------------------------------------------------------- inputs, generated once
 
@@ -913,6 +918,7 @@ async function benchBuild(): Promise<void> {
 // ---------------------------------------------------------------- targets
 
 function buildTargets(): void {
+  targets.length = 0;
   const le = (v: number, t: number): boolean => v <= t;
   for (const kind of ["tokens", "cell"] as const) {
     const size = kind === "tokens" ? `${mb(TOKENS_BYTES)} MB` : `cell, ${mb(CELL_BYTES)} MB`;
@@ -1050,40 +1056,13 @@ function updateReadme(): void {
   say("rewrote the README's performance block from bench/results.md");
 }
 
-// ---------------------------------------------------------------- main
-
-async function main(): Promise<void> {
-  if (args.includes("--readme")) return updateReadme();
-  if (args.includes("--clean")) {
-    rmSync(scratch, { recursive: true, force: true });
-    say(`removed ${scratch}`);
-    return;
-  }
-  mkdirSync(scratch, { recursive: true });
-  for (const d of readdirSync(scratch))
-    if (d.startsWith("inputs-") && d !== `inputs-${GEN_KEY}`) {
-      say(`removing stale inputs ${d}`);
-      rmSync(join(scratch, d), { recursive: true, force: true });
-    }
-  mkdirSync(INPUTS, { recursive: true });
-  say(`scratch folder: ${scratch}; inputs: ${INPUTS}`);
-  snapshotApp();
-  const startLoad = loadavg();
-  const started = new Date();
-  if (want("tokens") || want("cell")) ccusageBin = installCcusage();
-  await section("tokens", benchTokens);
-  await section("cell", benchCell);
-  await section("tree", benchTree);
-  await section("startup", benchStartup);
-  await section("phases", benchPhases);
-  await section("listing", benchListing);
-  await section("janitor", benchJanitor);
-  await section("build", benchBuild);
+/** The text of results.md from what the sections measured so far. */
+function report(started: Date, startLoad: number[]): string {
   const endLoad = loadavg();
   buildTargets();
   const mark = (m: boolean | null): string => (m === null ? "not judged" : m ? "met" : "**not met**");
   const count = (m: boolean | null): number => targets.filter((t) => t.met === m).length;
-  const text = [
+  return [
     "# Benchmark results",
     "",
     `Written by \`npm run bench\` (bench/run.ts) on ${started.toISOString().slice(0, 16).replace("T", " ")} UTC in ${((Date.now() - started.getTime()) / 60000).toFixed(1)} min: ${count(true)} targets met, ${count(false)} not met, ${count(null)} not judged. Every ratio compares commands run interleaved in this one run, on the same files.`,
@@ -1105,6 +1084,39 @@ async function main(): Promise<void> {
     ...sections.flatMap((x) => [x, ""]),
     ...(notes.length ? ["## Notes from this run", "", ...notes.map((n) => `- ${n}`), ""] : []),
   ].join("\n");
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  if (args.includes("--readme")) return updateReadme();
+  if (args.includes("--clean")) {
+    rmSync(scratch, { recursive: true, force: true });
+    say(`removed ${scratch}`);
+    return;
+  }
+  mkdirSync(scratch, { recursive: true });
+  for (const d of readdirSync(scratch))
+    if (d.startsWith("inputs-") && d !== `inputs-${GEN_KEY}`) {
+      say(`removing stale inputs ${d}`);
+      rmSync(join(scratch, d), { recursive: true, force: true });
+    }
+  mkdirSync(INPUTS, { recursive: true });
+  say(`scratch folder: ${scratch}; inputs: ${INPUTS}`);
+  snapshotApp();
+  RUN.started = new Date();
+  RUN.startLoad = loadavg();
+  const { started, startLoad } = RUN;
+  if (want("tokens") || want("cell")) ccusageBin = installCcusage();
+  await section("tokens", benchTokens);
+  await section("cell", benchCell);
+  await section("tree", benchTree);
+  await section("startup", benchStartup);
+  await section("phases", benchPhases);
+  await section("listing", benchListing);
+  await section("janitor", benchJanitor);
+  await section("build", benchBuild);
+  const text = report(started, startLoad);
   const out = FULL ? join(REPO, "bench", "results.md") : join(scratch, "results.partial.md");
   writeFileSync(out, text);
   say(`wrote ${out}`);
