@@ -7,7 +7,7 @@ import { TRAJECTORY_FORMATS } from "./trajectory-formats.js";
  * (SOURCES.md: cells.json, "Unknown keys must be rejected").
  */
 
-export { TRAJECTORY_FORMATS, type TrajectoryFormat } from "./trajectory-formats.js";
+export type { TrajectoryFormat } from "./trajectory-formats.js";
 
 /** One cell of `cells.json` (SOURCES.md: cells.json). */
 export const CellSchema = z

@@ -1,7 +1,7 @@
 /**
  * The five driver log formats of TRAJECTORIES.md (cells.json
  * `trajectory_format`), in a module of their own so that `tokens` knows them
- * without loading the zod schemas (`schema.ts` re-exports them).
+ * without loading the zod schemas (`schema.ts` uses them).
  */
 
 /** The five driver log formats of TRAJECTORIES.md (cells.json `trajectory_format`). */
