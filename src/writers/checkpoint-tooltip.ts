@@ -16,7 +16,7 @@ function hourText(h: number | null): string {
  * the interval of an unrecoverable one (an open side is "open"), "exact" for
  * mtime and janitor hours, "" for the baseline.
  */
-export function hourBoundsText(row: Row): string {
+function hourBoundsText(row: Row): string {
   if (row.hour_source === "extrapolated") {
     return row.hour_error_h === null ? "error unknown" : `± ${row.hour_error_h.toFixed(2)} h`;
   }
@@ -30,7 +30,7 @@ export function hourBoundsText(row: Row): string {
 }
 
 /** `eos_ok` as a reader sees it: "ok", "BROKEN" or "unknown", with the ids. */
-export function eosText(row: Row): string {
+function eosText(row: Row): string {
   const ids = row.eos_token_id === null ? "ids unknown" : `ids ${row.eos_token_id.join(", ")}`;
   const ok = row.eos_ok === null ? "unknown" : row.eos_ok ? "ok" : "BROKEN";
   return `${ok} (${ids})`;

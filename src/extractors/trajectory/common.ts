@@ -15,7 +15,7 @@ import {
 } from "../../util/line-scan.js";
 import { LeadingScalarReader } from "../../util/json-prefix.js";
 import type { JsonMembers } from "../../util/json-members.js";
-import { isTimeMs, parseIsoTime, cmpStr } from "../../util/values.js";
+import { isTimeMs, cmpStr } from "../../util/values.js";
 import { IsoTimeReader } from "../../util/iso-time.js";
 import { fsReason } from "../../util/fs-errors.js";
 import type { TokenCall, TokenParts } from "./types.js";
