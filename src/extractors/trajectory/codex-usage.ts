@@ -12,7 +12,19 @@
  */
 import type { UsageShape } from "./usage-shape.js";
 import { LINE_SKIP, LINE_TAKE, LINE_UNKNOWN, type LineClass } from "../../util/line-scan.js";
-import { at, cursor, keyBytes, keyIs, readUint, skipString, skipValue, stringAt, ws, onlyWs } from "./json-bytes.js";
+import {
+  at,
+  cursor,
+  readUintMembers,
+  keyBytes,
+  keyIs,
+  readUint,
+  skipString,
+  skipValue,
+  stringAt,
+  ws,
+  onlyWs,
+} from "./json-bytes.js";
 
 /**
  * A Codex usage vector (`TokenUsage`): input, cached input and output are
@@ -151,39 +163,12 @@ function vecAsWritten(b: Uint8Array, i: number, end: number): number {
 function readVec(b: Uint8Array, i: number, end: number): number {
   const fixed = vecAsWritten(b, i, end);
   if (fixed >= 0) return fixed;
-  if (at(b, i, end) !== 0x7b) return -1;
   const v = [0, 0, 0, 0, 0, 0];
-  let seen = 0;
-  i = ws(b, i + 1, end);
-  for (;;) {
-    if (at(b, i, end) !== 0x22) return -1;
-    const k0 = i + 1;
-    i = skipString(b, i, end);
-    if (i < 0 || cursor.escaped) return -1;
-    const k1 = i - 1;
-    let slot = -1;
-    for (let s = 0; s < 6; s += 1)
-      if (keyIs(b, k0, k1, U_KEYS[s]!)) {
-        slot = s;
-        break;
-      }
-    if (slot < 0 || (seen & (1 << slot)) !== 0) return -1;
-    seen |= 1 << slot;
-    i = ws(b, i, end);
-    if (at(b, i, end) !== 0x3a) return -1;
-    i = readUint(b, ws(b, i + 1, end), end);
-    if (i < 0) return -1;
-    v[slot] = cursor.num;
-    i = ws(b, i, end);
-    if (at(b, i, end) === 0x2c) {
-      i = ws(b, i + 1, end);
-      continue;
-    }
-    if (at(b, i, end) !== 0x7d) return -1;
-    break;
-  }
+  i = readUintMembers(b, i, end, U_KEYS, v);
+  if (i < 0) return -1;
+  const seen = cursor.num;
   if ((seen & 7) !== 7) return -1;
-  return setVec(v[0]!, v[1]!, v[2]!, v[3]!, v[4]!, v[5]!, (seen & 32) !== 0) ? i + 1 : -1;
+  return setVec(v[0]!, v[1]!, v[2]!, v[3]!, v[4]!, v[5]!, (seen & 32) !== 0) ? i : -1;
 }
 
 /** Reads a string value at `b[i]` into `str` (undefined for another JSON value); -1 on an escape or bad JSON. */

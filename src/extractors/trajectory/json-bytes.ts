@@ -173,6 +173,56 @@ export function readUint(b: Uint8Array, i: number, end: number): number {
   return i;
 }
 
+/**
+ * Reads an object of plain-integer members at `b[i]` (a `{`): every key one
+ * of `keys` (unescaped), each at most once, each value a plain integer (see
+ * {@link readUint}) put in `out` at its key's index. Returns the index after
+ * the object's `}` and sets `cursor.num` to the bit mask of the keys read
+ * (bit s for `keys[s]`); -1 when the object is not that shape (an unknown key,
+ * a key twice, an escape, another value), and the caller falls back to
+ * `JSON.parse`. Used for the usage objects of codex and kimi-code.
+ */
+export function readUintMembers(
+  b: Uint8Array,
+  i: number,
+  end: number,
+  keys: readonly Uint8Array[],
+  out: number[],
+): number {
+  if (at(b, i, end) !== 0x7b) return -1;
+  let seen = 0;
+  i = ws(b, i + 1, end);
+  for (;;) {
+    if (at(b, i, end) !== 0x22) return -1;
+    const k0 = i + 1;
+    i = skipString(b, i, end);
+    if (i < 0 || cursor.escaped) return -1;
+    const k1 = i - 1;
+    let slot = -1;
+    for (let s = 0; s < keys.length; s += 1)
+      if (keyIs(b, k0, k1, keys[s]!)) {
+        slot = s;
+        break;
+      }
+    if (slot < 0 || (seen & (1 << slot)) !== 0) return -1;
+    seen |= 1 << slot;
+    i = ws(b, i, end);
+    if (at(b, i, end) !== 0x3a) return -1;
+    i = readUint(b, ws(b, i + 1, end), end);
+    if (i < 0) return -1;
+    out[slot] = cursor.num;
+    i = ws(b, i, end);
+    if (at(b, i, end) === 0x2c) {
+      i = ws(b, i + 1, end);
+      continue;
+    }
+    if (at(b, i, end) !== 0x7d) return -1;
+    break;
+  }
+  cursor.num = seen;
+  return i + 1;
+}
+
 /** True when `b[k0, k1)` holds the bytes of `name` (ASCII). */
 export function keyIs(b: Uint8Array, k0: number, k1: number, name: Uint8Array): boolean {
   if (k1 - k0 !== name.length) return false;

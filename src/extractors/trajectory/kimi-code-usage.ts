@@ -10,7 +10,19 @@
  * neither a plain integer nor null.
  */
 import { LINE_SKIP, LINE_TAKE, LINE_UNKNOWN, type LineClass } from "../../util/line-scan.js";
-import { at, cursor, keyBytes, keyIs, onlyWs, readUint, skipString, skipValue, stringAt, ws } from "./json-bytes.js";
+import {
+  at,
+  cursor,
+  readUintMembers,
+  keyBytes,
+  keyIs,
+  onlyWs,
+  readUint,
+  skipString,
+  skipValue,
+  stringAt,
+  ws,
+} from "./json-bytes.js";
 
 /** Kimi Code writes all four counts on every `usage.record`. */
 export const KIMI_CODE_USAGE_SHAPE = {
@@ -45,37 +57,8 @@ const counts = [0, 0, 0, 0];
 
 /** Reads the usage object at `b[i]` into `counts`: exactly the four keys, once each, plain integers; else -1. */
 function readCounts(b: Uint8Array, i: number, end: number): number {
-  if (at(b, i, end) !== 0x7b) return -1;
-  let seen = 0;
-  i = ws(b, i + 1, end);
-  for (;;) {
-    if (at(b, i, end) !== 0x22) return -1;
-    const k0 = i + 1;
-    i = skipString(b, i, end);
-    if (i < 0 || cursor.escaped) return -1;
-    const k1 = i - 1;
-    let slot = -1;
-    for (let s = 0; s < 4; s += 1)
-      if (keyIs(b, k0, k1, U_KEYS[s]!)) {
-        slot = s;
-        break;
-      }
-    if (slot < 0 || (seen & (1 << slot)) !== 0) return -1;
-    seen |= 1 << slot;
-    i = ws(b, i, end);
-    if (at(b, i, end) !== 0x3a) return -1;
-    i = readUint(b, ws(b, i + 1, end), end);
-    if (i < 0) return -1;
-    counts[slot] = cursor.num;
-    i = ws(b, i, end);
-    if (at(b, i, end) === 0x2c) {
-      i = ws(b, i + 1, end);
-      continue;
-    }
-    if (at(b, i, end) !== 0x7d) return -1;
-    break;
-  }
-  return seen === 15 ? i + 1 : -1;
+  i = readUintMembers(b, i, end, U_KEYS, counts);
+  return i >= 0 && cursor.num === 15 ? i : -1;
 }
 
 let str: string | undefined;
