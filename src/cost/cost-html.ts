@@ -7,6 +7,7 @@ import type { TopLevelSpec } from "vega-lite";
 import type { Row } from "../schema.js";
 import { cmpStr } from "../util/values.js";
 import { checkpointTooltip } from "../writers/checkpoint-tooltip.js";
+import { escapeHtml, renderSvg, type VegaSpec } from "../writers/report-html.js";
 import type { CostReport } from "./cost.js";
 
 type CostRow = CostReport["rows"][number];
@@ -35,9 +36,6 @@ const HEIGHT = 260;
 const PAD = 10;
 /** The y padding of the score charts: room for the baseline label above the line. */
 const PAD_SCORE = 18;
-
-const escapeHtml = (s: string): string =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /** A number as the pages write it: thousands separated, at most 2 decimals. */
 const num = (x: number): string => x.toLocaleString("en-US", { maximumFractionDigits: 2 });
@@ -215,29 +213,19 @@ function chartSpec(
   } as TopLevelSpec;
 }
 
-/** Renders Vega-Lite specs to SVG with Vega's headless renderer; Vega loads here, never when the module does. */
-async function svgRenderer(): Promise<(spec: TopLevelSpec) => Promise<string>> {
-  const vega = await import("vega");
-  const { compile } = await import("vega-lite");
-  return async (spec) => {
-    const compiled = compile(spec).spec;
-    // The packaging legend draws its symbols as the marks are: eos_ok true filled, the others hollow.
-    for (const legend of compiled.legends ?? [])
-      if (legend.shape)
-        legend.encode = {
-          symbols: {
-            update: {
-              fill: { signal: `datum.value === ${JSON.stringify(PACKAGING_OK)} ? "#444" : "white"` },
-              stroke: { value: "#444" },
-              strokeWidth: { value: 1.5 },
-            },
+/** The packaging legend draws its symbols as the marks are: eos_ok true filled, the others hollow. */
+function packagingLegend(compiled: VegaSpec): void {
+  for (const legend of compiled.legends ?? [])
+    if (legend.shape)
+      legend.encode = {
+        symbols: {
+          update: {
+            fill: { signal: `datum.value === ${JSON.stringify(PACKAGING_OK)} ? "#444" : "white"` },
+            stroke: { value: "#444" },
+            strokeWidth: { value: 1.5 },
           },
-        };
-    const view = new vega.View(vega.parse(compiled), { renderer: "none" });
-    const svg = await view.toSVG();
-    view.finalize();
-    return svg;
-  };
+        },
+      };
 }
 
 /** Why a figure has no point on a chart kind, or null when it has one. */
@@ -302,7 +290,6 @@ figure{margin:0}svg [tabindex]:focus{outline:none;stroke:#000;stroke-width:3}
  *   from another manifest).
  */
 export async function costHtml(report: CostReport, manifest: Row[]): Promise<string> {
-  const render = await svgRenderer();
   const byId = new Map(manifest.map((r) => [r.model_id, r]));
   const rowOf = (f: CostRow): Row => {
     const row = byId.get(f.model_id);
@@ -347,7 +334,7 @@ export async function costHtml(report: CostReport, manifest: Row[]): Promise<str
         scales,
       );
       charts.push(
-        `<figure class="chart" data-chart="${kind}" data-points="${points.length - broken}" data-broken="${broken}">${await render(spec)}</figure>`,
+        `<figure class="chart" data-chart="${kind}" data-points="${points.length - broken}" data-broken="${broken}">${await renderSvg(spec, packagingLegend)}</figure>`,
       );
     }
     sections.push(`<section class="suite" data-suite="${escapeHtml(suite)}"><h2>${escapeHtml(suite)} <small>baseline ${baseline_score}; ${figures.length} scored checkpoint(s)</small></h2>

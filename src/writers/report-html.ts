@@ -1,3 +1,4 @@
+import type { Spec as VegaSpec } from "vega";
 import type { TopLevelSpec } from "vega-lite";
 import type { BuildResult } from "../model.js";
 import type { Row } from "../schema.js";
@@ -14,15 +15,21 @@ import { htmlTable, lostExcludedTable, warningsTable } from "./report-tables.js"
  * Renders a Vega-Lite spec to a standalone SVG string at build time, with
  * Vega's headless renderer (no browser, no network). Deterministic for the
  * same spec. Vega and Vega-Lite are loaded here, on the first call, so that
- * a command that renders no page does not load them.
+ * a command that renders no page does not load them. `adjust`, when given,
+ * may change the compiled Vega spec before it is drawn (e.g. what Vega-Lite
+ * cannot say about a legend's symbols).
  */
-export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+export async function renderSvg(spec: TopLevelSpec, adjust?: (compiled: VegaSpec) => void): Promise<string> {
   const [vega, { compile }] = await Promise.all([import("vega"), import("vega-lite")]);
-  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
+  const compiled = compile(spec).spec;
+  adjust?.(compiled);
+  const view = new vega.View(vega.parse(compiled), { renderer: "none" });
   const svg = await view.toSVG();
   view.finalize();
   return svg;
 }
+
+export type { VegaSpec };
 
 export const escapeHtml = (s: string): string =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
