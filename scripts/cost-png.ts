@@ -11,11 +11,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { launchChromium } from "../test/helpers/chromium.js";
 import { main } from "../src/cli.js";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
-const CHROMIUM = "/usr/bin/chromium";
 
 /** Runs the CLI in-process, its output discarded; throws on a non-zero exit. */
 async function cli(...args: string[]): Promise<void> {
@@ -39,10 +38,7 @@ try {
     "--html",
     page,
   );
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
-  });
+  const browser = await launchChromium();
   try {
     const tab = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await tab.goto(`file://${page}`);

@@ -14,17 +14,14 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { chromium } from "playwright-core";
 import { runBuild } from "../src/pipeline/run-build.js";
+import { launchChromium } from "../test/helpers/chromium.js";
 
 const repo = resolve(import.meta.dirname, "..");
 const outArg = process.argv.indexOf("--out");
 const target = resolve(outArg > 0 ? process.argv[outArg + 1]! : join(repo, "docs", "report.png"));
 const dir = await mkdtemp(join(tmpdir(), "ptb-report-png-"));
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-});
+const browser = await launchChromium();
 try {
   await runBuild({ sources: join(repo, "sources"), out: dir, quiet: true });
   const page = await browser.newPage({ viewport: { width: 1100, height: 1000 } });

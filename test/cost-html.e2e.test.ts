@@ -1,10 +1,10 @@
 import { describe, expect, it, beforeAll, afterAll } from "vitest";
-import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { runCli } from "./helpers/cli.js";
+import { CHROMIUM, haveChromium as chromiumInstalled, launchChromium } from "./helpers/chromium.js";
 
 /**
  * cost.html opened in headless Chromium (Debian's `chromium`, installed by
@@ -14,11 +14,8 @@ import { runCli } from "./helpers/cli.js";
  * plot area, the hour axis from 0 to 100, the axis titles and the baseline
  * label; with --include-eos-broken, the eos-broken marks counted apart.
  */
-const CHROMIUM = "/usr/bin/chromium";
 const repo = join(import.meta.dirname, "..");
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI)
-  throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium for this test`);
+const haveChromium = chromiumInstalled();
 
 interface Figure {
   model_id: string;
@@ -113,19 +110,7 @@ describe.skipIf(!haveChromium)(
       expect((await runCli("build", "--sources", join(repo, "sources"), "--out", out, "--quiet")).code).toBe(0);
       await cost("cost");
       await cost("broken", "--include-eos-broken");
-      const { chromium } = await import("playwright-core");
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      });
+      browser = await launchChromium();
     }, 300_000);
     afterAll(async () => {
       await browser?.close();

@@ -1,5 +1,4 @@
 import { describe, expect, it, beforeAll, afterAll } from "vitest";
-import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, readFile, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +8,7 @@ import { renderExplanation } from "../src/audit/explain.js";
 import { checkpointTooltip } from "../src/writers/checkpoint-tooltip.js";
 import { HOUR_SOURCE_COLOURS } from "../src/writers/report-cell-chart.js";
 import type { BuildResult } from "../src/model.js";
+import { CHROMIUM, haveChromium as chromiumInstalled, launchChromium } from "./helpers/chromium.js";
 
 /**
  * report.html of a build of the embedded sources/, opened in headless
@@ -17,11 +17,8 @@ import type { BuildResult } from "../src/model.js";
  * overview's curves and the tables counted against the build's files.
  * Nothing is fetched. A screenshot is kept in .vitest-artifacts/report.png.
  */
-const CHROMIUM = "/usr/bin/chromium";
 const repo = join(import.meta.dirname, "..");
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI)
-  throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium for this test`);
+const haveChromium = chromiumInstalled();
 
 interface ManifestRow {
   model_id: string;
@@ -57,19 +54,7 @@ describe.skipIf(!haveChromium)(
       out = await mkdtemp(join(tmpdir(), "ptb-report-"));
       ({ result } = await runBuild({ sources: join(repo, "sources"), out, quiet: true }));
       manifest = JSON.parse(await readFile(join(out, "manifest.json"), "utf8"));
-      const { chromium } = await import("playwright-core");
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      });
+      browser = await launchChromium();
       page = await browser.newPage({ viewport: { width: 1100, height: 1400 } });
       page.on("request", (r) => {
         if (!r.url().startsWith("file://")) requests.push(r.url());
