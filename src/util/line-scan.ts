@@ -4,8 +4,9 @@
  * caller, by offsets into that buffer, only the lines that can matter to it.
  * Nothing is decoded here; the caller decodes or parses what it needs.
  */
-import { chunkFor, doubled, openSource, type Filler } from "./lines.js";
+import { chunkFor, openSource, type Filler } from "./lines.js";
 import { MarkerSearch } from "./marker-scan.js";
+import { releaseReadBuffer, takeReadBuffer } from "./read-buffers.js";
 
 /** What {@link LineScanOptions.classify} says of a line. */
 export type LineClass = 0 | 1 | 2;
@@ -125,36 +126,53 @@ async function scan(
   visit: LineVisitor,
   progress: ScanProgress,
 ): Promise<number> {
-  let buf = Buffer.allocUnsafe(chunk);
-  let carry = 0; // bytes of a partial line kept at buf[0, carry)
+  // Two buffers, kept across files (a fresh one page-faults on its first fill): the next read fills
+  // one while the lines of the other are scanned.
+  let buf = takeReadBuffer(chunk);
+  let other = takeReadBuffer(chunk);
   let lineNo = 0;
   const glue: Glue = { learnt: opts.detectGlued !== true, signature: null };
   const search = opts.markers && useWasm && MarkerSearch.fits(opts.markers) ? MarkerSearch.load() : null;
   const state: MarkerState = { wantAll: opts.wantAll };
-  for (;;) {
-    if (carry === buf.length) buf = doubled(buf, carry);
-    const got = await fill(buf, carry);
-    if (got === 0) break;
-    const end = carry + got;
-    const view = buf.subarray(0, end);
-    const p = opts.markers
-      ? search
-        ? markerEvents(view, lineNo, opts.markers, visit, search, state)
-        : markerLines(view, lineNo, opts, visit, state)
-      : opts.classify
-        ? classifiedLines(view, lineNo, opts, visit, glue)
-        : allLines(view, lineNo, visit);
-    lineNo = p.lineNo;
-    progress.lines = lineNo;
-    // Keep the partial last line at the front of the buffer.
-    if (p.next > 0) buf.copy(buf, 0, p.next, end);
-    carry = end - p.next;
+  try {
+    let got = await fill(buf, 0);
+    let end = got;
+    while (got > 0) {
+      // buf[0, cut) holds whole lines; the partial last line starts the other buffer, whose read
+      // is started before the scan (a line longer than a buffer grows it).
+      const cut = buf.lastIndexOf(0x0a, end - 1) + 1;
+      const tail = end - cut;
+      if (tail >= other.length) {
+        releaseReadBuffer(other);
+        other = takeReadBuffer(Math.max(other.length, tail) * 2);
+      }
+      buf.copy(other, 0, cut, end);
+      const next = fill(other, tail);
+      next.catch(() => undefined); // awaited below; handled now in case a visitor throws first
+      if (cut > 0) {
+        const view = buf.subarray(0, cut);
+        lineNo = opts.markers
+          ? search
+            ? markerEvents(view, lineNo, opts.markers, visit, search, state)
+            : markerLines(view, lineNo, opts, visit, state)
+          : opts.classify
+            ? classifiedLines(view, lineNo, opts, visit, glue)
+            : allLines(view, lineNo, visit);
+        progress.lines = lineNo;
+      }
+      got = await next;
+      end = tail + got;
+      [buf, other] = [other, buf];
+    }
+    if (end > 0) {
+      lineNo += 1;
+      hand(buf, 0, end, lineNo, true, visit);
+    }
+    return lineNo;
+  } finally {
+    releaseReadBuffer(buf);
+    releaseReadBuffer(other);
   }
-  if (carry > 0) {
-    lineNo += 1;
-    hand(buf, 0, carry, lineNo, true, visit);
-  }
-  return lineNo;
 }
 
 /** Hands `buf[s, e)` to `visit` without its `\r` and, on line 1, its BOM. */
@@ -164,13 +182,10 @@ function hand(buf: Buffer, s: number, e: number, lineNo: number, unterminated: b
   visit(buf, s, e, lineNo, unterminated);
 }
 
-interface Step {
-  /** Offset of the first byte not yet consumed (the start of the partial last line). */
-  next: number;
-  lineNo: number;
-}
+// The steps below each scan one view of whole lines (it ends right after a line end), `lineNo` lines
+// coming before it, and return the line count at its end.
 
-function allLines(view: Buffer, lineNo: number, visit: LineVisitor): Step {
+function allLines(view: Buffer, lineNo: number, visit: LineVisitor): number {
   let p = 0;
   for (;;) {
     const nl = view.indexOf(0x0a, p);
@@ -179,7 +194,7 @@ function allLines(view: Buffer, lineNo: number, visit: LineVisitor): Step {
     hand(view, p, nl, lineNo, false, visit);
     p = nl + 1;
   }
-  return { next: p, lineNo };
+  return lineNo;
 }
 
 /** The next position at or after `from` of any of `needles` in `view`, or Infinity. */
@@ -219,7 +234,7 @@ function markerLines(
   opts: LineScanOptions,
   visit: LineVisitor,
   state: MarkerState,
-): Step {
+): number {
   const markers = opts.markers!;
   const hits = markers.map(() => -1);
   let nul = view.indexOf(0);
@@ -248,7 +263,7 @@ function markerLines(
       if (nul === -1) nul = Infinity;
     }
   }
-  return { next: p, lineNo };
+  return lineNo;
 }
 
 /**
@@ -263,11 +278,11 @@ function markerEvents(
   visit: LineVisitor,
   search: MarkerSearch,
   state: MarkerState,
-): Step {
+): number {
   let p = 0;
   while (state.wantAll !== undefined) {
     const nl = view.indexOf(0x0a, p);
-    if (nl === -1) return { next: p, lineNo };
+    if (nl === -1) return lineNo;
     if (!state.wantAll()) {
       state.wantAll = undefined;
       break;
@@ -277,7 +292,7 @@ function markerEvents(
     p = nl + 1;
   }
   const last = view.lastIndexOf(0x0a);
-  if (last < p) return { next: p, lineNo };
+  if (last < p) return lineNo;
   const base = lineNo; // lines before p
   let handed = lineNo; // the last line handed over
   if (view[p] !== 0x7b) {
@@ -315,10 +330,10 @@ function markerEvents(
       }
     }
   }
-  return { next: last + 1, lineNo: base + search.newlines };
+  return base + search.newlines;
 }
 
-function classifiedLines(view: Buffer, lineNo: number, opts: LineScanOptions, visit: LineVisitor, glue: Glue): Step {
+function classifiedLines(view: Buffer, lineNo: number, opts: LineScanOptions, visit: LineVisitor, glue: Glue): number {
   const classify = opts.classify!;
   const needles = opts.needles ?? [];
   const wantAll = opts.wantAll;
@@ -345,7 +360,7 @@ function classifiedLines(view: Buffer, lineNo: number, opts: LineScanOptions, vi
       if (nul === -1) nul = Infinity;
     }
   }
-  return { next: p, lineNo };
+  return lineNo;
 }
 
 /** The glued-line check's record start, learnt once per file (`learnt` is true from the start without `detectGlued`). */
