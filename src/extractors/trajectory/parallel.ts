@@ -18,31 +18,54 @@ import { SCAN_THREADS_MIN_BYTES, scanThreads } from "./scan-threads.js";
 const WORKER_URL = new URL("./scan-worker.js", import.meta.url);
 const COMPILED = import.meta.url.endsWith(".js");
 
-/** How long the idle cores are sampled before workers are started, in ms. */
+/** The shortest sample of the cores' times a decision is made from, in ms. */
 const IDLE_SAMPLE_MS = 40;
 
-/** The cores idle during the next `ms` milliseconds (from the kernel's per-core times). */
-async function idleCores(ms: number): Promise<number> {
-  const sum = (): { idle: number; all: number } => {
-    let idle = 0;
-    let all = 0;
-    for (const c of cpus()) {
-      idle += c.times.idle;
-      all += c.times.idle + c.times.user + c.times.nice + c.times.sys + c.times.irq;
-    }
-    return { idle, all };
-  };
-  const a = sum();
-  await sleep(ms);
-  const b = sum();
+/** The kernel's per-core times summed (ms) and this process's CPU time (µs), at `at` (ms). */
+interface CpuSample {
+  idle: number;
+  all: number;
+  ownUs: number;
+  at: number;
+}
+
+function cpuSample(): CpuSample {
+  let idle = 0;
+  let all = 0;
+  for (const c of cpus()) {
+    idle += c.times.idle;
+    all += c.times.idle + c.times.user + c.times.nice + c.times.sys + c.times.irq;
+  }
+  const own = process.cpuUsage();
+  return { idle, all, ownUs: own.user + own.system, at: performance.now() };
+}
+
+/** The start of the next sample: this module's loading (the tool's start-up), then each decision. */
+let sampleStart = cpuSample();
+
+/**
+ * The cores this process could use, from the cores' times since the last
+ * sample (the tool's start-up the first time: no wait then; at least
+ * {@link IDLE_SAMPLE_MS}, waiting for the rest): the cores idle meanwhile
+ * plus the cores this process itself kept busy.
+ */
+async function freeCores(): Promise<number> {
+  const waited = performance.now() - sampleStart.at;
+  if (waited < IDLE_SAMPLE_MS) await sleep(IDLE_SAMPLE_MS - waited);
+  const a = sampleStart;
+  const b = cpuSample();
+  sampleStart = b;
   const cores = cpus().length;
-  return b.all > a.all ? ((b.idle - a.idle) / (b.all - a.all)) * cores : cores;
+  if (b.all <= a.all || b.at <= a.at) return cores;
+  const idle = ((b.idle - a.idle) / (b.all - a.all)) * cores;
+  const own = (b.ownUs - a.ownUs) / 1000 / (b.at - a.at);
+  return Math.min(cores, idle + own);
 }
 
 /**
  * The scan threads for files of `sizes` (see `scanThreads`): from
  * `PTB_MANIFEST_THREADS`, the cores, the load average and, when workers
- * look worth it, a short sample of the idle cores.
+ * look worth it, the cores free since the last sample.
  */
 async function decideThreads(sizes: readonly number[]): Promise<number> {
   const inputs = {
@@ -52,7 +75,7 @@ async function decideThreads(sizes: readonly number[]): Promise<number> {
     sizes,
   };
   if (scanThreads(inputs) === 1) return 1;
-  return scanThreads({ ...inputs, idle: await idleCores(IDLE_SAMPLE_MS) });
+  return scanThreads({ ...inputs, idle: await freeCores() });
 }
 
 /**

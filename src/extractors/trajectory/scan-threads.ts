@@ -23,7 +23,10 @@ export interface ScanThreadInputs {
   cores: number;
   /** The 1-minute load average (`os.loadavg()[0]`): runnable threads, others' (and a little of ours). */
   load: number;
-  /** The cores idle during a short sample taken now (`os.cpus()` times; undefined when not sampled): the load average lags a minute. */
+  /**
+   * The cores free to this process in a recent sample (the cores idle then plus those this process kept
+   * busy, from `os.cpus()` and `process.cpuUsage()`; undefined when not sampled): the load average lags a minute.
+   */
   idle?: number | undefined;
   /** The sizes in bytes of the files to scan. */
   sizes: readonly number[];
@@ -32,8 +35,8 @@ export interface ScanThreadInputs {
 /**
  * The number of threads to scan with (1 = in the main thread, no worker;
  * N > 1 = N workers, one file each at a time). The cores free now are
- * `cores − load` or, when less, the cores idle in the sample, rounded (a core
- * more than half idle counts); with the cap
+ * `cores − load` or, when less, the cores free in the sample, rounded (a core
+ * more than half free counts); with the cap
  * (`PTB_MANIFEST_THREADS`, else 4) and the file count, they bound the
  * threads. Among 1..bound, the count with the least estimated work wins:
  * the bytes of the critical path (the total shared evenly, but never below
