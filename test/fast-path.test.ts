@@ -87,6 +87,23 @@ describe("scanLines filter", () => {
     expect(MarkerSearch.load()).not.toBeNull();
   });
 
+  it("takes one or two needles of 2–28 bytes without a `{` to the WebAssembly search (Buffer.indexOf finds the others)", () => {
+    const b = (s: string) => Buffer.from(s);
+    expect(MarkerSearch.fits([b('"usage"')])).toBe(true);
+    expect(MarkerSearch.fits([b('"usage"'), b('"assistant"')])).toBe(true);
+    expect(MarkerSearch.fits([])).toBe(false);
+    expect(MarkerSearch.fits([b("a"), b("bb"), b("cc")])).toBe(false);
+    expect(MarkerSearch.fits([b("x")])).toBe(false);
+    expect(MarkerSearch.fits([b("y".repeat(29))])).toBe(false);
+    expect(MarkerSearch.fits([b('{"usage"')])).toBe(false); // the pad after the data is `{`
+  });
+
+  it("hands over the same lines with a needle the WebAssembly search cannot take", async () => {
+    const line = (k: string) => JSON.stringify({ [k]: 1, n: "{x}" });
+    const text = `${[line("a"), line("{b"), line("c"), "{", line("{b")].join("\n")}\n`;
+    expect(await kept(text, { markers: [Buffer.from('"{b"')] })).toEqual([2, 4, 5]);
+  });
+
   const markers = [Buffer.from("token_count")];
   const needles = markers;
   const classify = () => LINE_UNKNOWN;

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const NEEDLE_REC = 64;
-const MAX_NEEDLES = 4;
+const MAX_NEEDLES = 2;
 const MAX_NEEDLE_LEN = 28;
 const EV = MAX_NEEDLES * NEEDLE_REC;
 const MAX_EV = 1 << 16;
@@ -70,9 +70,17 @@ export class MarkerSearch {
     return loaded;
   }
 
-  /** True when every needle fits the search (at most 4, each 2–28 bytes). */
+  /**
+   * True when the needles fit the search: one or two, each 2–28 bytes, none
+   * holding a `{` (the pad after the data is `{`, so a step may read past the
+   * data's end without finding anything there).
+   */
   static fits(needles: readonly Buffer[]): boolean {
-    return needles.length <= MAX_NEEDLES && needles.every((n) => n.length >= 2 && n.length <= MAX_NEEDLE_LEN);
+    return (
+      needles.length >= 1 &&
+      needles.length <= MAX_NEEDLES &&
+      needles.every((n) => n.length >= 2 && n.length <= MAX_NEEDLE_LEN && !n.includes(0x7b))
+    );
   }
 
   /**

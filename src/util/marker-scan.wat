@@ -5,7 +5,7 @@
 ;; (the wabt package) into dist/util/marker-scan.wasm at `npm ci`/`npm run build`.
 ;;
 ;; Memory (laid out by util/marker-scan.ts):
-;;   [0, 256)       the needles: 4 records of 64 bytes: len, then four (offset, byte)
+;;   [0, 128)       the needles: 2 records of 64 bytes: len, then four (offset, byte)
 ;;                  pairs (i32), then the needle's bytes (at most 28) at +36. A
 ;;                  candidate is where the four bytes match (the needle's first two
 ;;                  and last two); it is then compared whole.
@@ -40,14 +40,34 @@
     (if (i32.lt_u (local.get $k) (local.get $len)) (then (return (i32.const 0))))
     (i32.const 1))
 
-  ;; Scans [base+from, base+n) in steps of 16 bytes; writes events at `ev` (at most
+;; Scans [base+from, base+n) in steps of 16 bytes; writes events at `ev` (at most
   ;; `maxEv`; it stops early, at a step boundary, when fewer than 80 places are left)
-  ;; and returns their number; sets $resume and $nl.
+  ;; and returns their number; sets $resume and $nl. One or two needles (with one,
+  ;; needle 1 is needle 0 again); no needle holds a `{`, so the pad bytes after the
+  ;; data never make an event and a step may run past the data's end.
   (func (export "scan")
     (param $base i32) (param $n i32) (param $from i32) (param $ev i32) (param $maxEv i32) (result i32)
-    (local $i i32) (local $p i32) (local $v v128) (local $prev v128)
-    (local $nlm i32) (local $m i32) (local $valid i32) (local $cand i32) (local $bit i32)
-    (local $j i32) (local $rec i32) (local $nls i32) (local $evn i32) (local $out i32)
+    (local $i i32) (local $p i32) (local $q i32) (local $v v128) (local $v1 v128)
+    (local $nlm i32) (local $m i32) (local $cand i32) (local $bit i32)
+    (local $nls i32) (local $evn i32) (local $out i32) (local $rec1 i32)
+    (local $o02 i32) (local $o03 i32) (local $o12 i32) (local $o13 i32)
+    (local $s00 v128) (local $s01 v128) (local $s02 v128) (local $s03 v128)
+    (local $s10 v128) (local $s11 v128) (local $s12 v128) (local $s13 v128)
+    ;; The four bytes that pick each needle's candidates, out of the loop: the first
+    ;; two (offsets 0 and 1) and the last two (offsets in the record).
+    (local.set $rec1 (select (i32.const 64) (i32.const 0) (i32.gt_u (global.get $needles) (i32.const 1))))
+    (local.set $s00 (i8x16.splat (i32.load offset=8 (i32.const 0))))
+    (local.set $s01 (i8x16.splat (i32.load offset=16 (i32.const 0))))
+    (local.set $o02 (i32.load offset=20 (i32.const 0)))
+    (local.set $s02 (i8x16.splat (i32.load offset=24 (i32.const 0))))
+    (local.set $o03 (i32.load offset=28 (i32.const 0)))
+    (local.set $s03 (i8x16.splat (i32.load offset=32 (i32.const 0))))
+    (local.set $s10 (i8x16.splat (i32.load offset=8 (local.get $rec1))))
+    (local.set $s11 (i8x16.splat (i32.load offset=16 (local.get $rec1))))
+    (local.set $o12 (i32.load offset=20 (local.get $rec1)))
+    (local.set $s12 (i8x16.splat (i32.load offset=24 (local.get $rec1))))
+    (local.set $o13 (i32.load offset=28 (local.get $rec1)))
+    (local.set $s13 (i8x16.splat (i32.load offset=32 (local.get $rec1))))
     (local.set $i (local.get $from))
     (block $done
       (loop $blocks
@@ -55,82 +75,71 @@
         (br_if $done (i32.gt_u (i32.add (local.get $evn) (i32.const 80)) (local.get $maxEv)))
         (local.set $p (i32.add (local.get $base) (local.get $i)))
         (local.set $v (v128.load (local.get $p)))
-        (local.set $valid
-          (if (result i32) (i32.lt_u (i32.sub (local.get $n) (local.get $i)) (i32.const 16))
-            (then (i32.sub (i32.shl (i32.const 1) (i32.sub (local.get $n) (local.get $i))) (i32.const 1)))
-            (else (i32.const 0xffff))))
-        (local.set $nlm
-          (i32.and (i8x16.bitmask (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x0a)))) (local.get $valid)))
-        (local.set $m (i32.const 0))
-        (if (local.get $nlm)
-          (then
-            (local.set $prev (v128.load (i32.sub (local.get $p) (i32.const 1))))
-            (local.set $m
-              (i32.and
-                (local.get $nlm)
-                (i32.xor
-                  (i8x16.bitmask
-                    (v128.and
-                      (v128.or
-                        (i8x16.eq (local.get $prev) (i8x16.splat (i32.const 0x7d)))
-                        (v128.and
-                          (i8x16.eq (local.get $prev) (i8x16.splat (i32.const 0x0d)))
-                          (i8x16.eq (v128.load (i32.sub (local.get $p) (i32.const 2))) (i8x16.splat (i32.const 0x7d)))))
-                      (i8x16.eq (v128.load (i32.add (local.get $p) (i32.const 1))) (i8x16.splat (i32.const 0x7b)))))
-                  (i32.const 0xffff))))))
-        (local.set $m
-          (i32.or (local.get $m)
-            (i32.and (i8x16.bitmask (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0)))) (local.get $valid))))
-        ;; Needles: candidates by two bytes, then compared whole.
-        (local.set $j (i32.const 0))
-        (block $nd
-          (loop $needle
-            (br_if $nd (i32.ge_u (local.get $j) (global.get $needles)))
-            (local.set $rec (i32.shl (local.get $j) (i32.const 6)))
-            (local.set $cand
-              (i32.and
-                (i8x16.bitmask
+        (local.set $v1 (v128.load offset=1 (local.get $p)))
+        (local.set $nlm (i8x16.bitmask (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0x0a)))))
+        ;; Candidates: a NUL byte, or the four bytes of a needle.
+        (local.set $cand
+          (i8x16.bitmask
+            (v128.or
+              (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0)))
+              (v128.or
+                (v128.and
+                  (v128.and (i8x16.eq (local.get $v) (local.get $s00)) (i8x16.eq (local.get $v1) (local.get $s01)))
                   (v128.and
-                    (v128.and
-                      (i8x16.eq
-                        (v128.load (i32.add (local.get $p) (i32.load offset=4 (local.get $rec))))
-                        (i8x16.splat (i32.load offset=8 (local.get $rec))))
-                      (i8x16.eq
-                        (v128.load (i32.add (local.get $p) (i32.load offset=12 (local.get $rec))))
-                        (i8x16.splat (i32.load offset=16 (local.get $rec)))))
-                    (v128.and
-                      (i8x16.eq
-                        (v128.load (i32.add (local.get $p) (i32.load offset=20 (local.get $rec))))
-                        (i8x16.splat (i32.load offset=24 (local.get $rec))))
-                      (i8x16.eq
-                        (v128.load (i32.add (local.get $p) (i32.load offset=28 (local.get $rec))))
-                        (i8x16.splat (i32.load offset=32 (local.get $rec)))))))
-                (local.get $valid)))
+                    (i8x16.eq (v128.load (i32.add (local.get $p) (local.get $o02))) (local.get $s02))
+                    (i8x16.eq (v128.load (i32.add (local.get $p) (local.get $o03))) (local.get $s03))))
+                (v128.and
+                  (v128.and (i8x16.eq (local.get $v) (local.get $s10)) (i8x16.eq (local.get $v1) (local.get $s11)))
+                  (v128.and
+                    (i8x16.eq (v128.load (i32.add (local.get $p) (local.get $o12))) (local.get $s12))
+                    (i8x16.eq (v128.load (i32.add (local.get $p) (local.get $o13))) (local.get $s13))))))))
+        (if (i32.or (local.get $nlm) (local.get $cand))
+          (then
+            ;; Line ends whose line may not be `{...}`: not `}` (or `}\r`) before, or not `{` after.
+            (local.set $m (i32.const 0))
+            (if (local.get $nlm)
+              (then
+                (local.set $m
+                  (i32.and
+                    (local.get $nlm)
+                    (i32.xor
+                      (i8x16.bitmask
+                        (v128.and
+                          (v128.or
+                            (i8x16.eq (v128.load (i32.sub (local.get $p) (i32.const 1))) (i8x16.splat (i32.const 0x7d)))
+                            (v128.and
+                              (i8x16.eq (v128.load (i32.sub (local.get $p) (i32.const 1))) (i8x16.splat (i32.const 0x0d)))
+                              (i8x16.eq (v128.load (i32.sub (local.get $p) (i32.const 2))) (i8x16.splat (i32.const 0x7d)))))
+                          (i8x16.eq (local.get $v1) (i8x16.splat (i32.const 0x7b)))))
+                      (i32.const 0xffff))))))
+            ;; Candidates that are a NUL byte or a whole needle.
             (block $cd
               (loop $c
                 (br_if $cd (i32.eqz (local.get $cand)))
                 (local.set $bit (i32.ctz (local.get $cand)))
-                (if (call $matches (i32.add (local.get $p) (local.get $bit)) (local.get $rec))
+                (local.set $q (i32.add (local.get $p) (local.get $bit)))
+                (if
+                  (i32.or
+                    (i32.eqz (i32.load8_u (local.get $q)))
+                    (i32.or (call $matches (local.get $q) (i32.const 0)) (call $matches (local.get $q) (local.get $rec1))))
                   (then (local.set $m (i32.or (local.get $m) (i32.shl (i32.const 1) (local.get $bit))))))
                 (local.set $cand (i32.and (local.get $cand) (i32.sub (local.get $cand) (i32.const 1))))
                 (br $c)))
-            (local.set $j (i32.add (local.get $j) (i32.const 1)))
-            (br $needle)))
-        ;; Events, in order, with the newlines before each.
-        (block $ed
-          (loop $e
-            (br_if $ed (i32.eqz (local.get $m)))
-            (local.set $bit (i32.ctz (local.get $m)))
-            (local.set $out (i32.add (local.get $ev) (i32.shl (local.get $evn) (i32.const 3))))
-            (i32.store (local.get $out) (i32.add (local.get $i) (local.get $bit)))
-            (i32.store offset=4 (local.get $out)
-              (i32.add (local.get $nls)
-                (i32.popcnt
-                  (i32.and (local.get $nlm) (i32.sub (i32.shl (i32.const 1) (local.get $bit)) (i32.const 1))))))
-            (local.set $evn (i32.add (local.get $evn) (i32.const 1)))
-            (local.set $m (i32.and (local.get $m) (i32.sub (local.get $m) (i32.const 1))))
-            (br $e)))
-        (local.set $nls (i32.add (local.get $nls) (i32.popcnt (local.get $nlm))))
+            ;; Events, in order, with the newlines before each.
+            (block $ed
+              (loop $e
+                (br_if $ed (i32.eqz (local.get $m)))
+                (local.set $bit (i32.ctz (local.get $m)))
+                (local.set $out (i32.add (local.get $ev) (i32.shl (local.get $evn) (i32.const 3))))
+                (i32.store (local.get $out) (i32.add (local.get $i) (local.get $bit)))
+                (i32.store offset=4 (local.get $out)
+                  (i32.add (local.get $nls)
+                    (i32.popcnt
+                      (i32.and (local.get $nlm) (i32.sub (i32.shl (i32.const 1) (local.get $bit)) (i32.const 1))))))
+                (local.set $evn (i32.add (local.get $evn) (i32.const 1)))
+                (local.set $m (i32.and (local.get $m) (i32.sub (local.get $m) (i32.const 1))))
+                (br $e)))
+            (local.set $nls (i32.add (local.get $nls) (i32.popcnt (local.get $nlm))))))
         (local.set $i (i32.add (local.get $i) (i32.const 16)))
         (br $blocks)))
     (global.set $resume (if (result i32) (i32.gt_u (local.get $i) (local.get $n)) (then (local.get $n)) (else (local.get $i))))
