@@ -44,6 +44,8 @@ export class JsonMembers {
   private buf: Buffer = Buffer.alloc(0);
   private end = 0;
   private i = 0;
+  /** Whether the last string read held a `\` escape. */
+  private escaped = false;
 
   /** @param paths member paths, dot-separated (member names without dots). */
   constructor(readonly paths: readonly string[]) {
@@ -152,6 +154,7 @@ export class JsonMembers {
   private blanks(): void {
     const b = this.buf;
     let i = this.i;
+    if (BLANK[b[i]!] !== 1) return; // most often none (and past the buffer: undefined)
     while (i < this.end) {
       const c = b[i]!;
       if (c !== Ch.Space && c !== Ch.Tab && c !== Ch.Cr && c !== Ch.Lf) break;
@@ -173,7 +176,6 @@ export class JsonMembers {
   }
 
   private object(node: PathNode | null): boolean {
-    const b = this.buf;
     this.i += 1; // {
     this.blanks();
     if (this.at(this.i) === Ch.CloseCurly) {
@@ -187,13 +189,14 @@ export class JsonMembers {
       const k1 = this.i - 1;
       let child: PathNode | null = null;
       if (node !== null) {
-        for (const c of node.children) {
-          if (this.sameName(k0, k1, c.name)) {
-            child = c.node;
+        const children = node.children;
+        for (let c = 0; c < children.length; c += 1) {
+          if (this.sameName(k0, k1, children[c]!.name)) {
+            child = children[c]!.node;
             break;
           }
         }
-        if (child === null) for (let k = k0; k < k1; k += 1) if (b[k] === Ch.Backslash) return false; // `\u` name
+        if (child === null && this.escaped) return false; // an escaped name may be a wanted one: JSON.parse decides
       }
       this.blanks();
       if (this.at(this.i) !== Ch.Colon) return false;
@@ -251,38 +254,26 @@ export class JsonMembers {
     const b = this.buf;
     const end = this.end;
     let i = this.i + 1;
-    while (i < end) {
+    this.escaped = false;
+    for (;;) {
+      // Plain bytes: the byte after a line (its line end, or past the buffer: undefined) stops the run too.
+      while (STRING_STOP[b[i]!] === 0) i += 1;
+      if (i >= end) return false;
       const c = b[i]!;
       if (c === Ch.Quote) {
         this.i = i + 1;
         return true;
       }
-      if (c < 0x20) return false;
-      if (c === Ch.Backslash) {
-        const e = this.at(i + 1);
-        if (e === 0x75) {
-          // \uXXXX
-          for (let k = 2; k < 6; k += 1) if (!isHex(this.at(i + k))) return false;
-          i += 6;
-          continue;
-        }
-        if (
-          e !== Ch.Quote &&
-          e !== Ch.Backslash &&
-          e !== 0x2f &&
-          e !== 0x62 &&
-          e !== 0x66 &&
-          e !== 0x6e &&
-          e !== 0x72 &&
-          e !== 0x74
-        )
-          return false;
-        i += 2;
-        continue;
-      }
-      i += 1;
+      if (c !== Ch.Backslash) return false; // a raw control byte
+      this.escaped = true;
+      const e = this.at(i + 1);
+      if (e === 0x75) {
+        // \uXXXX
+        for (let k = 2; k < 6; k += 1) if (!isHex(this.at(i + k))) return false;
+        i += 6;
+      } else if (e >= 0 && ESCAPED[e] === 1) i += 2;
+      else return false;
     }
-    return false;
   }
 
   private word(w: string): boolean {
@@ -321,6 +312,23 @@ export class JsonMembers {
     return true;
   }
 }
+
+/** 1 for the bytes that end a run of plain string bytes: `"`, backslash and the control bytes 0x00–0x1f. */
+const STRING_STOP = new Uint8Array(256);
+STRING_STOP.fill(1, 0, 0x20);
+STRING_STOP[Ch.Quote] = 1;
+STRING_STOP[Ch.Backslash] = 1;
+
+/** 1 for JSON's blanks: space, tab, CR, LF. */
+const BLANK = new Uint8Array(256);
+BLANK[Ch.Space] = 1;
+BLANK[Ch.Tab] = 1;
+BLANK[Ch.Cr] = 1;
+BLANK[Ch.Lf] = 1;
+
+/** 1 for the bytes that may follow a backslash in a JSON string, besides `u`: `"`, backslash, `/`, `b`, `f`, `n`, `r`, `t`. */
+const ESCAPED = new Uint8Array(256);
+for (const c of '"\\/bfnrt') ESCAPED[c.charCodeAt(0)] = 1;
 
 function isDigit(c: number): boolean {
   return c >= Ch.Zero && c <= Ch.Nine;
