@@ -29,6 +29,8 @@ describe("scanThreads", () => {
     expect(scanThreads({ env: undefined, cores: 2, load: 1.4, sizes })).toBe(1); // 0.6 free: rounds to 1 core
     expect(scanThreads({ env: undefined, cores: 2, load: 0.2, idle: 0.3, sizes })).toBe(1); // busy right now
     expect(scanThreads({ env: undefined, cores: 4, load: 0.2, idle: 2.7, sizes })).toBe(3);
+    // A sample wins over the load average, which lags a minute and counts the tool's own last runs.
+    expect(scanThreads({ env: undefined, cores: 2, load: 1.8, idle: 1.9, sizes })).toBe(2);
   });
 
   it("ignores a PTB_MANIFEST_THREADS that is not a whole number ≥ 1", () => {
@@ -40,9 +42,9 @@ describe("scanThreads", () => {
   it("starts no worker whose start-up costs more than it saves: the largest file bounds the gain", () => {
     // 100 MB + 4 MB: two threads still wait on the 100 MB file, and pay a worker's start.
     expect(scanThreads({ env: undefined, cores: 4, load: 0, sizes: [100 * MB, 4 * MB] })).toBe(1);
-    // 60 + 60 + 10 MB: a third thread saves less than its start-up.
+    // 60 + 60 + 10 MB: a third thread saves less than its start-up (the largest file bounds the gain).
     expect(scanThreads({ env: undefined, cores: 4, load: 0, sizes: [60 * MB, 60 * MB, 10 * MB] })).toBe(2);
-    // 70 MB, barely above the floor, in two files: 35 MB per thread + 2 starts (32 MB) < 70 MB.
+    // 70 MB, barely above the floor, in two files: 35 MB per thread + 1 worker's start (16 MB) < 70 MB.
     expect(scanThreads({ env: undefined, cores: 2, load: 0, sizes: [35 * MB, 35 * MB] })).toBe(2);
   });
 });

@@ -64,8 +64,8 @@ async function freeCores(): Promise<number> {
 
 /**
  * The scan threads for files of `sizes` (see `scanThreads`): from
- * `PTB_MANIFEST_THREADS`, the cores, the load average and, when workers
- * look worth it, the cores free since the last sample.
+ * `PTB_MANIFEST_THREADS`, the cores and, when workers could pay, the cores
+ * free since the last sample.
  */
 async function decideThreads(sizes: readonly number[]): Promise<number> {
   const inputs = {
@@ -74,16 +74,18 @@ async function decideThreads(sizes: readonly number[]): Promise<number> {
     load: loadavg()[0] ?? 0,
     sizes,
   };
-  if (scanThreads(inputs) === 1) return 1;
+  if (scanThreads({ ...inputs, idle: inputs.cores }) === 1) return 1; // one thread even with every core free
   return scanThreads({ ...inputs, idle: await freeCores() });
 }
 
 /**
- * Scans `files` (each a `FormatCounter.scan`), on worker threads when that
- * pays (`opts.threads` of them when given and the input is at least
- * `SCAN_THREADS_MIN_BYTES`, else as `scanThreads` decides), else in this
- * thread. `onBytes` gets the raw bytes read as scanning goes. Results are in
- * the order of `files`.
+ * Scans `files` (each a `FormatCounter.scan`), with worker threads when that
+ * pays (`opts.threads` threads in all when given and the input is at least
+ * `SCAN_THREADS_MIN_BYTES`, else as `scanThreads` decides): this thread and
+ * `threads − 1` workers take the files from one queue, largest first, so this
+ * thread scans while the workers start and the workers only add. A worker that
+ * fails leaves its file to this thread. `onBytes` gets the raw bytes read as
+ * scanning goes. Results are in the order of `files`.
  */
 export async function scanFiles(
   format: TrajectoryFormat,
@@ -108,46 +110,105 @@ export async function scanFiles(
         : 1
       : await decideThreads(sizes);
   const results: (FileScan<unknown> | undefined)[] = files.map(() => undefined);
+  const queue: ScanQueue = {
+    order: files.map((_f, i) => i).sort((a, b) => sizes[b]! - sizes[a]!),
+    next: 0,
+    drained: [],
+  };
+  const inThread = async (): Promise<void> => {
+    for (let i = queue.order[queue.next++]; i !== undefined; i = queue.order[queue.next++]) {
+      results[i] = await counter.scan(files[i]!, { onBytes: opts.onBytes });
+    }
+  };
   if (threads > 1) {
-    // Largest files first: the last file to finish is then a small one.
-    const order = files.map((_f, i) => i).sort((a, b) => sizes[b]! - sizes[a]!);
-    await runPool(format, files, order, threads, results, opts.onBytes).catch(() => undefined);
-  }
+    const workers = runWorkers(format, files, queue, threads - 1, results, opts.onBytes).catch(() => undefined);
+    await inThread();
+    for (const stop of queue.drained) stop();
+    await workers;
+  } else await inThread();
+  // A file a worker failed on (its result still missing) is scanned here.
   for (let i = 0; i < files.length; i += 1) {
     if (results[i] === undefined) results[i] = await counter.scan(files[i]!, { onBytes: opts.onBytes });
   }
   return results as FileScan<unknown>[];
 }
 
-async function runPool(
+/** The files left to scan: indices into the files, in the order to take them, and the next to take. */
+interface ScanQueue {
+  order: number[];
+  next: number;
+  /** Called when this thread found the queue empty: each stops a worker still loading. */
+  drained: (() => void)[];
+}
+
+/**
+ * Resolves to true when `worker` says it is ready, to false when a function
+ * pushed onto `drained` is called first; rejects when the worker fails or
+ * exits first. Only its own listeners are removed after (never Node's).
+ */
+function whenReady(worker: import("node:worker_threads").Worker, drained: (() => void)[]): Promise<boolean> {
+  return new Promise<boolean>((resolve, reject) => {
+    const done = (): void => {
+      worker.off("message", ok);
+      worker.off("error", failed);
+      worker.off("exit", exited);
+    };
+    const ok = (): void => {
+      done();
+      resolve(true);
+    };
+    const failed = (err: unknown): void => {
+      done();
+      reject(err);
+    };
+    const exited = (): void => failed(new Error("the scan worker exited before it was ready"));
+    worker.once("message", ok);
+    worker.once("error", failed);
+    worker.once("exit", exited);
+    drained.push(() => {
+      done();
+      resolve(false);
+    });
+  });
+}
+
+/** Runs `count` workers that take files from `queue` until it is empty. */
+async function runWorkers(
   format: TrajectoryFormat,
   files: TrajectoryFile[],
-  order: number[],
-  threads: number,
+  queue: ScanQueue,
+  count: number,
   results: (FileScan<unknown> | undefined)[],
   onBytes: ((bytes: number) => void) | undefined,
 ): Promise<void> {
   const { Worker } = await import("node:worker_threads"); // only when workers run
-  let next = 0;
   const one = async (): Promise<void> => {
+    if (queue.next >= queue.order.length) return; // nothing left for a worker to start for
     const worker = new Worker(WORKER_URL);
     try {
+      // Files are taken only once the worker has loaded the scanners: until then this thread takes them,
+      // and a worker not ready when the queue is empty is stopped, never waited for.
+      const ready = await whenReady(worker, queue.drained);
+      if (!ready) return;
       for (;;) {
-        const i = order[next++];
+        const i = queue.order[queue.next++];
         if (i === undefined) return;
         const done = await new Promise<FileScan<unknown>>((resolve, reject) => {
+          const exited = (): void => reject(new Error("the scan worker exited"));
           const onMessage = (m: { id: number; bytes?: number; scan?: FileScan<unknown>; error?: string }): void => {
             if (m.id !== i) return;
             if (m.bytes !== undefined) onBytes?.(m.bytes);
             else {
               worker.off("message", onMessage);
               worker.off("error", reject);
+              worker.off("exit", exited);
               if (m.error !== undefined) reject(new Error(m.error));
               else resolve(m.scan!);
             }
           };
           worker.on("message", onMessage);
           worker.once("error", reject);
+          worker.once("exit", exited);
           worker.postMessage({ id: i, format, file: files[i] });
         });
         results[i] = done;
@@ -156,5 +217,5 @@ async function runPool(
       await worker.terminate();
     }
   };
-  await Promise.all(Array.from({ length: threads }, one));
+  await Promise.all(Array.from({ length: count }, one));
 }

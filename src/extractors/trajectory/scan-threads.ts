@@ -34,13 +34,14 @@ export interface ScanThreadInputs {
 
 /**
  * The number of threads to scan with (1 = in the main thread, no worker;
- * N > 1 = N workers, one file each at a time). The cores free now are
- * `cores − load` or, when less, the cores free in the sample, rounded (a core
- * more than half free counts); with the cap
+ * N > 1 = the main thread and N − 1 workers, one file each at a time). The
+ * cores free now are those of the sample when one was taken (the load average
+ * lags a minute and still counts the tool's own last runs), else
+ * `cores − load`, rounded (a core more than half free counts); with the cap
  * (`PTB_MANIFEST_THREADS`, else 4) and the file count, they bound the
  * threads. Among 1..bound, the count with the least estimated work wins:
  * the bytes of the critical path (the total shared evenly, but never below
- * the largest file) plus each worker's start-up; ties go to fewer threads.
+ * the largest file) plus the start-up of each worker; ties go to fewer threads.
  * Under {@link SCAN_THREADS_MIN_BYTES} in all, 1.
  */
 export function scanThreads(inputs: ScanThreadInputs): number {
@@ -54,13 +55,12 @@ export function scanThreads(inputs: ScanThreadInputs): number {
     if (s > largest) largest = s;
   }
   if (total < SCAN_THREADS_MIN_BYTES) return 1;
-  const byLoad = inputs.cores - Math.max(0, inputs.load);
-  const free = Math.round(inputs.idle === undefined ? byLoad : Math.min(byLoad, inputs.idle));
+  const free = Math.round(inputs.idle ?? inputs.cores - Math.max(0, inputs.load));
   const bound = Math.min(cap, inputs.sizes.length, Math.max(1, free));
   let best = 1;
   let bestCost = total;
   for (let t = 2; t <= bound; t += 1) {
-    const cost = Math.max(largest, total / t) + t * WORKER_COST_BYTES;
+    const cost = Math.max(largest, total / t) + (t - 1) * WORKER_COST_BYTES;
     if (cost < bestCost) {
       best = t;
       bestCost = cost;

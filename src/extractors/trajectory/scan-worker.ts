@@ -1,7 +1,8 @@
 /**
- * A worker thread that scans trajectory files (see `parallel.ts`): it gets
- * `{id, format, file}` messages and answers `{id, scan}` (or `{id, error}`),
- * with `{id, bytes}` progress messages in between.
+ * A worker thread that scans trajectory files (see `parallel.ts`): it says
+ * `{ready: true}` once its scanners are loaded, then gets `{id, format, file}`
+ * messages and answers `{id, scan}` (or `{id, error}`), with `{id, bytes}`
+ * progress messages in between.
  */
 import { parentPort } from "node:worker_threads";
 import { COUNTERS } from "./counters.js";
@@ -27,4 +28,5 @@ if (port) {
       (err: unknown) => port.postMessage({ id: m.id, error: String((err as Error)?.stack ?? err) }),
     );
   });
+  port.postMessage({ ready: true });
 }
