@@ -62,6 +62,36 @@ export type UsageRead<K extends string> =
   /** Required count keys are absent: the call's counts cannot be read (`TRAJECTORY_UNREADABLE_USAGE`). */
   | { kind: "missing"; missing: K[]; unknown: string[] };
 
+/** A shape's key sets, built once per shape. */
+interface ShapeSets<K extends string> {
+  /** Every key the shape names (required, optional, known). */
+  defined: ReadonlySet<string>;
+  required: ReadonlySet<string>;
+  /** The count keys, required then optional. */
+  counted: readonly K[];
+}
+
+const SHAPE_SETS = new WeakMap<object, ShapeSets<string>>();
+
+function shapeSets<K extends string>(shape: UsageShape<K>): ShapeSets<K> {
+  let sets = SHAPE_SETS.get(shape) as ShapeSets<K> | undefined;
+  if (sets === undefined) {
+    sets = {
+      defined: new Set<string>([...shape.required, ...shape.optional, ...shape.known]),
+      required: new Set<string>(shape.required),
+      counted: [...shape.required, ...shape.optional],
+    };
+    SHAPE_SETS.set(shape, sets);
+  }
+  return sets;
+}
+
+/** True when a breakdown object present in `usage` requires the count key `k`. */
+function requiredByBreakdown<K extends string>(usage: Record<string, unknown>, shape: UsageShape<K>, k: K): boolean {
+  for (const b of shape.breakdowns ?? []) if (isObject(usage[b.object]) && b.requires.includes(k)) return true;
+  return false;
+}
+
 /**
  * Reads a usage object by its format's key set: the counts of `required` and
  * `optional` keys (an absent optional key is 0 unless a breakdown object
@@ -72,18 +102,16 @@ export type UsageRead<K extends string> =
  * with their parts (`mismatches`; `breakdowns` and `sums`).
  */
 export function readUsage<K extends string>(usage: Record<string, unknown>, shape: UsageShape<K>): UsageRead<K> {
-  const defined = new Set<string>([...shape.required, ...shape.optional, ...shape.known]);
-  const unknown = Object.keys(usage)
-    .filter((k) => !defined.has(k) && typeof usage[k] === "number")
-    .sort(cmpStr);
-  const required = new Set<string>(shape.required);
-  for (const b of shape.breakdowns ?? []) if (isObject(usage[b.object])) for (const k of b.requires) required.add(k);
+  const sets = shapeSets(shape);
+  const unknown: string[] = [];
+  for (const k of Object.keys(usage)) if (!sets.defined.has(k) && typeof usage[k] === "number") unknown.push(k);
+  if (unknown.length > 1) unknown.sort(cmpStr);
   const out = {} as Record<K, number>;
   const missing: K[] = [];
-  for (const k of [...shape.required, ...shape.optional]) {
+  for (const k of sets.counted) {
     const c = count(usage[k]);
     if (c !== undefined && Number.isNaN(c)) return { kind: "bad-value", unknown };
-    if (c === undefined && required.has(k)) missing.push(k);
+    if (c === undefined && (sets.required.has(k) || requiredByBreakdown(usage, shape, k))) missing.push(k);
     out[k] = c ?? 0;
   }
   if (missing.length > 0) return { kind: "missing", missing, unknown };
