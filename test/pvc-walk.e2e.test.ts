@@ -101,18 +101,18 @@ describe("the live walk's threads (same entries, same order)", () => {
 
 describe("walkThreads (PTB_MANIFEST_THREADS, else free cores)", () => {
   it("honours the variable, 1 = this thread alone, more than 2 = 2", () => {
-    expect(walkThreads("1", 8, 0)).toBe(1);
-    expect(walkThreads("2", 1, 9)).toBe(2);
-    expect(walkThreads("16", 2, 0)).toBe(2);
+    expect(walkThreads("1", 8)).toBe(1);
+    expect(walkThreads("2", 0.1)).toBe(2);
+    expect(walkThreads("16", 2)).toBe(2);
   });
   it("without it (or with a value that is not a whole number ≥ 1), 2 only when a second core is free", () => {
-    expect(walkThreads(undefined, 2, 0.2)).toBe(2);
-    expect(walkThreads(undefined, 2, 0.5)).toBe(2);
-    expect(walkThreads(undefined, 2, 0.6)).toBe(1);
-    expect(walkThreads(undefined, 1, 0)).toBe(1);
-    expect(walkThreads("", 8, 3)).toBe(2);
-    expect(walkThreads("0", 2, 4)).toBe(1);
-    expect(walkThreads("two", 2, 0)).toBe(2);
+    expect(walkThreads(undefined, 1.8)).toBe(2);
+    expect(walkThreads(undefined, 1.5)).toBe(2);
+    expect(walkThreads(undefined, 1.4)).toBe(1);
+    expect(walkThreads(undefined, 1)).toBe(1);
+    expect(walkThreads("", 6)).toBe(2);
+    expect(walkThreads("0", 0.5)).toBe(1);
+    expect(walkThreads("two", 2)).toBe(2);
   });
 });
 

@@ -149,7 +149,8 @@ export async function* readPvcTreeBatches(dir: string, opts: PvcTreeOptions): As
     }
     return;
   }
-  const threads = opts.concurrency !== undefined ? Math.min(2, Math.max(1, opts.concurrency)) : defaultWalkThreads();
+  const threads =
+    opts.concurrency !== undefined ? Math.min(2, Math.max(1, opts.concurrency)) : await defaultWalkThreads();
   const workerAfter = opts.workerAfter ?? WORKER_AFTER_ENTRIES;
   let helper: WalkHelper | null = null;
   try {

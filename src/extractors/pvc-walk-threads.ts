@@ -5,31 +5,32 @@
  * (`pvc-live.ts`) decides which directories go where and puts the results
  * back in walk order, so the entries and their order do not depend on it.
  */
-import { availableParallelism, loadavg } from "node:os";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { DirScan } from "./pvc-dir-scan.js";
 import { type PackedScans, unpackScans } from "./pvc-walk-pack.js";
+import { freeCores } from "../util/free-cores.js";
 
 /**
  * Threads for a live walk: `PTB_MANIFEST_THREADS` when it is a whole number
  * ≥ 1 (1 = this thread alone; more than 2 counts as 2); else 2 when a
- * second core is free — the machine's cores less the last minute's load
- * average leave at least 1.5 (one for this thread, most of one for the
- * worker) — and 1 otherwise.
+ * second core is free — at least 1.5 cores free to this process (one for
+ * this thread, most of one for the worker) — and 1 otherwise.
  *
  * @param env the value of `PTB_MANIFEST_THREADS` (undefined when unset).
- * @param cores `os.availableParallelism()`.
- * @param load1 the one-minute load average (`os.loadavg()[0]`).
+ * @param free the cores free to this process now (`util/free-cores.ts`).
  */
-export function walkThreads(env: string | undefined, cores: number, load1: number): 1 | 2 {
+export function walkThreads(env: string | undefined, free: number): 1 | 2 {
   const n = Number(env);
   if (env !== undefined && env !== "" && Number.isInteger(n) && n >= 1) return n >= 2 ? 2 : 1;
-  return cores - load1 >= 1.5 ? 2 : 1;
+  return free >= 1.5 ? 2 : 1;
 }
 
-/** {@link walkThreads} of this process and machine now. */
-export function defaultWalkThreads(): 1 | 2 {
-  return walkThreads(process.env["PTB_MANIFEST_THREADS"], availableParallelism(), loadavg()[0] ?? 0);
+/** {@link walkThreads} of this process and machine now (the free cores sampled only when the variable does not decide). */
+export async function defaultWalkThreads(): Promise<1 | 2> {
+  const env = process.env["PTB_MANIFEST_THREADS"];
+  const without = walkThreads(env, 0);
+  if (without === walkThreads(env, 2)) return without; // the variable decides
+  return walkThreads(env, await freeCores());
 }
 
 const COMPILED = import.meta.url.endsWith(".js");
