@@ -209,7 +209,7 @@ function decodeLine(view: Buffer, s: number, e: number, firstLine: boolean): str
 }
 
 /** A buffer twice as large holding the first `used` bytes of `buf` (a line longer than the buffer). */
-export function doubled<B extends Buffer>(buf: B, used: number): B {
+function doubled<B extends Buffer>(buf: B, used: number): B {
   const bigger = Buffer.allocUnsafe(buf.length * 2);
   buf.copy(bigger, 0, 0, used);
   return bigger as B;
