@@ -131,13 +131,10 @@ const vecTotal = (v: Vec): number => v.input + v.output;
 const vecEqual = (a: Vec, b: Vec): boolean =>
   a.input === b.input && a.cached === b.cached && a.cacheWrite === b.cacheWrite && a.output === b.output;
 
-/** True when the cached and cache-write parts exceed the input that includes them (the format forbids it). */
-const vecContradicts = (v: Vec): boolean => v.cached + v.cacheWrite > v.input;
-
 /**
  * Parts of one call from an input-inclusive usage vector (uncached = input −
  * cached − cache write). Callers pass only vectors that do not contradict the
- * format ({@link vecContradicts}): nothing is clamped here.
+ * format (cached + cache write ≤ input): nothing is clamped here.
  */
 function partsOf(v: Vec): TokenParts {
   return {
@@ -424,25 +421,27 @@ function resolveFile(
     if (vecEqual(o.total, prev)) continue; // an unchanged repeat
     baseline = o.total;
     if (vecTotal(o.total) <= vecTotal(prev)) continue; // a drop (context reset): new baseline, not a call
-    let d: Vec = {
-      input: o.total.input - prev.input,
-      cached: o.total.cached - prev.cached,
-      cacheWrite: o.total.cacheWrite - prev.cacheWrite,
-      output: o.total.output - prev.output,
-    };
-    if (d.input < 0 || d.cached < 0 || d.cacheWrite < 0 || d.output < 0) {
+    // The growth of each part (allocated only as the call).
+    let dIn = o.total.input - prev.input;
+    let dCached = o.total.cached - prev.cached;
+    let dWrite = o.total.cacheWrite - prev.cacheWrite;
+    let dOut = o.total.output - prev.output;
+    if (dIn < 0 || dCached < 0 || dWrite < 0 || dOut < 0) {
       inconsistent += 1;
-      d =
-        o.last && vecTotal(o.last) > 0
-          ? o.last
-          : {
-              input: Math.max(0, d.input),
-              cached: Math.max(0, d.cached),
-              cacheWrite: Math.max(0, d.cacheWrite),
-              output: Math.max(0, d.output),
-            };
+      if (o.last && vecTotal(o.last) > 0) {
+        dIn = o.last.input;
+        dCached = o.last.cached;
+        dWrite = o.last.cacheWrite;
+        dOut = o.last.output;
+      } else {
+        dIn = Math.max(0, dIn);
+        dCached = Math.max(0, dCached);
+        dWrite = Math.max(0, dWrite);
+        dOut = Math.max(0, dOut);
+      }
     }
-    if (vecContradicts(d)) {
+    // Cached and cache-write parts exceeding the input that includes them: the format forbids it.
+    if (dCached + dWrite > dIn) {
       contradicting.contradiction(
         "a growth of cached_input_tokens + cache_write_input_tokens > the growth of input_tokens",
         o.line,
@@ -451,7 +450,16 @@ function resolveFile(
     }
     const t = o.total;
     const at = growths.get(t.input, t.cached, t.cacheWrite, t.output);
-    const slot = out.keep(at, call(partsOf(d), o.timeMs, display, o.line));
+    const c: TokenCall = {
+      uncachedInput: dIn - dCached - dWrite,
+      cacheRead: dCached,
+      cacheWrite: dWrite,
+      output: dOut,
+      timeMs: o.timeMs,
+      file: display,
+      line: o.line,
+    };
+    const slot = out.keep(at, c);
     if (at === undefined) growths.set(t.input, t.cached, t.cacheWrite, t.output, slot);
   }
   contradicting.flush(

@@ -361,11 +361,6 @@ export function call(parts: TokenParts, timeMs: number | null, file: string, lin
   };
 }
 
-/** A stable key for a set of parts (de-duplication by usage). */
-export function partsKey(p: TokenParts): string {
-  return `${p.uncachedInput}/${p.cacheRead}/${p.cacheWrite}/${p.output}`;
-}
-
 /**
  * Adds one `TRAJECTORY_UNPLACED_CALLS` warning per file that has calls with no
  * time, located at the file's first such call (the count is in the message).

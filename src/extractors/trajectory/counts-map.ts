@@ -1,38 +1,51 @@
 /**
  * A map keyed by four counts (a usage vector, a set of call parts), for the
  * cross-file rules of TRAJECTORIES.md (forks, resumes, copies are told by
- * equal counts): no key string is built per lookup. Keyed by the first count
- * (a running total is nearly unique by itself), then a short chain.
+ * equal counts): no key string and no object is built per lookup. The counts
+ * are kept in number arrays, found through a {@link HashIndex}.
  */
+import { HashIndex, hashNumber } from "./hash-index.js";
 
-interface Entry<V> {
-  b: number;
-  c: number;
-  d: number;
-  value: V;
-  next: Entry<V> | undefined;
+/** The hash of four counts (equal counts, compared with `===`, hash alike), folded into `seed` (a hash of other key fields). */
+export function hashCounts(seed: number, a: number, b: number, c: number, d: number): number {
+  return hashNumber(hashNumber(hashNumber(hashNumber(seed, a), b), c), d);
 }
 
 /** A map from four numbers `(a, b, c, d)` (compared with `===`) to a value; insertion order is not kept. */
 export class CountsMap<V> {
-  private readonly byFirst = new Map<number, Entry<V>>();
+  private readonly index = new HashIndex();
+  private readonly a: number[] = [];
+  private readonly b: number[] = [];
+  private readonly c: number[] = [];
+  private readonly d: number[] = [];
+  private readonly values: V[] = [];
+
+  /** The entry number of `(a, b, c, d)` under hash `h`, or -1. */
+  private find(h: number, a: number, b: number, c: number, d: number): number {
+    for (let e = this.index.first(h); e !== -1; e = this.index.next())
+      if (this.a[e] === a && this.b[e] === b && this.c[e] === c && this.d[e] === d) return e;
+    return -1;
+  }
 
   /** The value stored for `(a, b, c, d)`, or undefined. */
   get(a: number, b: number, c: number, d: number): V | undefined {
-    for (let e = this.byFirst.get(a); e !== undefined; e = e.next)
-      if (e.b === b && e.c === c && e.d === d) return e.value;
-    return undefined;
+    const e = this.find(hashCounts(0x2545f491, a, b, c, d), a, b, c, d);
+    return e === -1 ? undefined : this.values[e];
   }
 
   /** Stores `value` for `(a, b, c, d)`, replacing any value stored for them. */
   set(a: number, b: number, c: number, d: number, value: V): void {
-    const head = this.byFirst.get(a);
-    for (let e = head; e !== undefined; e = e.next) {
-      if (e.b === b && e.c === c && e.d === d) {
-        e.value = value;
-        return;
-      }
+    const h = hashCounts(0x2545f491, a, b, c, d);
+    const e = this.find(h, a, b, c, d);
+    if (e !== -1) {
+      this.values[e] = value;
+      return;
     }
-    this.byFirst.set(a, { b, c, d, value, next: head });
+    this.index.add(h, this.values.length);
+    this.a.push(a);
+    this.b.push(b);
+    this.c.push(c);
+    this.d.push(d);
+    this.values.push(value);
   }
 }

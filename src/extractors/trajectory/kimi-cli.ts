@@ -29,8 +29,10 @@ import {
   type FormatResult,
   type ScanIO,
   type TrajectoryFile,
-  earlierCall,
 } from "./common.js";
+import { displayRanks, sightedBefore } from "./call-order.js";
+import { hashCounts } from "./counts-map.js";
+import { HashIndex, hashNumber, hashString } from "./hash-index.js";
 import { readUsage, UsageShapeTally } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
 import { JsonMembers } from "../../util/json-members.js";
@@ -60,36 +62,25 @@ function kimiSessionRoot(absPath: string): string {
   return i >= 0 ? p.slice(0, i) : dirOf(p);
 }
 
-/** A first sighting by copy key (message id, time text, parts), chained per message id (or time text). */
-interface CopySighting {
-  timeText: string;
-  parts: TokenParts;
-  n: number;
-  next: CopySighting | undefined;
-}
-
-/** The first sighting in the chain with `u`'s time text and parts (its index), or undefined. */
-function sameCopy(head: CopySighting | undefined, u: KimiCliUsage): number | undefined {
+/** Whether sightings `a` and `u` have the same time text and the same parts (with the same message id: copies). */
+function sameTimeAndParts(a: KimiCliUsage, u: KimiCliUsage): boolean {
   const p = u.parts;
-  for (let e = head; e !== undefined; e = e.next) {
-    const q = e.parts;
-    if (
-      e.timeText === u.timeText &&
-      q.uncachedInput === p.uncachedInput &&
-      q.cacheRead === p.cacheRead &&
-      q.cacheWrite === p.cacheWrite &&
-      q.output === p.output
-    )
-      return e.n;
-  }
-  return undefined;
+  const q = a.parts;
+  return (
+    a.timeText === u.timeText &&
+    q.uncachedInput === p.uncachedInput &&
+    q.cacheRead === p.cacheRead &&
+    q.cacheWrite === p.cacheWrite &&
+    q.output === p.output
+  );
 }
 
+/** Sets of the numbers 0..n-1; a set's representative is its smallest number. */
 class UnionFind {
-  private readonly parent: number[] = [];
-  add(): number {
-    this.parent.push(this.parent.length);
-    return this.parent.length - 1;
+  private readonly parent: Int32Array;
+  constructor(n: number) {
+    this.parent = new Int32Array(n);
+    for (let i = 0; i < n; i += 1) this.parent[i] = i;
   }
   find(i: number): number {
     let r = i;
@@ -213,45 +204,86 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
   merge(files: TrajectoryFile[], scans: FileScan<KimiCliUsage[]>[]): FormatResult {
     const sink = new Diagnostics();
     appendAll(sink.warnings, scanWarnings(scans));
-    // Sighting i is calls[i]; a union-find joins the sightings of one call, by session key
-    // (session folder + message id) and by copy key (message id + time text + parts).
-    const sightings: TokenCall[] = [];
-    const uf = new UnionFind();
-    const bySession = new Map<string, Map<string, number>>();
-    // First sightings by copy key, chained per message id (per time text for lines with no message id).
-    const byCopy = new Map<string, CopySighting>();
-    const byCopyNoId = new Map<string, CopySighting>();
-    files.forEach((file, i) => {
-      const root = kimiSessionRoot(file.path);
-      let session = bySession.get(root);
-      if (session === undefined) bySession.set(root, (session = new Map()));
-      for (const u of scans[i]!.data) {
-        const n = sightings.push(call(u.parts, u.timeMs, file.display, u.line)) - 1;
-        uf.add();
-        if (u.messageId !== null) {
-          const j = session.get(u.messageId);
-          if (j === undefined) session.set(u.messageId, n);
-          else uf.union(n, j);
-        }
-        const id = u.messageId ?? "";
-        const chains = id === "" ? byCopyNoId : byCopy;
-        const chainKey = id === "" ? u.timeText : id;
-        const head = chains.get(chainKey);
-        const k = sameCopy(head, u);
-        if (k === undefined) chains.set(chainKey, { timeText: u.timeText, parts: u.parts, n, next: head });
-        else uf.union(n, k);
-      }
+    // Sighting n is the n-th usage in file order; a union-find joins the sightings of one call, by session
+    // key (session folder + message id) and by copy key (message id, or "" when none, + time text + parts).
+    let total = 0;
+    for (const s of scans) total += s.data.length;
+    const usages: KimiCliUsage[] = new Array(total);
+    const fileOf = new Int32Array(total);
+    const uf = new UnionFind(total);
+    const rootIds = new Map<string, number>();
+    const rootOf = files.map((f) => {
+      const root = kimiSessionRoot(f.path);
+      let id = rootIds.get(root);
+      if (id === undefined) rootIds.set(root, (id = rootIds.size));
+      return id;
     });
-    // A set's root is its first sighting (union keeps the smaller index): best[r] is its earliest call.
-    const best: TokenCall[] = [];
-    for (let n = 0; n < sightings.length; n += 1) {
-      const r = uf.find(n);
-      const c = sightings[n]!;
-      if (r === n) best[n] = c;
-      else if (earlierCall(c, best[r]!)) best[r] = c;
+    // Sightings by key: every first sighting of a session key or of a copy key is stored, under its message id
+    // (both keys hold it), or, with no message id, under the time text + parts (and an empty id under its session).
+    const index = new HashIndex(total);
+    let n = 0;
+    for (let i = 0; i < files.length; i += 1) {
+      const root = rootOf[i]!;
+      for (const u of scans[i]!.data) {
+        usages[n] = u;
+        fileOf[n] = i;
+        const id = u.messageId;
+        if (id !== null && id !== "") {
+          // One look-up finds the earlier sightings of both keys.
+          const h = hashString(0x1b873593, id);
+          let newSession = true;
+          let newCopy = true;
+          for (let j = index.first(h); j !== -1; j = index.next()) {
+            const a = usages[j]!;
+            if (a.messageId !== id) continue;
+            if (rootOf[fileOf[j]!] === root) {
+              newSession = false;
+              uf.union(n, j);
+            }
+            if (sameTimeAndParts(a, u)) {
+              newCopy = false;
+              uf.union(n, j);
+            }
+          }
+          if (newSession || newCopy) index.add(h, n);
+        } else {
+          if (id === "") {
+            // "" is a message id for the session rule (the copy rule reads it as none).
+            const h = hashNumber(0x68e31da4, root);
+            let j = index.first(h);
+            while (j !== -1 && !(usages[j]!.messageId === "" && rootOf[fileOf[j]!] === root)) j = index.next();
+            if (j === -1) index.add(h, n);
+            else uf.union(n, j);
+          }
+          const p = u.parts;
+          const h = hashCounts(hashString(0x7f4a7c15, u.timeText), p.uncachedInput, p.cacheRead, p.cacheWrite, p.output);
+          let k = index.first(h);
+          while (k !== -1 && !((usages[k]!.messageId ?? "") === "" && sameTimeAndParts(usages[k]!, u))) k = index.next();
+          if (k === -1) index.add(h, n);
+          else uf.union(n, k);
+        }
+        n += 1;
+      }
+    }
+    // A set's root is its first sighting (union keeps the smaller index): best[r] is its earliest sighting.
+    const rank = displayRanks(files);
+    const best = new Int32Array(total);
+    for (let m = 0; m < total; m += 1) {
+      const r = uf.find(m);
+      if (r === m) {
+        best[m] = m;
+        continue;
+      }
+      const u = usages[m]!;
+      const b = usages[best[r]!]!;
+      if (sightedBefore(u.timeMs, rank[fileOf[m]!]!, u.line, b.timeMs, rank[fileOf[best[r]!]!]!, b.line)) best[r] = m;
     }
     const calls: TokenCall[] = [];
-    for (let n = 0; n < sightings.length; n += 1) if (uf.find(n) === n) calls.push(best[n]!);
+    for (let m = 0; m < total; m += 1) {
+      if (uf.find(m) !== m) continue;
+      const u = usages[best[m]!]!;
+      calls.push(call(u.parts, u.timeMs, files[fileOf[best[m]!]!]!.display, u.line));
+    }
     warnUnplaced(calls, sink, "the line has no valid timestamp");
     return { calls, warnings: sink.warnings };
   },

@@ -18,7 +18,6 @@
  * two files both have as their own (a session folder copied whole) is one
  * call: counted once, with a `TRAJECTORY_DUPLICATE_RECORDS` warning.
  */
-import { cmpStr } from "../../util/values.js";
 import { Diagnostics } from "../../diagnostics.js";
 import {
   call,
@@ -29,7 +28,6 @@ import {
   trajectoryFastPath,
   needles,
   obj,
-  partsKey,
   scanWarnings,
   str,
   warnUnplaced,
@@ -44,14 +42,23 @@ import { KIMI_CODE_USAGE_SHAPE as USAGE_SHAPE, classifyKimiCodeLead, readKimiCod
 import { LINE_UNKNOWN, type LineClass } from "../../util/line-scan.js";
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
+import { joinByDisplay } from "./call-order.js";
+import { cmpStr } from "../../util/values.js";
+import { hashCounts } from "./counts-map.js";
+import { HashIndex, hashNumber, hashString } from "./hash-index.js";
+import { timeKey } from "./record-key.js";
 
 /** One `usage.record` of a wire file. */
 interface KimiCodeRecord {
   parts: TokenParts;
   timeMs: number | null;
   line: number;
-  /** Matches copies of the record: time + model + scope + usage. */
-  key: string;
+  /** With `model`, `scope` and `parts`, matches copies of the record: the time's key ({@link timeKey}). */
+  time: number | string;
+  /** The line's `model` ("" when absent). */
+  model: string;
+  /** The line's `usageScope` ("" when absent). */
+  scope: string;
   /** Number of `forked` markers seen before this record in its file. */
   markersBefore: number;
 }
@@ -95,9 +102,15 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
       scope: string | undefined,
       lineNo: number,
     ): void => {
-      const timeMs = epochMs(time);
-      const key = [String(time ?? "-"), model ?? "", scope ?? "", partsKey(parts)].join("\u0000");
-      records.push({ parts, timeMs, line: lineNo, key, markersBefore: markers });
+      records.push({
+        parts,
+        timeMs: epochMs(time),
+        line: lineNo,
+        time: timeKey(time),
+        model: model ?? "",
+        scope: scope ?? "",
+        markersBefore: markers,
+      });
     };
     const fast = trajectoryFastPath();
     await scanTrajectory(
@@ -161,25 +174,41 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
     // Own records (after the file's last 'forked' marker), in file order. A session folder copied whole
     // (a backup beside the original) repeats its records with their times: a timed record that another
     // file already has as its own is the same call, counted once.
-    const calls: TokenCall[] = [];
-    // Key of every own record -> the first file (index) that has it as a timed record, -1 while none has.
-    const own = new Map<string, number>();
+    let total = 0;
+    for (const s of scans) total += s.data.records.length;
+    // Entry e of `own` is the key of keys[e]: firstOwner[e] is the first file (index) that has it as a
+    // timed own record, -1 while none has.
+    const own = new HashIndex(total);
+    const keys: KimiCodeRecord[] = [];
+    const firstOwner: number[] = [];
     const duplicates = new Map<string, number>();
-    files.forEach((file, i) => {
+    // Per file, its calls in line order: the inherited ones counted (before its last marker), then its own.
+    const ownCalls: TokenCall[][] = [];
+    for (let i = 0; i < files.length; i += 1) {
+      const display = files[i]!.display;
       const { records, markers } = scans[i]!.data;
+      const mine: TokenCall[] = [];
       for (const r of records) {
         if (r.markersBefore !== markers) continue;
-        const first = own.get(r.key);
-        if (r.timeMs !== null) {
-          if (first === undefined || first === -1) own.set(r.key, i);
-          else if (first !== i && files[first]!.display !== file.display) {
-            duplicates.set(file.display, (duplicates.get(file.display) ?? 0) + 1);
+        const h = keyHash(r);
+        let e = own.first(h);
+        while (e !== -1 && !sameKey(keys[e]!, r)) e = own.next();
+        if (e === -1) {
+          own.add(h, keys.length);
+          keys.push(r);
+          firstOwner.push(r.timeMs !== null ? i : -1);
+        } else if (r.timeMs !== null) {
+          const first = firstOwner[e]!;
+          if (first === -1) firstOwner[e] = i;
+          else if (first !== i && files[first]!.display !== display) {
+            duplicates.set(display, (duplicates.get(display) ?? 0) + 1);
             continue;
           }
-        } else if (first === undefined) own.set(r.key, -1);
-        calls.push(call(r.parts, r.timeMs, file.display, r.line));
+        }
+        mine.push(call(r.parts, r.timeMs, display, r.line));
       }
-    });
+      ownCalls.push(mine);
+    }
     for (const [file, n] of duplicates) {
       sink.warn(
         "TRAJECTORY_DUPLICATE_RECORDS",
@@ -189,28 +218,67 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
       );
     }
     // Records before the marker belong to the parent: counted once, only when no file has them as its own.
-    const counted = new Set<string>();
-    files.forEach((file, i) => {
+    const counted = new HashIndex();
+    const countedKeys: KimiCodeRecord[] = [];
+    const inheritedCalls: TokenCall[][] = [];
+    for (let i = 0; i < files.length; i += 1) {
+      const file = files[i]!;
       const { records, markers } = scans[i]!.data;
-      let orphans = 0;
+      const orphans: TokenCall[] = [];
       for (const r of records) {
-        if (r.markersBefore >= markers || own.has(r.key) || counted.has(r.key)) continue;
-        counted.add(r.key);
-        calls.push(call(r.parts, r.timeMs, file.display, r.line));
-        orphans += 1;
+        if (r.markersBefore >= markers) continue;
+        const h = keyHash(r);
+        let e = own.first(h);
+        while (e !== -1 && !sameKey(keys[e]!, r)) e = own.next();
+        if (e !== -1) continue;
+        let c = counted.first(h);
+        while (c !== -1 && !sameKey(countedKeys[c]!, r)) c = counted.next();
+        if (c !== -1) continue;
+        counted.add(h, countedKeys.length);
+        countedKeys.push(r);
+        orphans.push(call(r.parts, r.timeMs, file.display, r.line));
       }
-      if (orphans > 0) {
+      inheritedCalls.push(orphans);
+      if (orphans.length > 0) {
         sink.warn(
           "TRAJECTORY_PARENT_ABSENT",
-          `${orphans} record(s) before the 'forked' marker belong to a parent session that is not among the files: ` +
+          `${orphans.length} record(s) before the 'forked' marker belong to a parent session that is not among the files: ` +
             `they are the only copy and are counted at their original times`,
           file.display,
           null,
         );
       }
-    });
-    calls.sort((a, b) => cmpStr(a.file, b.file) || a.line - b.line);
+    }
+    // By file, then line: a file's inherited records are before its last marker, its own ones after it.
+    const calls =
+      joinByDisplay(
+        files,
+        files.map((_f, i) => (inheritedCalls[i]!.length === 0 ? ownCalls[i]! : [...inheritedCalls[i]!, ...ownCalls[i]!])),
+      ) ?? [...ownCalls.flat(), ...inheritedCalls.flat()].sort((a, b) => cmpStr(a.file, b.file) || a.line - b.line);
     warnUnplaced(calls, sink, "the usage.record carries no time");
     return { calls, warnings: sink.warnings };
   },
 };
+
+/** The hash of a record's copy key (time + usage; the model and scope are compared, not hashed). */
+function keyHash(r: KimiCodeRecord): number {
+  const p = r.parts;
+  const t = r.time;
+  const seed = typeof t === "number" ? hashNumber(0x3c6ef372, t) : hashString(0x3c6ef373, t);
+  return hashCounts(seed, p.uncachedInput, p.cacheRead, p.cacheWrite, p.output);
+}
+
+/** Whether two records have the same copy key: time + model + scope + usage. */
+function sameKey(a: KimiCodeRecord, b: KimiCodeRecord): boolean {
+  const p = a.parts;
+  const q = b.parts;
+  return (
+    a.time === b.time &&
+    a.model === b.model &&
+    a.scope === b.scope &&
+    p.uncachedInput === q.uncachedInput &&
+    p.cacheRead === q.cacheRead &&
+    p.cacheWrite === q.cacheWrite &&
+    p.output === q.output
+  );
+}
