@@ -7,8 +7,6 @@
  * the table is two typed arrays (open addressing, linear probing).
  */
 
-const EMPTY = -1;
-
 /** A hash of `x` (a number compared with `===`; 0 and -0 hash alike) folded into `h`. */
 export function hashNumber(h: number, x: number): number {
   const lo = x | 0; // the low 32 bits of an integer below 2^53 (any number gives some int)

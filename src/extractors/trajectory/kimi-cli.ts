@@ -13,7 +13,6 @@
  */
 import { Diagnostics } from "../../diagnostics.js";
 import {
-  call,
   dirOf,
   epochSecondsMs,
   isObject,
@@ -36,7 +35,7 @@ import { HashIndex, hashNumber, hashString } from "./hash-index.js";
 import { readUsage, UsageShapeTally } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
 import { JsonMembers } from "../../util/json-members.js";
-import type { TokenCall, TokenParts } from "./types.js";
+import type { TokenCall } from "./types.js";
 
 /** The members of a `StatusUpdate` payload other than `token_usage` (Kimi CLI's `StatusUpdate`). */
 const STATUS_KEYS = new Set([
@@ -64,8 +63,8 @@ function kimiSessionRoot(absPath: string): string {
 
 /** Whether sightings `a` and `u` have the same time text and the same parts (with the same message id: copies). */
 function sameTimeAndParts(a: KimiCliUsage, u: KimiCliUsage): boolean {
-  const p = u.parts;
-  const q = a.parts;
+  const p = u.call;
+  const q = a.call;
   return (
     a.timeText === u.timeText &&
     q.uncachedInput === p.uncachedInput &&
@@ -101,13 +100,14 @@ class UnionFind {
 
 /** One usage sighting of a wire file (plain JSON, cacheable). */
 export interface KimiCliUsage {
-  parts: TokenParts;
-  /** The line's time (its `timestamp`, epoch seconds), epoch ms, or null. */
-  timeMs: number | null;
+  /**
+   * The sighting as the call it counts (its time: the line's `timestamp`, epoch seconds, as epoch ms, or
+   * null): the merge returns the earliest sighting's own object.
+   */
+  call: TokenCall;
   /** The line's `timestamp` as text (`String(value)`, "undefined" when absent): part of the copy key. */
   timeText: string;
   messageId: string | null;
-  line: number;
 }
 
 /** Fast path (marker mode): a usage line is a `StatusUpdate` (also forwarded inside a `SubagentEvent`). */
@@ -182,20 +182,17 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
         }
         const c = shape.note(read, usage, lineNo);
         if (!c) return;
-        const parts: TokenParts = {
+        const rawTime = isObject(value) ? value["timestamp"] : undefined;
+        const counted: TokenCall = {
           uncachedInput: c.input_other,
           cacheRead: c.input_cache_read,
           cacheWrite: c.input_cache_creation,
           output: c.output,
-        };
-        const rawTime = isObject(value) ? value["timestamp"] : undefined;
-        data.push({
-          parts,
           timeMs: epochSecondsMs(rawTime),
-          timeText: String(rawTime),
-          messageId: str(payload, "message_id") ?? null,
+          file: file.display,
           line: lineNo,
-        });
+        };
+        data.push({ call: counted, timeText: String(rawTime), messageId: str(payload, "message_id") ?? null });
       },
     );
     shape.flush(sink, file.display, "token_usage");
@@ -255,10 +252,17 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
             if (j === -1) index.add(h, n);
             else uf.union(n, j);
           }
-          const p = u.parts;
-          const h = hashCounts(hashString(0x7f4a7c15, u.timeText), p.uncachedInput, p.cacheRead, p.cacheWrite, p.output);
+          const p = u.call;
+          const h = hashCounts(
+            hashString(0x7f4a7c15, u.timeText),
+            p.uncachedInput,
+            p.cacheRead,
+            p.cacheWrite,
+            p.output,
+          );
           let k = index.first(h);
-          while (k !== -1 && !((usages[k]!.messageId ?? "") === "" && sameTimeAndParts(usages[k]!, u))) k = index.next();
+          while (k !== -1 && !((usages[k]!.messageId ?? "") === "" && sameTimeAndParts(usages[k]!, u)))
+            k = index.next();
           if (k === -1) index.add(h, n);
           else uf.union(n, k);
         }
@@ -274,16 +278,13 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
         best[m] = m;
         continue;
       }
-      const u = usages[m]!;
-      const b = usages[best[r]!]!;
+      const u = usages[m]!.call;
+      const b = usages[best[r]!]!.call;
       if (sightedBefore(u.timeMs, rank[fileOf[m]!]!, u.line, b.timeMs, rank[fileOf[best[r]!]!]!, b.line)) best[r] = m;
     }
+    // Each call is its earliest sighting's own object (built by the scan, shown under its file).
     const calls: TokenCall[] = [];
-    for (let m = 0; m < total; m += 1) {
-      if (uf.find(m) !== m) continue;
-      const u = usages[best[m]!]!;
-      calls.push(call(u.parts, u.timeMs, files[fileOf[best[m]!]!]!.display, u.line));
-    }
+    for (let m = 0; m < total; m += 1) if (uf.find(m) === m) calls.push(usages[best[m]!]!.call);
     warnUnplaced(calls, sink, "the line has no valid timestamp");
     return { calls, warnings: sink.warnings };
   },

@@ -50,10 +50,9 @@ import { timeKey } from "./record-key.js";
 
 /** One `usage.record` of a wire file. */
 interface KimiCodeRecord {
-  parts: TokenParts;
-  timeMs: number | null;
-  line: number;
-  /** With `model`, `scope` and `parts`, matches copies of the record: the time's key ({@link timeKey}). */
+  /** The record as the call it counts (the merge returns this object when it counts the record). */
+  call: TokenCall;
+  /** With `model`, `scope` and the counts, matches copies of the record: the time's key ({@link timeKey}). */
   time: number | string;
   /** The line's `model` ("" when absent). */
   model: string;
@@ -103,9 +102,7 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
       lineNo: number,
     ): void => {
       records.push({
-        parts,
-        timeMs: epochMs(time),
-        line: lineNo,
+        call: call(parts, epochMs(time), file.display, lineNo),
         time: timeKey(time),
         model: model ?? "",
         scope: scope ?? "",
@@ -179,25 +176,28 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
     // Entry e of `own` is the key of keys[e]: firstOwner[e] is the first file (index) that has it as a
     // timed own record, -1 while none has.
     const own = new HashIndex(total);
-    const keys: KimiCodeRecord[] = [];
-    const firstOwner: number[] = [];
+    const keys: KimiCodeRecord[] = new Array(total);
+    const firstOwner = new Int32Array(total);
+    let entries = 0;
     const duplicates = new Map<string, number>();
     // Per file, its calls in line order: the inherited ones counted (before its last marker), then its own.
     const ownCalls: TokenCall[][] = [];
     for (let i = 0; i < files.length; i += 1) {
       const display = files[i]!.display;
       const { records, markers } = scans[i]!.data;
-      const mine: TokenCall[] = [];
+      const mine: TokenCall[] = new Array(records.length);
+      let kept = 0;
       for (const r of records) {
         if (r.markersBefore !== markers) continue;
         const h = keyHash(r);
         let e = own.first(h);
         while (e !== -1 && !sameKey(keys[e]!, r)) e = own.next();
         if (e === -1) {
-          own.add(h, keys.length);
-          keys.push(r);
-          firstOwner.push(r.timeMs !== null ? i : -1);
-        } else if (r.timeMs !== null) {
+          own.add(h, entries);
+          keys[entries] = r;
+          firstOwner[entries] = r.call.timeMs !== null ? i : -1;
+          entries += 1;
+        } else if (r.call.timeMs !== null) {
           const first = firstOwner[e]!;
           if (first === -1) firstOwner[e] = i;
           else if (first !== i && files[first]!.display !== display) {
@@ -205,8 +205,9 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
             continue;
           }
         }
-        mine.push(call(r.parts, r.timeMs, display, r.line));
+        mine[kept++] = r.call;
       }
+      mine.length = kept;
       ownCalls.push(mine);
     }
     for (const [file, n] of duplicates) {
@@ -236,7 +237,7 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
         if (c !== -1) continue;
         counted.add(h, countedKeys.length);
         countedKeys.push(r);
-        orphans.push(call(r.parts, r.timeMs, file.display, r.line));
+        orphans.push(r.call);
       }
       inheritedCalls.push(orphans);
       if (orphans.length > 0) {
@@ -253,7 +254,9 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
     const calls =
       joinByDisplay(
         files,
-        files.map((_f, i) => (inheritedCalls[i]!.length === 0 ? ownCalls[i]! : [...inheritedCalls[i]!, ...ownCalls[i]!])),
+        files.map((_f, i) =>
+          inheritedCalls[i]!.length === 0 ? ownCalls[i]! : [...inheritedCalls[i]!, ...ownCalls[i]!],
+        ),
       ) ?? [...ownCalls.flat(), ...inheritedCalls.flat()].sort((a, b) => cmpStr(a.file, b.file) || a.line - b.line);
     warnUnplaced(calls, sink, "the usage.record carries no time");
     return { calls, warnings: sink.warnings };
@@ -262,7 +265,7 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
 
 /** The hash of a record's copy key (time + usage; the model and scope are compared, not hashed). */
 function keyHash(r: KimiCodeRecord): number {
-  const p = r.parts;
+  const p = r.call;
   const t = r.time;
   const seed = typeof t === "number" ? hashNumber(0x3c6ef372, t) : hashString(0x3c6ef373, t);
   return hashCounts(seed, p.uncachedInput, p.cacheRead, p.cacheWrite, p.output);
@@ -270,8 +273,8 @@ function keyHash(r: KimiCodeRecord): number {
 
 /** Whether two records have the same copy key: time + model + scope + usage. */
 function sameKey(a: KimiCodeRecord, b: KimiCodeRecord): boolean {
-  const p = a.parts;
-  const q = b.parts;
+  const p = a.call;
+  const q = b.call;
   return (
     a.time === b.time &&
     a.model === b.model &&

@@ -68,14 +68,13 @@ export interface PiScan {
   entries: PiEntry[];
 }
 
-/** One usage entry: copies of it have the same `byId`, `key` and parts. */
+/** One usage entry: copies of it have the same `byId`, `key` and counts. */
 interface PiEntry {
+  /** The entry as the call it counts (the merge returns this object when it counts the entry). */
+  call: TokenCall;
   /** The entry's `id` when it has one (`byId`), else its timestamp's text (version 1 files). */
   key: string;
   byId: boolean;
-  parts: TokenParts;
-  timeMs: number | null;
-  line: number;
 }
 
 /**
@@ -145,7 +144,7 @@ export const piCounter: FormatCounter<PiScan> = {
         const timeMs = times.ms(value["timestamp"], lineNo) ?? epochMs(message?.["timestamp"]);
         const id = str(value, "id");
         const key = id ? id : String(value["timestamp"] ?? message?.["timestamp"] ?? `${file.display}:${lineNo}`);
-        data.entries.push({ key, byId: !!id, parts, timeMs, line: lineNo });
+        data.entries.push({ call: call(parts, timeMs, file.display, lineNo), key, byId: !!id });
       },
     );
     shape.flush(sink, file.display, "message.usage");
@@ -172,14 +171,20 @@ export const piCounter: FormatCounter<PiScan> = {
       // Files are read in path order: the first sighting of a copied entry is kept.
       const mine: TokenCall[] = [];
       for (const e of scan.entries) {
-        const p = e.parts;
-        const h = hashCounts(hashString(e.byId ? 0x6a09e667 : 0x3c6ef372, e.key), p.uncachedInput, p.cacheRead, p.cacheWrite, p.output);
+        const p = e.call;
+        const h = hashCounts(
+          hashString(e.byId ? 0x6a09e667 : 0x3c6ef372, e.key),
+          p.uncachedInput,
+          p.cacheRead,
+          p.cacheWrite,
+          p.output,
+        );
         let k = seen.first(h);
         while (k !== -1 && !sameEntry(kept[k]!, e)) k = seen.next();
         if (k !== -1) continue;
         seen.add(h, kept.length);
         kept.push(e);
-        mine.push(call(p, e.timeMs, file.display, e.line));
+        mine.push(p);
       }
       perFile.push(mine);
     }
@@ -194,7 +199,8 @@ export const piCounter: FormatCounter<PiScan> = {
         );
       }
     }
-    const calls = joinByDisplay(files, perFile) ?? perFile.flat().sort((a, b) => cmpStr(a.file, b.file) || a.line - b.line);
+    const calls =
+      joinByDisplay(files, perFile) ?? perFile.flat().sort((a, b) => cmpStr(a.file, b.file) || a.line - b.line);
     warnUnplaced(calls, sink, "the entry has no valid timestamp");
     return { calls, warnings: sink.warnings };
   },
@@ -202,8 +208,8 @@ export const piCounter: FormatCounter<PiScan> = {
 
 /** Whether two usage entries are copies of one entry: the same id (or, with none, timestamp text) and usage. */
 function sameEntry(a: PiEntry, b: PiEntry): boolean {
-  const p = a.parts;
-  const q = b.parts;
+  const p = a.call;
+  const q = b.call;
   return (
     a.key === b.key &&
     a.byId === b.byId &&
