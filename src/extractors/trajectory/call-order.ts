@@ -45,19 +45,28 @@ export function sightedBefore(
 }
 
 /**
+ * The indices of `files` in the order of their display names ({@link cmpStr}),
+ * or null when two files have the same display name (the calls of such files
+ * interleave by line: the caller sorts them instead).
+ */
+export function displayOrder(files: readonly TrajectoryFile[]): number[] | null {
+  const order = files.map((_f, i) => i).sort((a, b) => cmpStr(files[a]!.display, files[b]!.display));
+  for (let k = 1; k < order.length; k += 1)
+    if (files[order[k]!]!.display === files[order[k - 1]!]!.display) return null;
+  return order;
+}
+
+/**
  * The calls of each file (`perFile[i]`: the calls shown under `files[i]`, in
  * line order) in the order of a stable sort by (file name ({@link cmpStr}),
  * line): the lists joined in the order of the files' display names. Null when
- * two files have the same display name (their lines would interleave: the
- * caller sorts).
+ * two files have the same display name (see {@link displayOrder}).
  */
 export function joinByDisplay(files: readonly TrajectoryFile[], perFile: readonly TokenCall[][]): TokenCall[] | null {
-  const order = files.map((_f, i) => i).sort((a, b) => cmpStr(files[a]!.display, files[b]!.display));
+  const order = displayOrder(files);
+  if (order === null) return null;
   let total = 0;
-  for (let k = 0; k < order.length; k += 1) {
-    if (k > 0 && files[order[k]!]!.display === files[order[k - 1]!]!.display) return null;
-    total += perFile[order[k]!]!.length;
-  }
+  for (const i of order) total += perFile[i]!.length;
   const out: TokenCall[] = new Array(total);
   let n = 0;
   for (const i of order) for (const c of perFile[i]!) out[n++] = c;

@@ -42,7 +42,7 @@ import { KIMI_CODE_USAGE_SHAPE as USAGE_SHAPE, classifyKimiCodeLead, readKimiCod
 import { LINE_UNKNOWN, type LineClass } from "../../util/line-scan.js";
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
-import { joinByDisplay } from "./call-order.js";
+import { displayOrder } from "./call-order.js";
 import { cmpStr } from "../../util/values.js";
 import { hashCounts } from "./counts-map.js";
 import { HashIndex, hashNumber, hashString } from "./hash-index.js";
@@ -168,47 +168,59 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
   merge(files: TrajectoryFile[], scans: FileScan<KimiCodeScan>[]): FormatResult {
     const sink = new Diagnostics();
     appendAll(sink.warnings, scanWarnings(scans));
+    // Records are numbered across the run, in file order: file i's k-th record is number start[i] + k.
+    const start = new Int32Array(files.length + 1);
+    for (let i = 0; i < files.length; i += 1) start[i + 1] = start[i]! + scans[i]!.data.records.length;
+    const total = start[files.length]!;
+    /** The file (index) of record number n. */
+    const fileOfRecord = (n: number): number => {
+      let lo = 0;
+      let hi = files.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (start[mid]! <= n) lo = mid;
+        else hi = mid - 1;
+      }
+      return lo;
+    };
+    const recordAt = (n: number): KimiCodeRecord => {
+      const i = fileOfRecord(n);
+      return scans[i]!.data.records[n - start[i]!]!;
+    };
     // Own records (after the file's last 'forked' marker), in file order. A session folder copied whole
     // (a backup beside the original) repeats its records with their times: a timed record that another
     // file already has as its own is the same call, counted once.
-    let total = 0;
-    for (const s of scans) total += s.data.records.length;
-    // Entry e of `own` is the key of keys[e]: firstOwner[e] is the first file (index) that has it as a
-    // timed own record, -1 while none has.
+    // `own` holds each own key once, as the number of its first record. The first file that has the key as
+    // a timed own record: that record's file when it is timed, else laterOwner's (none while absent).
     const own = new HashIndex(total);
-    const keys: KimiCodeRecord[] = new Array(total);
-    const firstOwner = new Int32Array(total);
-    let entries = 0;
+    const laterOwner = new Map<number, number>();
     const duplicates = new Map<string, number>();
-    // Per file, its calls in line order: the inherited ones counted (before its last marker), then its own.
-    const ownCalls: TokenCall[][] = [];
+    const skipped = new Set<number>();
+    const unplaced: TokenCall[] = [];
+    let counted = 0;
     for (let i = 0; i < files.length; i += 1) {
       const display = files[i]!.display;
       const { records, markers } = scans[i]!.data;
-      const mine: TokenCall[] = new Array(records.length);
-      let kept = 0;
-      for (const r of records) {
+      for (let k = 0; k < records.length; k += 1) {
+        const r = records[k]!;
         if (r.markersBefore !== markers) continue;
         const h = keyHash(r);
         let e = own.first(h);
-        while (e !== -1 && !sameKey(keys[e]!, r)) e = own.next();
-        if (e === -1) {
-          own.add(h, entries);
-          keys[entries] = r;
-          firstOwner[entries] = r.call.timeMs !== null ? i : -1;
-          entries += 1;
-        } else if (r.call.timeMs !== null) {
-          const first = firstOwner[e]!;
-          if (first === -1) firstOwner[e] = i;
+        while (e !== -1 && !sameKey(recordAt(e), r)) e = own.next();
+        const timed = r.call.timeMs !== null;
+        if (e === -1) own.add(h, start[i]! + k);
+        else if (timed) {
+          const first = recordAt(e).call.timeMs !== null ? fileOfRecord(e) : (laterOwner.get(e) ?? -1);
+          if (first === -1) laterOwner.set(e, i);
           else if (first !== i && files[first]!.display !== display) {
             duplicates.set(display, (duplicates.get(display) ?? 0) + 1);
+            skipped.add(start[i]! + k);
             continue;
           }
         }
-        mine[kept++] = r.call;
+        if (!timed) unplaced.push(r.call);
+        counted += 1;
       }
-      mine.length = kept;
-      ownCalls.push(mine);
     }
     for (const [file, n] of duplicates) {
       sink.warn(
@@ -219,27 +231,29 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
       );
     }
     // Records before the marker belong to the parent: counted once, only when no file has them as its own.
-    const counted = new HashIndex();
+    const counts = new HashIndex();
     const countedKeys: KimiCodeRecord[] = [];
-    const inheritedCalls: TokenCall[][] = [];
+    const inherited: TokenCall[][] = files.map(() => []);
     for (let i = 0; i < files.length; i += 1) {
       const file = files[i]!;
       const { records, markers } = scans[i]!.data;
-      const orphans: TokenCall[] = [];
+      if (markers === 0) continue; // no marker: every record is the file's own
+      const orphans = inherited[i]!;
       for (const r of records) {
         if (r.markersBefore >= markers) continue;
         const h = keyHash(r);
         let e = own.first(h);
-        while (e !== -1 && !sameKey(keys[e]!, r)) e = own.next();
+        while (e !== -1 && !sameKey(recordAt(e), r)) e = own.next();
         if (e !== -1) continue;
-        let c = counted.first(h);
-        while (c !== -1 && !sameKey(countedKeys[c]!, r)) c = counted.next();
+        let c = counts.first(h);
+        while (c !== -1 && !sameKey(countedKeys[c]!, r)) c = counts.next();
         if (c !== -1) continue;
-        counted.add(h, countedKeys.length);
+        counts.add(h, countedKeys.length);
         countedKeys.push(r);
         orphans.push(r.call);
+        if (r.call.timeMs === null) unplaced.push(r.call);
       }
-      inheritedCalls.push(orphans);
+      counted += orphans.length;
       if (orphans.length > 0) {
         sink.warn(
           "TRAJECTORY_PARENT_ABSENT",
@@ -251,14 +265,29 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
       }
     }
     // By file, then line: a file's inherited records are before its last marker, its own ones after it.
-    const calls =
-      joinByDisplay(
-        files,
-        files.map((_f, i) =>
-          inheritedCalls[i]!.length === 0 ? ownCalls[i]! : [...inheritedCalls[i]!, ...ownCalls[i]!],
-        ),
-      ) ?? [...ownCalls.flat(), ...inheritedCalls.flat()].sort((a, b) => cmpStr(a.file, b.file) || a.line - b.line);
-    warnUnplaced(calls, sink, "the usage.record carries no time");
+    const ownCalls = (i: number, out: TokenCall[], at: number): number => {
+      const { records, markers } = scans[i]!.data;
+      for (let k = 0; k < records.length; k += 1) {
+        const r = records[k]!;
+        if (r.markersBefore === markers && (skipped.size === 0 || !skipped.has(start[i]! + k))) out[at++] = r.call;
+      }
+      return at;
+    };
+    const order = displayOrder(files);
+    let calls: TokenCall[] = new Array(counted);
+    if (order !== null) {
+      let at = 0;
+      for (const i of order) {
+        for (const c of inherited[i]!) calls[at++] = c;
+        at = ownCalls(i, calls, at);
+      }
+    } else {
+      let at = 0;
+      for (let i = 0; i < files.length; i += 1) at = ownCalls(i, calls, at);
+      for (const list of inherited) for (const c of list) calls[at++] = c;
+      calls = calls.sort((a, b) => cmpStr(a.file, b.file) || a.line - b.line);
+    }
+    warnUnplaced(unplaced, sink, "the usage.record carries no time");
     return { calls, warnings: sink.warnings };
   },
 };
