@@ -333,14 +333,27 @@ async function scanFile(file: TrajectoryFile, sink: Diagnostics, io: ScanIO = {}
  * order calls were first seen.
  */
 class Sightings {
-  readonly calls: TokenCall[] = [];
+  /** The calls, in `list[0..count)` (room for the run's usage lines is made at once). */
+  private readonly list: TokenCall[];
+  private count = 0;
   private readonly growths = new Map<string, CountsMap<number>>();
   private readonly records = new Map<string, Map<string, number>>();
 
-  /** The growths of `thread` (by running total → index in `calls`). */
-  growthsOf(thread: string): CountsMap<number> {
+  /** @param bound at most this many calls are kept. */
+  constructor(bound: number) {
+    this.list = new Array(bound);
+  }
+
+  /** The calls kept, in the order first seen. */
+  get calls(): TokenCall[] {
+    this.list.length = this.count;
+    return this.list;
+  }
+
+  /** The growths of `thread` (by running total → index in `calls`), made with room for `expected` entries. */
+  growthsOf(thread: string, expected: number): CountsMap<number> {
     let m = this.growths.get(thread);
-    if (m === undefined) this.growths.set(thread, (m = new CountsMap<number>()));
+    if (m === undefined) this.growths.set(thread, (m = new CountsMap<number>(expected)));
     return m;
   }
 
@@ -353,8 +366,11 @@ class Sightings {
 
   /** Keeps `c` at slot `at` (undefined: a new call) when it is the earlier sighting; returns the slot. */
   keep(at: number | undefined, c: TokenCall): number {
-    if (at === undefined) return this.calls.push(c) - 1;
-    if (earlierCall(c, this.calls[at]!)) this.calls[at] = c;
+    if (at === undefined) {
+      this.list[this.count] = c;
+      return this.count++;
+    }
+    if (earlierCall(c, this.list[at]!)) this.list[at] = c;
     return at;
   }
 }
@@ -402,7 +418,7 @@ function resolveFile(
   let inconsistent = 0;
   // Growths whose cached part exceeds their input part: each total may be consistent while the calls are not.
   const contradicting = new UsageShapeTally();
-  const growths = out.growthsOf(thread);
+  const growths = out.growthsOf(thread, scan.observations.length);
   for (const o of scan.observations) {
     const foreignThread = o.threadId !== null && scan.ownId !== null && o.threadId !== scan.ownId;
     if (prefixOpen) {
@@ -518,12 +534,14 @@ export const codexCounter: FormatCounter<CodexScan> = {
     for (const s of scans) {
       if (s.ownId === null || !wanted.has(s.ownId)) continue;
       let set = totalsByThread.get(s.ownId);
-      if (set === undefined) totalsByThread.set(s.ownId, (set = new CountsMap<true>()));
+      if (set === undefined) totalsByThread.set(s.ownId, (set = new CountsMap<true>(s.observations.length)));
       for (const { total: t } of s.observations) set.set(t.input, t.cached, t.cacheWrite, t.output, true);
     }
     // The same growth of the same thread seen in two files (a copy, a resume that
     // replays its history into a new file) is one call: keep its earliest sighting.
-    const sightings = new Sightings();
+    let bound = 0;
+    for (const s of scans) bound += s.observations.length + s.records.length;
+    const sightings = new Sightings(bound);
     for (const s of scans) {
       const parentTotals = s.parentId !== null ? totalsByThread.get(s.parentId) : undefined;
       resolveFile(s, parentTotals, sink, sightings);

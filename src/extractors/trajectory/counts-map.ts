@@ -13,12 +13,23 @@ export function hashCounts(seed: number, a: number, b: number, c: number, d: num
 
 /** A map from four numbers `(a, b, c, d)` (compared with `===`) to a value; insertion order is not kept. */
 export class CountsMap<V> {
-  private readonly index = new HashIndex();
-  private readonly a: number[] = [];
-  private readonly b: number[] = [];
-  private readonly c: number[] = [];
-  private readonly d: number[] = [];
-  private readonly values: V[] = [];
+  private readonly index: HashIndex;
+  private readonly a: number[];
+  private readonly b: number[];
+  private readonly c: number[];
+  private readonly d: number[];
+  private readonly values: V[];
+  private size = 0;
+
+  /** @param expected entries expected (room is made for them at once; the map grows past it as needed). */
+  constructor(expected = 8) {
+    this.index = new HashIndex(expected);
+    this.a = new Array(expected);
+    this.b = new Array(expected);
+    this.c = new Array(expected);
+    this.d = new Array(expected);
+    this.values = new Array(expected);
+  }
 
   /** The entry number of `(a, b, c, d)` under hash `h`, or -1. */
   private find(h: number, a: number, b: number, c: number, d: number): number {
@@ -41,11 +52,12 @@ export class CountsMap<V> {
       this.values[e] = value;
       return;
     }
-    this.index.add(h, this.values.length);
-    this.a.push(a);
-    this.b.push(b);
-    this.c.push(c);
-    this.d.push(d);
-    this.values.push(value);
+    const n = this.size++;
+    this.index.add(h, n);
+    this.a[n] = a;
+    this.b[n] = b;
+    this.c[n] = c;
+    this.d[n] = d;
+    this.values[n] = value;
   }
 }
