@@ -385,11 +385,7 @@ function inherited(
   if (scan.parentId === null) return false;
   if (scan.ownStartOrdinal !== null && item.ordinal !== null) return item.ordinal < scan.ownStartOrdinal;
   if (item.inBurst) return true;
-  return (
-    total !== null &&
-    parentTotals !== undefined &&
-    parentTotals.get(total.input, total.cached, total.cacheWrite, total.output) !== undefined
-  );
+  return total !== null && parentTotals !== undefined && parentTotals.get(total) !== undefined;
 }
 
 function resolveFile(
@@ -465,7 +461,7 @@ function resolveFile(
       continue;
     }
     const t = o.total;
-    const at = growths.get(t.input, t.cached, t.cacheWrite, t.output);
+    const at = growths.get(t);
     const c: TokenCall = {
       uncachedInput: dIn - dCached - dWrite,
       cacheRead: dCached,
@@ -476,7 +472,7 @@ function resolveFile(
       line: o.line,
     };
     const slot = out.keep(at, c);
-    if (at === undefined) growths.set(t.input, t.cached, t.cacheWrite, t.output, slot);
+    if (at === undefined) growths.set(t, slot);
   }
   contradicting.flush(
     sink,
@@ -535,7 +531,7 @@ export const codexCounter: FormatCounter<CodexScan> = {
       if (s.ownId === null || !wanted.has(s.ownId)) continue;
       let set = totalsByThread.get(s.ownId);
       if (set === undefined) totalsByThread.set(s.ownId, (set = new CountsMap<true>(s.observations.length)));
-      for (const { total: t } of s.observations) set.set(t.input, t.cached, t.cacheWrite, t.output, true);
+      for (const o of s.observations) set.set(o.total, true);
     }
     // The same growth of the same thread seen in two files (a copy, a resume that
     // replays its history into a new file) is one call: keep its earliest sighting.
