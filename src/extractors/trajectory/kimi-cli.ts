@@ -76,25 +76,28 @@ function sameTimeAndParts(a: KimiCliUsage, u: KimiCliUsage): boolean {
 
 /** Sets of the numbers 0..n-1; a set's representative is its smallest number. */
 class UnionFind {
-  private readonly parent: Int32Array;
+  /** up[i] = 0: i is a representative; else up[i] - 1 is a number above it in its set (nothing is touched until joined). */
+  private readonly up: Int32Array;
   constructor(n: number) {
-    this.parent = new Int32Array(n);
-    for (let i = 0; i < n; i += 1) this.parent[i] = i;
+    this.up = new Int32Array(n);
   }
   find(i: number): number {
     let r = i;
-    while (this.parent[r] !== r) r = this.parent[r]!;
-    while (this.parent[i] !== r) {
-      const next = this.parent[i]!;
-      this.parent[i] = r;
+    while (this.up[r] !== 0) r = this.up[r]! - 1;
+    while (this.up[i] !== 0 && this.up[i] !== r + 1) {
+      const next = this.up[i]! - 1;
+      this.up[i] = r + 1;
       i = next;
     }
     return r;
   }
-  union(a: number, b: number): void {
+  /** Joins the sets of `a` and `b`; true when they were two sets. */
+  union(a: number, b: number): boolean {
     const ra = this.find(a);
     const rb = this.find(b);
-    if (ra !== rb) this.parent[Math.max(ra, rb)] = Math.min(ra, rb);
+    if (ra === rb) return false;
+    this.up[Math.max(ra, rb)] = Math.min(ra, rb) + 1;
+    return true;
   }
 }
 
@@ -201,12 +204,27 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
   merge(files: TrajectoryFile[], scans: FileScan<KimiCliUsage[]>[]): FormatResult {
     const sink = new Diagnostics();
     appendAll(sink.warnings, scanWarnings(scans));
-    // Sighting n is the n-th usage in file order; a union-find joins the sightings of one call, by session
-    // key (session folder + message id) and by copy key (message id, or "" when none, + time text + parts).
-    let total = 0;
-    for (const s of scans) total += s.data.length;
-    const usages: KimiCliUsage[] = new Array(total);
-    const fileOf = new Int32Array(total);
+    // Sighting n is the n-th usage in file order (file i's k-th is start[i] + k); a union-find joins the
+    // sightings of one call, by session key (session folder + message id) and by copy key (message id, or ""
+    // when none, + time text + parts).
+    const start = new Int32Array(files.length + 1);
+    for (let i = 0; i < files.length; i += 1) start[i + 1] = start[i]! + scans[i]!.data.length;
+    const total = start[files.length]!;
+    /** The file (index) of sighting n. */
+    const fileOf = (n: number): number => {
+      let lo = 0;
+      let hi = files.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (start[mid]! <= n) lo = mid;
+        else hi = mid - 1;
+      }
+      return lo;
+    };
+    const usageAt = (n: number): KimiCliUsage => {
+      const i = fileOf(n);
+      return scans[i]!.data[n - start[i]!]!;
+    };
     const uf = new UnionFind(total);
     const rootIds = new Map<string, number>();
     const rootOf = files.map((f) => {
@@ -218,12 +236,13 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
     // Sightings by key: every first sighting of a session key or of a copy key is stored, under its message id
     // (both keys hold it), or, with no message id, under the time text + parts (and an empty id under its session).
     const index = new HashIndex(total);
-    let n = 0;
+    let roots = total;
     for (let i = 0; i < files.length; i += 1) {
       const root = rootOf[i]!;
-      for (const u of scans[i]!.data) {
-        usages[n] = u;
-        fileOf[n] = i;
+      const data = scans[i]!.data;
+      for (let k = 0; k < data.length; k += 1) {
+        const u = data[k]!;
+        const n = start[i]! + k;
         const id = u.messageId;
         if (id !== null && id !== "") {
           // One look-up finds the earlier sightings of both keys.
@@ -231,15 +250,15 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
           let newSession = true;
           let newCopy = true;
           for (let j = index.first(h); j !== -1; j = index.next()) {
-            const a = usages[j]!;
+            const a = usageAt(j);
             if (a.messageId !== id) continue;
-            if (rootOf[fileOf[j]!] === root) {
+            if (rootOf[fileOf(j)] === root) {
               newSession = false;
-              uf.union(n, j);
+              if (uf.union(n, j)) roots -= 1;
             }
             if (sameTimeAndParts(a, u)) {
               newCopy = false;
-              uf.union(n, j);
+              if (uf.union(n, j)) roots -= 1;
             }
           }
           if (newSession || newCopy) index.add(h, n);
@@ -248,9 +267,9 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
             // "" is a message id for the session rule (the copy rule reads it as none).
             const h = hashNumber(0x68e31da4, root);
             let j = index.first(h);
-            while (j !== -1 && !(usages[j]!.messageId === "" && rootOf[fileOf[j]!] === root)) j = index.next();
+            while (j !== -1 && !(usageAt(j).messageId === "" && rootOf[fileOf(j)] === root)) j = index.next();
             if (j === -1) index.add(h, n);
-            else uf.union(n, j);
+            else if (uf.union(n, j)) roots -= 1;
           }
           const p = u.call;
           const h = hashCounts(
@@ -260,31 +279,40 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
             p.cacheWrite,
             p.output,
           );
-          let k = index.first(h);
-          while (k !== -1 && !((usages[k]!.messageId ?? "") === "" && sameTimeAndParts(usages[k]!, u)))
-            k = index.next();
-          if (k === -1) index.add(h, n);
-          else uf.union(n, k);
+          let j = index.first(h);
+          while (j !== -1 && !((usageAt(j).messageId ?? "") === "" && sameTimeAndParts(usageAt(j), u)))
+            j = index.next();
+          if (j === -1) index.add(h, n);
+          else if (uf.union(n, j)) roots -= 1;
         }
-        n += 1;
       }
     }
-    // A set's root is its first sighting (union keeps the smaller index): best[r] is its earliest sighting.
-    const rank = displayRanks(files);
-    const best = new Int32Array(total);
-    for (let m = 0; m < total; m += 1) {
-      const r = uf.find(m);
-      if (r === m) {
-        best[m] = m;
-        continue;
+    // A set's root is its first sighting (union keeps the smaller index): best holds the earliest sighting of
+    // each set that has several (a set of one is its root).
+    const best = new Map<number, number>();
+    if (roots < total) {
+      const rank = displayRanks(files);
+      for (let m = 0; m < total; m += 1) {
+        const r = uf.find(m);
+        if (r === m) continue;
+        const b = best.get(r) ?? r;
+        const u = usageAt(m).call;
+        const c = usageAt(b).call;
+        if (sightedBefore(u.timeMs, rank[fileOf(m)]!, u.line, c.timeMs, rank[fileOf(b)]!, c.line)) best.set(r, m);
       }
-      const u = usages[m]!.call;
-      const b = usages[best[r]!]!.call;
-      if (sightedBefore(u.timeMs, rank[fileOf[m]!]!, u.line, b.timeMs, rank[fileOf[best[r]!]!]!, b.line)) best[r] = m;
     }
     // Each call is its earliest sighting's own object (built by the scan, shown under its file).
-    const calls: TokenCall[] = [];
-    for (let m = 0; m < total; m += 1) if (uf.find(m) === m) calls.push(usages[best[m]!]!.call);
+    const calls: TokenCall[] = new Array(roots);
+    let at = 0;
+    for (let i = 0; i < files.length; i += 1) {
+      const data = scans[i]!.data;
+      for (let k = 0; k < data.length; k += 1) {
+        const m = start[i]! + k;
+        if (roots < total && uf.find(m) !== m) continue;
+        const b = best.get(m);
+        calls[at++] = b === undefined ? data[k]!.call : usageAt(b).call;
+      }
+    }
     warnUnplaced(calls, sink, "the line has no valid timestamp");
     return { calls, warnings: sink.warnings };
   },
