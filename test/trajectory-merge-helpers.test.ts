@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { displayOrder, displayRanks, joinByDisplay, sightedBefore } from "../src/extractors/trajectory/call-order.js";
+import { withFile, withoutFiles } from "../src/extractors/trajectory/cached-calls.js";
 import { HashIndex, hashNumber, hashString } from "../src/extractors/trajectory/hash-index.js";
 import { timeKey } from "../src/extractors/trajectory/record-key.js";
 import type { TokenCall } from "../src/extractors/trajectory/types.js";
@@ -88,5 +89,19 @@ describe("call order helpers", () => {
     expect(joined?.map((c) => `${c.file}:${c.line}`)).toEqual(["a.jsonl:2", "b.jsonl:1", "b.jsonl:4"]);
     expect(displayOrder([file("a"), file("a")])).toBeNull();
     expect(joinByDisplay([file("a"), file("a")], [[], []])).toBeNull();
+  });
+});
+
+describe("cached calls", () => {
+  it("store calls without their file name, same keys in the same order, and put it back", () => {
+    const records = [
+      { call: at("s/wire.jsonl", 3, 7), timeText: "7" },
+      { call: at("s/wire.jsonl", 5, null), timeText: "x" },
+    ];
+    const stored = JSON.parse(JSON.stringify(withoutFiles(records)));
+    expect(JSON.stringify(stored)).not.toContain("wire.jsonl");
+    expect(records[0]!.call.file).toBe("s/wire.jsonl"); // the scan is not changed
+    const back = withFile(stored, "s/wire.jsonl");
+    expect(JSON.stringify(back)).toBe(JSON.stringify(records));
   });
 });

@@ -32,6 +32,7 @@ import {
 import { displayRanks, sightedBefore } from "./call-order.js";
 import { hashCounts } from "./counts-map.js";
 import { HashIndex, hashNumber, hashString } from "./hash-index.js";
+import { withFile, withoutFiles } from "./cached-calls.js";
 import { readUsage, UsageShapeTally } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
 import { JsonMembers } from "../../util/json-members.js";
@@ -200,6 +201,12 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
     );
     shape.flush(sink, file.display, "token_usage");
     return { data, warnings: sink.warnings };
+  },
+  pack(scan: FileScan<KimiCliUsage[]>): FileScan<unknown> {
+    return { data: withoutFiles(scan.data), warnings: scan.warnings };
+  },
+  unpack(stored: FileScan<unknown>, file: TrajectoryFile): FileScan<KimiCliUsage[]> {
+    return { data: withFile(stored.data as KimiCliUsage[], file.display), warnings: stored.warnings };
   },
   merge(files: TrajectoryFile[], scans: FileScan<KimiCliUsage[]>[]): FormatResult {
     const sink = new Diagnostics();

@@ -46,6 +46,7 @@ import { displayOrder } from "./call-order.js";
 import { cmpStr } from "../../util/values.js";
 import { hashCounts } from "./counts-map.js";
 import { HashIndex, hashNumber, hashString } from "./hash-index.js";
+import { withFile, withoutFiles } from "./cached-calls.js";
 import { timeKey } from "./record-key.js";
 
 /** One `usage.record` of a wire file. */
@@ -164,6 +165,14 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
     );
     shape.flush(sink, file.display, "usage.record");
     return { data: { records, markers }, warnings: sink.warnings };
+  },
+  pack(scan: FileScan<KimiCodeScan>): FileScan<unknown> {
+    return { data: { records: withoutFiles(scan.data.records), markers: scan.data.markers }, warnings: scan.warnings };
+  },
+  unpack(stored: FileScan<unknown>, file: TrajectoryFile): FileScan<KimiCodeScan> {
+    const data = stored.data as KimiCodeScan;
+    withFile(data.records, file.display);
+    return { data, warnings: stored.warnings };
   },
   merge(files: TrajectoryFile[], scans: FileScan<KimiCodeScan>[]): FormatResult {
     const sink = new Diagnostics();

@@ -36,6 +36,7 @@ import type { TokenCall, TokenParts } from "./types.js";
 import { joinByDisplay } from "./call-order.js";
 import { hashCounts } from "./counts-map.js";
 import { HashIndex, hashString } from "./hash-index.js";
+import { withFile, withoutFiles } from "./cached-calls.js";
 
 /**
  * pi writes all four counts; `totalTokens` (not in version 1) and `cost` are
@@ -150,6 +151,14 @@ export const piCounter: FormatCounter<PiScan> = {
     shape.flush(sink, file.display, "message.usage");
     times.flush(sink, file.display);
     return { data, warnings: sink.warnings };
+  },
+  pack(scan: FileScan<PiScan>): FileScan<unknown> {
+    return { data: { ...scan.data, entries: withoutFiles(scan.data.entries) }, warnings: scan.warnings };
+  },
+  unpack(stored: FileScan<unknown>, file: TrajectoryFile): FileScan<PiScan> {
+    const data = stored.data as PiScan;
+    withFile(data.entries, file.display);
+    return { data, warnings: stored.warnings };
   },
   merge(files: TrajectoryFile[], scans: FileScan<PiScan>[]): FormatResult {
     const sink = new Diagnostics();
