@@ -29,7 +29,14 @@ import {
 import { messageUsage, UsageShapeTally, type UsageShape } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
 import { JsonMembers } from "../../util/json-members.js";
-import type { TokenParts } from "./types.js";
+import type { TokenCall, TokenParts } from "./types.js";
+import { HashIndex, hashString } from "./hash-index.js";
+
+/** The hash of a usage line's response key. */
+function lineHash(u: ClaudeUsageLine): number {
+  const h = hashString(0x510e527f, u.key);
+  return u.request === null ? h : hashString(h, u.request);
+}
 
 /** A response whose largest `output_tokens` is below this kept its streaming-start value. */
 const CLAUDE_STREAMING_OUTPUT_MAX = 9;
@@ -58,19 +65,12 @@ const USAGE_SHAPE: UsageShape<
   ],
 };
 
-interface Group {
-  parts: TokenParts;
-  /** Time of the group's last line (the latest timestamp of its lines), or null. */
-  timeMs: number | null;
-  file: string;
-  line: number;
-  /** Order of first sighting, for a stable tie-break. */
-  seq: number;
-}
-
 /** One usage line of a file: its response key, parts and time. */
 export interface ClaudeUsageLine {
+  /** The response: `message.id`, with `request` (else the line's `uuid:<uuid>`, else `line:<file>:<line>`, with null). */
   key: string;
+  /** The line's `requestId` ("" when absent) when `key` is a `message.id`, else null. */
+  request: string | null;
   parts: TokenParts;
   timeMs: number | null;
   line: number;
@@ -135,14 +135,15 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
         const id = str(message, "id");
         const requestId = str(value, "requestId");
         const uuid = str(value, "uuid");
-        const key = id ? `${id}|${requestId ?? ""}` : uuid ? `uuid:${uuid}` : `line:${file.display}:${lineNo}`;
+        const key = id ? id : uuid ? `uuid:${uuid}` : `line:${file.display}:${lineNo}`;
         const parts: TokenParts = {
           uncachedInput: c.input_tokens,
           cacheRead: c.cache_read_input_tokens,
           cacheWrite: c.cache_creation_input_tokens,
           output: c.output_tokens,
         };
-        data.push({ key, parts, timeMs: times.ms(value["timestamp"], lineNo), line: lineNo });
+        const request = id ? (requestId ?? "") : null;
+        data.push({ key, request, parts, timeMs: times.ms(value["timestamp"], lineNo), line: lineNo });
       },
     );
     shape.flush(sink, file.display, "message.usage");
@@ -152,31 +153,40 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
   merge(files: TrajectoryFile[], scans: FileScan<ClaudeUsageLine[]>[]): FormatResult {
     const sink = new Diagnostics();
     appendAll(sink.warnings, scanWarnings(scans));
-    const groups = new Map<string, Group>();
-    let seq = 0;
-    files.forEach((file, i) => {
-      for (const { key, parts, timeMs, line: lineNo } of scans[i]?.data ?? []) {
-        const g = groups.get(key);
-        if (!g) {
-          groups.set(key, { parts, timeMs, file: file.display, line: lineNo, seq: seq++ });
+    let total = 0;
+    for (const s of scans) total += s?.data.length ?? 0;
+    // Response g (in order of first sighting) is list[g]: its largest parts, the time of its latest line and
+    // where that line is; firstLine[g] holds its key.
+    const groups = new HashIndex(total);
+    const firstLine: ClaudeUsageLine[] = [];
+    const list: TokenCall[] = [];
+    for (let i = 0; i < files.length; i += 1) {
+      const display = files[i]!.display;
+      for (const u of scans[i]?.data ?? []) {
+        const h = lineHash(u);
+        let g = groups.first(h);
+        while (g !== -1 && !(firstLine[g]!.key === u.key && firstLine[g]!.request === u.request)) g = groups.next();
+        const { parts, timeMs } = u;
+        if (g === -1) {
+          groups.add(h, list.length);
+          firstLine.push(u);
+          list.push(call(parts, timeMs, display, u.line));
           continue;
         }
-        g.parts = {
-          uncachedInput: Math.max(g.parts.uncachedInput, parts.uncachedInput),
-          cacheRead: Math.max(g.parts.cacheRead, parts.cacheRead),
-          cacheWrite: Math.max(g.parts.cacheWrite, parts.cacheWrite),
-          output: Math.max(g.parts.output, parts.output),
-        };
-        if (timeMs !== null && (g.timeMs === null || timeMs > g.timeMs)) {
-          g.timeMs = timeMs;
-          g.file = file.display;
-          g.line = lineNo;
+        const c = list[g]!;
+        c.uncachedInput = Math.max(c.uncachedInput, parts.uncachedInput);
+        c.cacheRead = Math.max(c.cacheRead, parts.cacheRead);
+        c.cacheWrite = Math.max(c.cacheWrite, parts.cacheWrite);
+        c.output = Math.max(c.output, parts.output);
+        if (timeMs !== null && (c.timeMs === null || timeMs > c.timeMs)) {
+          c.timeMs = timeMs;
+          c.file = display;
+          c.line = u.line;
         }
       }
-    });
-    const list = [...groups.values()].sort((a, b) => a.seq - b.seq);
-    const calls = list.map((g) => call(g.parts, g.timeMs, g.file, g.line));
-    const streaming = list.filter((g) => g.parts.output <= CLAUDE_STREAMING_OUTPUT_MAX);
+    }
+    const calls = list;
+    const streaming = list.filter((g) => g.output <= CLAUDE_STREAMING_OUTPUT_MAX);
     if (streaming.length > 0) {
       const firstFile = [...new Set(streaming.map((g) => g.file))].sort(cmpStr);
       // Located at the first affected response (by file, then line); the count and the files are in the message.

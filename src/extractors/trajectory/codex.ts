@@ -131,13 +131,10 @@ const vecTotal = (v: Vec): number => v.input + v.output;
 const vecEqual = (a: Vec, b: Vec): boolean =>
   a.input === b.input && a.cached === b.cached && a.cacheWrite === b.cacheWrite && a.output === b.output;
 
-/** True when the cached and cache-write parts exceed the input that includes them (the format forbids it). */
-const vecContradicts = (v: Vec): boolean => v.cached + v.cacheWrite > v.input;
-
 /**
  * Parts of one call from an input-inclusive usage vector (uncached = input −
  * cached − cache write). Callers pass only vectors that do not contradict the
- * format ({@link vecContradicts}): nothing is clamped here.
+ * format (cached + cache write ≤ input): nothing is clamped here.
  */
 function partsOf(v: Vec): TokenParts {
   return {
@@ -336,14 +333,27 @@ async function scanFile(file: TrajectoryFile, sink: Diagnostics, io: ScanIO = {}
  * order calls were first seen.
  */
 class Sightings {
-  readonly calls: TokenCall[] = [];
+  /** The calls, in `list[0..count)` (room for the run's usage lines is made at once). */
+  private readonly list: TokenCall[];
+  private count = 0;
   private readonly growths = new Map<string, CountsMap<number>>();
   private readonly records = new Map<string, Map<string, number>>();
 
-  /** The growths of `thread` (by running total → index in `calls`). */
-  growthsOf(thread: string): CountsMap<number> {
+  /** @param bound at most this many calls are kept. */
+  constructor(bound: number) {
+    this.list = new Array(bound);
+  }
+
+  /** The calls kept, in the order first seen. */
+  get calls(): TokenCall[] {
+    this.list.length = this.count;
+    return this.list;
+  }
+
+  /** The growths of `thread` (by running total → index in `calls`), made with room for `expected` entries. */
+  growthsOf(thread: string, expected: number): CountsMap<number> {
     let m = this.growths.get(thread);
-    if (m === undefined) this.growths.set(thread, (m = new CountsMap<number>()));
+    if (m === undefined) this.growths.set(thread, (m = new CountsMap<number>(expected)));
     return m;
   }
 
@@ -356,8 +366,11 @@ class Sightings {
 
   /** Keeps `c` at slot `at` (undefined: a new call) when it is the earlier sighting; returns the slot. */
   keep(at: number | undefined, c: TokenCall): number {
-    if (at === undefined) return this.calls.push(c) - 1;
-    if (earlierCall(c, this.calls[at]!)) this.calls[at] = c;
+    if (at === undefined) {
+      this.list[this.count] = c;
+      return this.count++;
+    }
+    if (earlierCall(c, this.list[at]!)) this.list[at] = c;
     return at;
   }
 }
@@ -372,11 +385,7 @@ function inherited(
   if (scan.parentId === null) return false;
   if (scan.ownStartOrdinal !== null && item.ordinal !== null) return item.ordinal < scan.ownStartOrdinal;
   if (item.inBurst) return true;
-  return (
-    total !== null &&
-    parentTotals !== undefined &&
-    parentTotals.get(total.input, total.cached, total.cacheWrite, total.output) !== undefined
-  );
+  return total !== null && parentTotals !== undefined && parentTotals.get(total) !== undefined;
 }
 
 function resolveFile(
@@ -405,7 +414,7 @@ function resolveFile(
   let inconsistent = 0;
   // Growths whose cached part exceeds their input part: each total may be consistent while the calls are not.
   const contradicting = new UsageShapeTally();
-  const growths = out.growthsOf(thread);
+  const growths = out.growthsOf(thread, scan.observations.length);
   for (const o of scan.observations) {
     const foreignThread = o.threadId !== null && scan.ownId !== null && o.threadId !== scan.ownId;
     if (prefixOpen) {
@@ -424,25 +433,27 @@ function resolveFile(
     if (vecEqual(o.total, prev)) continue; // an unchanged repeat
     baseline = o.total;
     if (vecTotal(o.total) <= vecTotal(prev)) continue; // a drop (context reset): new baseline, not a call
-    let d: Vec = {
-      input: o.total.input - prev.input,
-      cached: o.total.cached - prev.cached,
-      cacheWrite: o.total.cacheWrite - prev.cacheWrite,
-      output: o.total.output - prev.output,
-    };
-    if (d.input < 0 || d.cached < 0 || d.cacheWrite < 0 || d.output < 0) {
+    // The growth of each part (allocated only as the call).
+    let dIn = o.total.input - prev.input;
+    let dCached = o.total.cached - prev.cached;
+    let dWrite = o.total.cacheWrite - prev.cacheWrite;
+    let dOut = o.total.output - prev.output;
+    if (dIn < 0 || dCached < 0 || dWrite < 0 || dOut < 0) {
       inconsistent += 1;
-      d =
-        o.last && vecTotal(o.last) > 0
-          ? o.last
-          : {
-              input: Math.max(0, d.input),
-              cached: Math.max(0, d.cached),
-              cacheWrite: Math.max(0, d.cacheWrite),
-              output: Math.max(0, d.output),
-            };
+      if (o.last && vecTotal(o.last) > 0) {
+        dIn = o.last.input;
+        dCached = o.last.cached;
+        dWrite = o.last.cacheWrite;
+        dOut = o.last.output;
+      } else {
+        dIn = Math.max(0, dIn);
+        dCached = Math.max(0, dCached);
+        dWrite = Math.max(0, dWrite);
+        dOut = Math.max(0, dOut);
+      }
     }
-    if (vecContradicts(d)) {
+    // Cached and cache-write parts exceeding the input that includes them: the format forbids it.
+    if (dCached + dWrite > dIn) {
       contradicting.contradiction(
         "a growth of cached_input_tokens + cache_write_input_tokens > the growth of input_tokens",
         o.line,
@@ -450,9 +461,18 @@ function resolveFile(
       continue;
     }
     const t = o.total;
-    const at = growths.get(t.input, t.cached, t.cacheWrite, t.output);
-    const slot = out.keep(at, call(partsOf(d), o.timeMs, display, o.line));
-    if (at === undefined) growths.set(t.input, t.cached, t.cacheWrite, t.output, slot);
+    const at = growths.get(t);
+    const c: TokenCall = {
+      uncachedInput: dIn - dCached - dWrite,
+      cacheRead: dCached,
+      cacheWrite: dWrite,
+      output: dOut,
+      timeMs: o.timeMs,
+      file: display,
+      line: o.line,
+    };
+    const slot = out.keep(at, c);
+    if (at === undefined) growths.set(t, slot);
   }
   contradicting.flush(
     sink,
@@ -510,12 +530,14 @@ export const codexCounter: FormatCounter<CodexScan> = {
     for (const s of scans) {
       if (s.ownId === null || !wanted.has(s.ownId)) continue;
       let set = totalsByThread.get(s.ownId);
-      if (set === undefined) totalsByThread.set(s.ownId, (set = new CountsMap<true>()));
-      for (const { total: t } of s.observations) set.set(t.input, t.cached, t.cacheWrite, t.output, true);
+      if (set === undefined) totalsByThread.set(s.ownId, (set = new CountsMap<true>(s.observations.length)));
+      for (const o of s.observations) set.set(o.total, true);
     }
     // The same growth of the same thread seen in two files (a copy, a resume that
     // replays its history into a new file) is one call: keep its earliest sighting.
-    const sightings = new Sightings();
+    let bound = 0;
+    for (const s of scans) bound += s.observations.length + s.records.length;
+    const sightings = new Sightings(bound);
     for (const s of scans) {
       const parentTotals = s.parentId !== null ? totalsByThread.get(s.parentId) : undefined;
       resolveFile(s, parentTotals, sink, sightings);

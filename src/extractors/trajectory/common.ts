@@ -60,6 +60,10 @@ export interface ScanIO {
 export interface FormatCounter<T> {
   scan(file: TrajectoryFile, io?: ScanIO): Promise<FileScan<T>>;
   merge(files: TrajectoryFile[], scans: FileScan<T>[]): FormatResult;
+  /** The form the build cache stores `scan` in (plain JSON), when it is not the scan itself. */
+  pack?(scan: FileScan<T>): FileScan<unknown>;
+  /** A scan of `file` from what {@link pack} stored (just read from the cache: it may be changed). */
+  unpack?(stored: FileScan<unknown>, file: TrajectoryFile): FileScan<T>;
 }
 
 /** The warnings of `scans`, in file order. */
@@ -359,11 +363,6 @@ export function call(parts: TokenParts, timeMs: number | null, file: string, lin
     file,
     line,
   };
-}
-
-/** A stable key for a set of parts (de-duplication by usage). */
-export function partsKey(p: TokenParts): string {
-  return `${p.uncachedInput}/${p.cacheRead}/${p.cacheWrite}/${p.output}`;
 }
 
 /**

@@ -1,38 +1,65 @@
 /**
- * A map keyed by four counts (a usage vector, a set of call parts), for the
- * cross-file rules of TRAJECTORIES.md (forks, resumes, copies are told by
- * equal counts): no key string is built per lookup. Keyed by the first count
- * (a running total is nearly unique by itself), then a short chain.
+ * A map keyed by four counts (a usage vector), for the cross-file rules of
+ * TRAJECTORIES.md (forks, resumes, copies are told by equal counts): no key
+ * string and no object is built per lookup. A key is kept by reference (the
+ * caller's object, which must not change), found through a {@link HashIndex}.
  */
+import { HashIndex, hashNumber } from "./hash-index.js";
 
-interface Entry<V> {
-  b: number;
-  c: number;
-  d: number;
-  value: V;
-  next: Entry<V> | undefined;
+/** The hash of four counts (equal counts, compared with `===`, hash alike), folded into `seed` (a hash of other key fields). */
+export function hashCounts(seed: number, a: number, b: number, c: number, d: number): number {
+  return hashNumber(hashNumber(hashNumber(hashNumber(seed, a), b), c), d);
 }
 
-/** A map from four numbers `(a, b, c, d)` (compared with `===`) to a value; insertion order is not kept. */
-export class CountsMap<V> {
-  private readonly byFirst = new Map<number, Entry<V>>();
+/** Four counts: the key of a {@link CountsMap}. */
+export interface Counts {
+  readonly input: number;
+  readonly cached: number;
+  readonly cacheWrite: number;
+  readonly output: number;
+}
 
-  /** The value stored for `(a, b, c, d)`, or undefined. */
-  get(a: number, b: number, c: number, d: number): V | undefined {
-    for (let e = this.byFirst.get(a); e !== undefined; e = e.next)
-      if (e.b === b && e.c === c && e.d === d) return e.value;
-    return undefined;
+/** A map from four counts (compared with `===`) to a value; insertion order is not kept. */
+export class CountsMap<V> {
+  private readonly index: HashIndex;
+  private readonly keys: Counts[];
+  private readonly values: V[];
+  private size = 0;
+
+  /** @param expected entries expected (room is made for them at once; the map grows past it as needed). */
+  constructor(expected = 8) {
+    this.index = new HashIndex(expected);
+    this.keys = new Array(expected);
+    this.values = new Array(expected);
   }
 
-  /** Stores `value` for `(a, b, c, d)`, replacing any value stored for them. */
-  set(a: number, b: number, c: number, d: number, value: V): void {
-    const head = this.byFirst.get(a);
-    for (let e = head; e !== undefined; e = e.next) {
-      if (e.b === b && e.c === c && e.d === d) {
-        e.value = value;
-        return;
-      }
+  /** The entry number of `k` under hash `h`, or -1. */
+  private find(h: number, k: Counts): number {
+    for (let e = this.index.first(h); e !== -1; e = this.index.next()) {
+      const x = this.keys[e]!;
+      if (x.input === k.input && x.cached === k.cached && x.cacheWrite === k.cacheWrite && x.output === k.output)
+        return e;
     }
-    this.byFirst.set(a, { b, c, d, value, next: head });
+    return -1;
+  }
+
+  /** The value stored for the counts of `k`, or undefined. */
+  get(k: Counts): V | undefined {
+    const e = this.find(hashCounts(0x2545f491, k.input, k.cached, k.cacheWrite, k.output), k);
+    return e === -1 ? undefined : this.values[e];
+  }
+
+  /** Stores `value` for the counts of `k` (kept by reference), replacing any value stored for them. */
+  set(k: Counts, value: V): void {
+    const h = hashCounts(0x2545f491, k.input, k.cached, k.cacheWrite, k.output);
+    const e = this.find(h, k);
+    if (e !== -1) {
+      this.values[e] = value;
+      return;
+    }
+    const n = this.size++;
+    this.index.add(h, n);
+    this.keys[n] = k;
+    this.values[n] = value;
   }
 }

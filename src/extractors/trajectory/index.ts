@@ -273,7 +273,7 @@ export async function readTrajectory(
       keys[i] = key;
       const hit = await cache.get<FileScan<unknown>>(kind, key);
       if (hit !== undefined) {
-        scans[i] = hit;
+        scans[i] = counter.unpack ? counter.unpack(hit, file) : hit;
         opts.onBytes?.(fp.size); // served from the cache: counts as read
       }
     }
@@ -287,7 +287,7 @@ export async function readTrajectory(
   for (let j = 0; j < todo.length; j += 1) {
     const i = todo[j]!;
     scans[i] = fresh[j]!;
-    if (cache && keys[i] !== null) await cache.put(kind, keys[i]!, fresh[j]);
+    if (cache && keys[i] !== null) await cache.put(kind, keys[i]!, counter.pack ? counter.pack(fresh[j]!) : fresh[j]);
   }
   const result = counter.merge(listed.files, scans as FileScan<unknown>[]);
   const calls = [...result.calls].sort(compareCalls);

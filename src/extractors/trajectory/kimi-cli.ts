@@ -13,7 +13,6 @@
  */
 import { Diagnostics } from "../../diagnostics.js";
 import {
-  call,
   dirOf,
   epochSecondsMs,
   isObject,
@@ -29,12 +28,15 @@ import {
   type FormatResult,
   type ScanIO,
   type TrajectoryFile,
-  earlierCall,
 } from "./common.js";
+import { displayRanks, sightedBefore } from "./call-order.js";
+import { hashCounts } from "./counts-map.js";
+import { HashIndex, hashNumber, hashString } from "./hash-index.js";
+import { withFile, withoutFiles } from "./cached-calls.js";
 import { readUsage, UsageShapeTally } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
 import { JsonMembers } from "../../util/json-members.js";
-import type { TokenCall, TokenParts } from "./types.js";
+import type { TokenCall } from "./types.js";
 
 /** The members of a `StatusUpdate` payload other than `token_usage` (Kimi CLI's `StatusUpdate`). */
 const STATUS_KEYS = new Set([
@@ -60,63 +62,56 @@ function kimiSessionRoot(absPath: string): string {
   return i >= 0 ? p.slice(0, i) : dirOf(p);
 }
 
-/** A first sighting by copy key (message id, time text, parts), chained per message id (or time text). */
-interface CopySighting {
-  timeText: string;
-  parts: TokenParts;
-  n: number;
-  next: CopySighting | undefined;
+/** Whether sightings `a` and `u` have the same time text and the same parts (with the same message id: copies). */
+function sameTimeAndParts(a: KimiCliUsage, u: KimiCliUsage): boolean {
+  const p = u.call;
+  const q = a.call;
+  return (
+    a.timeText === u.timeText &&
+    q.uncachedInput === p.uncachedInput &&
+    q.cacheRead === p.cacheRead &&
+    q.cacheWrite === p.cacheWrite &&
+    q.output === p.output
+  );
 }
 
-/** The first sighting in the chain with `u`'s time text and parts (its index), or undefined. */
-function sameCopy(head: CopySighting | undefined, u: KimiCliUsage): number | undefined {
-  const p = u.parts;
-  for (let e = head; e !== undefined; e = e.next) {
-    const q = e.parts;
-    if (
-      e.timeText === u.timeText &&
-      q.uncachedInput === p.uncachedInput &&
-      q.cacheRead === p.cacheRead &&
-      q.cacheWrite === p.cacheWrite &&
-      q.output === p.output
-    )
-      return e.n;
-  }
-  return undefined;
-}
-
+/** Sets of the numbers 0..n-1; a set's representative is its smallest number. */
 class UnionFind {
-  private readonly parent: number[] = [];
-  add(): number {
-    this.parent.push(this.parent.length);
-    return this.parent.length - 1;
+  /** up[i] = 0: i is a representative; else up[i] - 1 is a number above it in its set (nothing is touched until joined). */
+  private readonly up: Int32Array;
+  constructor(n: number) {
+    this.up = new Int32Array(n);
   }
   find(i: number): number {
     let r = i;
-    while (this.parent[r] !== r) r = this.parent[r]!;
-    while (this.parent[i] !== r) {
-      const next = this.parent[i]!;
-      this.parent[i] = r;
+    while (this.up[r] !== 0) r = this.up[r]! - 1;
+    while (this.up[i] !== 0 && this.up[i] !== r + 1) {
+      const next = this.up[i]! - 1;
+      this.up[i] = r + 1;
       i = next;
     }
     return r;
   }
-  union(a: number, b: number): void {
+  /** Joins the sets of `a` and `b`; true when they were two sets. */
+  union(a: number, b: number): boolean {
     const ra = this.find(a);
     const rb = this.find(b);
-    if (ra !== rb) this.parent[Math.max(ra, rb)] = Math.min(ra, rb);
+    if (ra === rb) return false;
+    this.up[Math.max(ra, rb)] = Math.min(ra, rb) + 1;
+    return true;
   }
 }
 
 /** One usage sighting of a wire file (plain JSON, cacheable). */
 export interface KimiCliUsage {
-  parts: TokenParts;
-  /** The line's time (its `timestamp`, epoch seconds), epoch ms, or null. */
-  timeMs: number | null;
+  /**
+   * The sighting as the call it counts (its time: the line's `timestamp`, epoch seconds, as epoch ms, or
+   * null): the merge returns the earliest sighting's own object.
+   */
+  call: TokenCall;
   /** The line's `timestamp` as text (`String(value)`, "undefined" when absent): part of the copy key. */
   timeText: string;
   messageId: string | null;
-  line: number;
 }
 
 /** Fast path (marker mode): a usage line is a `StatusUpdate` (also forwarded inside a `SubagentEvent`). */
@@ -191,67 +186,140 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
         }
         const c = shape.note(read, usage, lineNo);
         if (!c) return;
-        const parts: TokenParts = {
+        const rawTime = isObject(value) ? value["timestamp"] : undefined;
+        const counted: TokenCall = {
           uncachedInput: c.input_other,
           cacheRead: c.input_cache_read,
           cacheWrite: c.input_cache_creation,
           output: c.output,
-        };
-        const rawTime = isObject(value) ? value["timestamp"] : undefined;
-        data.push({
-          parts,
           timeMs: epochSecondsMs(rawTime),
-          timeText: String(rawTime),
-          messageId: str(payload, "message_id") ?? null,
+          file: file.display,
           line: lineNo,
-        });
+        };
+        data.push({ call: counted, timeText: String(rawTime), messageId: str(payload, "message_id") ?? null });
       },
     );
     shape.flush(sink, file.display, "token_usage");
     return { data, warnings: sink.warnings };
   },
+  pack(scan: FileScan<KimiCliUsage[]>): FileScan<unknown> {
+    return { data: withoutFiles(scan.data), warnings: scan.warnings };
+  },
+  unpack(stored: FileScan<unknown>, file: TrajectoryFile): FileScan<KimiCliUsage[]> {
+    return { data: withFile(stored.data as KimiCliUsage[], file.display), warnings: stored.warnings };
+  },
   merge(files: TrajectoryFile[], scans: FileScan<KimiCliUsage[]>[]): FormatResult {
     const sink = new Diagnostics();
     appendAll(sink.warnings, scanWarnings(scans));
-    // Sighting i is calls[i]; a union-find joins the sightings of one call, by session key
-    // (session folder + message id) and by copy key (message id + time text + parts).
-    const sightings: TokenCall[] = [];
-    const uf = new UnionFind();
-    const bySession = new Map<string, Map<string, number>>();
-    // First sightings by copy key, chained per message id (per time text for lines with no message id).
-    const byCopy = new Map<string, CopySighting>();
-    const byCopyNoId = new Map<string, CopySighting>();
-    files.forEach((file, i) => {
-      const root = kimiSessionRoot(file.path);
-      let session = bySession.get(root);
-      if (session === undefined) bySession.set(root, (session = new Map()));
-      for (const u of scans[i]!.data) {
-        const n = sightings.push(call(u.parts, u.timeMs, file.display, u.line)) - 1;
-        uf.add();
-        if (u.messageId !== null) {
-          const j = session.get(u.messageId);
-          if (j === undefined) session.set(u.messageId, n);
-          else uf.union(n, j);
-        }
-        const id = u.messageId ?? "";
-        const chains = id === "" ? byCopyNoId : byCopy;
-        const chainKey = id === "" ? u.timeText : id;
-        const head = chains.get(chainKey);
-        const k = sameCopy(head, u);
-        if (k === undefined) chains.set(chainKey, { timeText: u.timeText, parts: u.parts, n, next: head });
-        else uf.union(n, k);
+    // Sighting n is the n-th usage in file order (file i's k-th is start[i] + k); a union-find joins the
+    // sightings of one call, by session key (session folder + message id) and by copy key (message id, or ""
+    // when none, + time text + parts).
+    const start = new Int32Array(files.length + 1);
+    for (let i = 0; i < files.length; i += 1) start[i + 1] = start[i]! + scans[i]!.data.length;
+    const total = start[files.length]!;
+    /** The file (index) of sighting n. */
+    const fileOf = (n: number): number => {
+      let lo = 0;
+      let hi = files.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (start[mid]! <= n) lo = mid;
+        else hi = mid - 1;
       }
+      return lo;
+    };
+    const usageAt = (n: number): KimiCliUsage => {
+      const i = fileOf(n);
+      return scans[i]!.data[n - start[i]!]!;
+    };
+    const uf = new UnionFind(total);
+    const rootIds = new Map<string, number>();
+    const rootOf = files.map((f) => {
+      const root = kimiSessionRoot(f.path);
+      let id = rootIds.get(root);
+      if (id === undefined) rootIds.set(root, (id = rootIds.size));
+      return id;
     });
-    // A set's root is its first sighting (union keeps the smaller index): best[r] is its earliest call.
-    const best: TokenCall[] = [];
-    for (let n = 0; n < sightings.length; n += 1) {
-      const r = uf.find(n);
-      const c = sightings[n]!;
-      if (r === n) best[n] = c;
-      else if (earlierCall(c, best[r]!)) best[r] = c;
+    // Sightings by key: every first sighting of a session key or of a copy key is stored, under its message id
+    // (both keys hold it), or, with no message id, under the time text + parts (and an empty id under its session).
+    const index = new HashIndex(total);
+    let roots = total;
+    for (let i = 0; i < files.length; i += 1) {
+      const root = rootOf[i]!;
+      const data = scans[i]!.data;
+      for (let k = 0; k < data.length; k += 1) {
+        const u = data[k]!;
+        const n = start[i]! + k;
+        const id = u.messageId;
+        if (id !== null && id !== "") {
+          // One look-up finds the earlier sightings of both keys.
+          const h = hashString(0x1b873593, id);
+          let newSession = true;
+          let newCopy = true;
+          for (let j = index.first(h); j !== -1; j = index.next()) {
+            const a = usageAt(j);
+            if (a.messageId !== id) continue;
+            if (rootOf[fileOf(j)] === root) {
+              newSession = false;
+              if (uf.union(n, j)) roots -= 1;
+            }
+            if (sameTimeAndParts(a, u)) {
+              newCopy = false;
+              if (uf.union(n, j)) roots -= 1;
+            }
+          }
+          if (newSession || newCopy) index.add(h, n);
+        } else {
+          if (id === "") {
+            // "" is a message id for the session rule (the copy rule reads it as none).
+            const h = hashNumber(0x68e31da4, root);
+            let j = index.first(h);
+            while (j !== -1 && !(usageAt(j).messageId === "" && rootOf[fileOf(j)] === root)) j = index.next();
+            if (j === -1) index.add(h, n);
+            else if (uf.union(n, j)) roots -= 1;
+          }
+          const p = u.call;
+          const h = hashCounts(
+            hashString(0x7f4a7c15, u.timeText),
+            p.uncachedInput,
+            p.cacheRead,
+            p.cacheWrite,
+            p.output,
+          );
+          let j = index.first(h);
+          while (j !== -1 && !((usageAt(j).messageId ?? "") === "" && sameTimeAndParts(usageAt(j), u)))
+            j = index.next();
+          if (j === -1) index.add(h, n);
+          else if (uf.union(n, j)) roots -= 1;
+        }
+      }
     }
-    const calls: TokenCall[] = [];
-    for (let n = 0; n < sightings.length; n += 1) if (uf.find(n) === n) calls.push(best[n]!);
+    // A set's root is its first sighting (union keeps the smaller index): best holds the earliest sighting of
+    // each set that has several (a set of one is its root).
+    const best = new Map<number, number>();
+    if (roots < total) {
+      const rank = displayRanks(files);
+      for (let m = 0; m < total; m += 1) {
+        const r = uf.find(m);
+        if (r === m) continue;
+        const b = best.get(r) ?? r;
+        const u = usageAt(m).call;
+        const c = usageAt(b).call;
+        if (sightedBefore(u.timeMs, rank[fileOf(m)]!, u.line, c.timeMs, rank[fileOf(b)]!, c.line)) best.set(r, m);
+      }
+    }
+    // Each call is its earliest sighting's own object (built by the scan, shown under its file).
+    const calls: TokenCall[] = new Array(roots);
+    let at = 0;
+    for (let i = 0; i < files.length; i += 1) {
+      const data = scans[i]!.data;
+      for (let k = 0; k < data.length; k += 1) {
+        const m = start[i]! + k;
+        if (roots < total && uf.find(m) !== m) continue;
+        const b = best.get(m);
+        calls[at++] = b === undefined ? data[k]!.call : usageAt(b).call;
+      }
+    }
     warnUnplaced(calls, sink, "the line has no valid timestamp");
     return { calls, warnings: sink.warnings };
   },

@@ -18,7 +18,6 @@
  * two files both have as their own (a session folder copied whole) is one
  * call: counted once, with a `TRAJECTORY_DUPLICATE_RECORDS` warning.
  */
-import { cmpStr } from "../../util/values.js";
 import { Diagnostics } from "../../diagnostics.js";
 import {
   call,
@@ -29,7 +28,6 @@ import {
   trajectoryFastPath,
   needles,
   obj,
-  partsKey,
   scanWarnings,
   str,
   warnUnplaced,
@@ -44,14 +42,23 @@ import { KIMI_CODE_USAGE_SHAPE as USAGE_SHAPE, classifyKimiCodeLead, readKimiCod
 import { LINE_UNKNOWN, type LineClass } from "../../util/line-scan.js";
 import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
+import { displayOrder } from "./call-order.js";
+import { cmpStr } from "../../util/values.js";
+import { hashCounts } from "./counts-map.js";
+import { HashIndex, hashNumber, hashString } from "./hash-index.js";
+import { withFile, withoutFiles } from "./cached-calls.js";
+import { timeKey } from "./record-key.js";
 
 /** One `usage.record` of a wire file. */
 interface KimiCodeRecord {
-  parts: TokenParts;
-  timeMs: number | null;
-  line: number;
-  /** Matches copies of the record: time + model + scope + usage. */
-  key: string;
+  /** The record as the call it counts (the merge returns this object when it counts the record). */
+  call: TokenCall;
+  /** With `model`, `scope` and the counts, matches copies of the record: the time's key ({@link timeKey}). */
+  time: number | string;
+  /** The line's `model` ("" when absent). */
+  model: string;
+  /** The line's `usageScope` ("" when absent). */
+  scope: string;
   /** Number of `forked` markers seen before this record in its file. */
   markersBefore: number;
 }
@@ -95,9 +102,13 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
       scope: string | undefined,
       lineNo: number,
     ): void => {
-      const timeMs = epochMs(time);
-      const key = [String(time ?? "-"), model ?? "", scope ?? "", partsKey(parts)].join("\u0000");
-      records.push({ parts, timeMs, line: lineNo, key, markersBefore: markers });
+      records.push({
+        call: call(parts, epochMs(time), file.display, lineNo),
+        time: timeKey(time),
+        model: model ?? "",
+        scope: scope ?? "",
+        markersBefore: markers,
+      });
     };
     const fast = trajectoryFastPath();
     await scanTrajectory(
@@ -155,31 +166,71 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
     shape.flush(sink, file.display, "usage.record");
     return { data: { records, markers }, warnings: sink.warnings };
   },
+  pack(scan: FileScan<KimiCodeScan>): FileScan<unknown> {
+    return { data: { records: withoutFiles(scan.data.records), markers: scan.data.markers }, warnings: scan.warnings };
+  },
+  unpack(stored: FileScan<unknown>, file: TrajectoryFile): FileScan<KimiCodeScan> {
+    const data = stored.data as KimiCodeScan;
+    withFile(data.records, file.display);
+    return { data, warnings: stored.warnings };
+  },
   merge(files: TrajectoryFile[], scans: FileScan<KimiCodeScan>[]): FormatResult {
     const sink = new Diagnostics();
     appendAll(sink.warnings, scanWarnings(scans));
+    // Records are numbered across the run, in file order: file i's k-th record is number start[i] + k.
+    const start = new Int32Array(files.length + 1);
+    for (let i = 0; i < files.length; i += 1) start[i + 1] = start[i]! + scans[i]!.data.records.length;
+    const total = start[files.length]!;
+    /** The file (index) of record number n. */
+    const fileOfRecord = (n: number): number => {
+      let lo = 0;
+      let hi = files.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (start[mid]! <= n) lo = mid;
+        else hi = mid - 1;
+      }
+      return lo;
+    };
+    const recordAt = (n: number): KimiCodeRecord => {
+      const i = fileOfRecord(n);
+      return scans[i]!.data.records[n - start[i]!]!;
+    };
     // Own records (after the file's last 'forked' marker), in file order. A session folder copied whole
     // (a backup beside the original) repeats its records with their times: a timed record that another
     // file already has as its own is the same call, counted once.
-    const calls: TokenCall[] = [];
-    // Key of every own record -> the first file (index) that has it as a timed record, -1 while none has.
-    const own = new Map<string, number>();
+    // `own` holds each own key once, as the number of its first record. The first file that has the key as
+    // a timed own record: that record's file when it is timed, else laterOwner's (none while absent).
+    const own = new HashIndex(total);
+    const laterOwner = new Map<number, number>();
     const duplicates = new Map<string, number>();
-    files.forEach((file, i) => {
+    const skipped = new Set<number>();
+    const unplaced: TokenCall[] = [];
+    let counted = 0;
+    for (let i = 0; i < files.length; i += 1) {
+      const display = files[i]!.display;
       const { records, markers } = scans[i]!.data;
-      for (const r of records) {
+      for (let k = 0; k < records.length; k += 1) {
+        const r = records[k]!;
         if (r.markersBefore !== markers) continue;
-        const first = own.get(r.key);
-        if (r.timeMs !== null) {
-          if (first === undefined || first === -1) own.set(r.key, i);
-          else if (first !== i && files[first]!.display !== file.display) {
-            duplicates.set(file.display, (duplicates.get(file.display) ?? 0) + 1);
+        const h = keyHash(r);
+        let e = own.first(h);
+        while (e !== -1 && !sameKey(recordAt(e), r)) e = own.next();
+        const timed = r.call.timeMs !== null;
+        if (e === -1) own.add(h, start[i]! + k);
+        else if (timed) {
+          const first = recordAt(e).call.timeMs !== null ? fileOfRecord(e) : (laterOwner.get(e) ?? -1);
+          if (first === -1) laterOwner.set(e, i);
+          else if (first !== i && files[first]!.display !== display) {
+            duplicates.set(display, (duplicates.get(display) ?? 0) + 1);
+            skipped.add(start[i]! + k);
             continue;
           }
-        } else if (first === undefined) own.set(r.key, -1);
-        calls.push(call(r.parts, r.timeMs, file.display, r.line));
+        }
+        if (!timed) unplaced.push(r.call);
+        counted += 1;
       }
-    });
+    }
     for (const [file, n] of duplicates) {
       sink.warn(
         "TRAJECTORY_DUPLICATE_RECORDS",
@@ -189,28 +240,86 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
       );
     }
     // Records before the marker belong to the parent: counted once, only when no file has them as its own.
-    const counted = new Set<string>();
-    files.forEach((file, i) => {
+    const counts = new HashIndex();
+    const countedKeys: KimiCodeRecord[] = [];
+    const inherited: TokenCall[][] = files.map(() => []);
+    for (let i = 0; i < files.length; i += 1) {
+      const file = files[i]!;
       const { records, markers } = scans[i]!.data;
-      let orphans = 0;
+      if (markers === 0) continue; // no marker: every record is the file's own
+      const orphans = inherited[i]!;
       for (const r of records) {
-        if (r.markersBefore >= markers || own.has(r.key) || counted.has(r.key)) continue;
-        counted.add(r.key);
-        calls.push(call(r.parts, r.timeMs, file.display, r.line));
-        orphans += 1;
+        if (r.markersBefore >= markers) continue;
+        const h = keyHash(r);
+        let e = own.first(h);
+        while (e !== -1 && !sameKey(recordAt(e), r)) e = own.next();
+        if (e !== -1) continue;
+        let c = counts.first(h);
+        while (c !== -1 && !sameKey(countedKeys[c]!, r)) c = counts.next();
+        if (c !== -1) continue;
+        counts.add(h, countedKeys.length);
+        countedKeys.push(r);
+        orphans.push(r.call);
+        if (r.call.timeMs === null) unplaced.push(r.call);
       }
-      if (orphans > 0) {
+      counted += orphans.length;
+      if (orphans.length > 0) {
         sink.warn(
           "TRAJECTORY_PARENT_ABSENT",
-          `${orphans} record(s) before the 'forked' marker belong to a parent session that is not among the files: ` +
+          `${orphans.length} record(s) before the 'forked' marker belong to a parent session that is not among the files: ` +
             `they are the only copy and are counted at their original times`,
           file.display,
           null,
         );
       }
-    });
-    calls.sort((a, b) => cmpStr(a.file, b.file) || a.line - b.line);
-    warnUnplaced(calls, sink, "the usage.record carries no time");
+    }
+    // By file, then line: a file's inherited records are before its last marker, its own ones after it.
+    const ownCalls = (i: number, out: TokenCall[], at: number): number => {
+      const { records, markers } = scans[i]!.data;
+      for (let k = 0; k < records.length; k += 1) {
+        const r = records[k]!;
+        if (r.markersBefore === markers && (skipped.size === 0 || !skipped.has(start[i]! + k))) out[at++] = r.call;
+      }
+      return at;
+    };
+    const order = displayOrder(files);
+    let calls: TokenCall[] = new Array(counted);
+    if (order !== null) {
+      let at = 0;
+      for (const i of order) {
+        for (const c of inherited[i]!) calls[at++] = c;
+        at = ownCalls(i, calls, at);
+      }
+    } else {
+      let at = 0;
+      for (let i = 0; i < files.length; i += 1) at = ownCalls(i, calls, at);
+      for (const list of inherited) for (const c of list) calls[at++] = c;
+      calls = calls.sort((a, b) => cmpStr(a.file, b.file) || a.line - b.line);
+    }
+    warnUnplaced(unplaced, sink, "the usage.record carries no time");
     return { calls, warnings: sink.warnings };
   },
 };
+
+/** The hash of a record's copy key (time + usage; the model and scope are compared, not hashed). */
+function keyHash(r: KimiCodeRecord): number {
+  const p = r.call;
+  const t = r.time;
+  const seed = typeof t === "number" ? hashNumber(0x3c6ef372, t) : hashString(0x3c6ef373, t);
+  return hashCounts(seed, p.uncachedInput, p.cacheRead, p.cacheWrite, p.output);
+}
+
+/** Whether two records have the same copy key: time + model + scope + usage. */
+function sameKey(a: KimiCodeRecord, b: KimiCodeRecord): boolean {
+  const p = a.call;
+  const q = b.call;
+  return (
+    a.time === b.time &&
+    a.model === b.model &&
+    a.scope === b.scope &&
+    p.uncachedInput === q.uncachedInput &&
+    p.cacheRead === q.cacheRead &&
+    p.cacheWrite === q.cacheWrite &&
+    p.output === q.output
+  );
+}

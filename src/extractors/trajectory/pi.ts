@@ -20,7 +20,6 @@ import {
   scanTrajectory,
   needles,
   obj,
-  partsKey,
   scanWarnings,
   str,
   warnUnplaced,
@@ -34,6 +33,10 @@ import { messageUsage, UsageShapeTally, type UsageShape } from "./usage-shape.js
 import { appendAll } from "../../util/arrays.js";
 import { JsonMembers } from "../../util/json-members.js";
 import type { TokenCall, TokenParts } from "./types.js";
+import { joinByDisplay } from "./call-order.js";
+import { hashCounts } from "./counts-map.js";
+import { HashIndex, hashString } from "./hash-index.js";
+import { withFile, withoutFiles } from "./cached-calls.js";
 
 /**
  * pi writes all four counts; `totalTokens` (not in version 1) and `cost` are
@@ -63,7 +66,16 @@ export interface PiScan {
   /** The header's `parentSession` (older: `branchedFrom`): the file is a branch. */
   parent: string | null;
   /** Usage entries in line order. */
-  entries: { key: string; parts: TokenParts; timeMs: number | null; line: number }[];
+  entries: PiEntry[];
+}
+
+/** One usage entry: copies of it have the same `byId`, `key` and counts. */
+interface PiEntry {
+  /** The entry as the call it counts (the merge returns this object when it counts the entry). */
+  call: TokenCall;
+  /** The entry's `id` when it has one (`byId`), else its timestamp's text (version 1 files). */
+  key: string;
+  byId: boolean;
 }
 
 /**
@@ -132,31 +144,59 @@ export const piCounter: FormatCounter<PiScan> = {
         };
         const timeMs = times.ms(value["timestamp"], lineNo) ?? epochMs(message?.["timestamp"]);
         const id = str(value, "id");
-        const key = id
-          ? `id:${id}|${partsKey(parts)}`
-          : `ts:${String(value["timestamp"] ?? message?.["timestamp"] ?? `${file.display}:${lineNo}`)}|${partsKey(parts)}`;
-        data.entries.push({ key, parts, timeMs, line: lineNo });
+        const key = id ? id : String(value["timestamp"] ?? message?.["timestamp"] ?? `${file.display}:${lineNo}`);
+        data.entries.push({ call: call(parts, timeMs, file.display, lineNo), key, byId: !!id });
       },
     );
     shape.flush(sink, file.display, "message.usage");
     times.flush(sink, file.display);
     return { data, warnings: sink.warnings };
   },
+  pack(scan: FileScan<PiScan>): FileScan<unknown> {
+    return { data: { ...scan.data, entries: withoutFiles(scan.data.entries) }, warnings: scan.warnings };
+  },
+  unpack(stored: FileScan<unknown>, file: TrajectoryFile): FileScan<PiScan> {
+    const data = stored.data as PiScan;
+    withFile(data.entries, file.display);
+    return { data, warnings: stored.warnings };
+  },
   merge(files: TrajectoryFile[], scans: FileScan<PiScan>[]): FormatResult {
     const sink = new Diagnostics();
     appendAll(sink.warnings, scanWarnings(scans));
-    const byKey = new Map<string, TokenCall>();
+    let total = 0;
+    for (const s of scans) total += s.data.entries.length;
+    // Entry k of `seen` is the key of kept[k], the first sighting of its entry.
+    const seen = new HashIndex(total);
+    const kept: PiEntry[] = [];
     const present = new Set<string>();
     for (const f of files) present.add(sessionKeyOfName(f.path));
     const branches: { file: TrajectoryFile; parent: string; calls: number }[] = [];
-    files.forEach((file, i) => {
+    const perFile: TokenCall[][] = [];
+    for (let i = 0; i < files.length; i += 1) {
+      const file = files[i]!;
       const scan = scans[i]!.data;
       if (scan.headerId) present.add(scan.headerId);
       if (scan.parent) branches.push({ file, parent: scan.parent, calls: scan.entries.length });
       // Files are read in path order: the first sighting of a copied entry is kept.
-      for (const e of scan.entries)
-        if (!byKey.has(e.key)) byKey.set(e.key, call(e.parts, e.timeMs, file.display, e.line));
-    });
+      const mine: TokenCall[] = [];
+      for (const e of scan.entries) {
+        const p = e.call;
+        const h = hashCounts(
+          hashString(e.byId ? 0x6a09e667 : 0x3c6ef372, e.key),
+          p.uncachedInput,
+          p.cacheRead,
+          p.cacheWrite,
+          p.output,
+        );
+        let k = seen.first(h);
+        while (k !== -1 && !sameEntry(kept[k]!, e)) k = seen.next();
+        if (k !== -1) continue;
+        seen.add(h, kept.length);
+        kept.push(e);
+        mine.push(p);
+      }
+      perFile.push(mine);
+    }
     for (const b of branches) {
       const parentKey = sessionKeyOfName(b.parent);
       if (!present.has(parentKey) && !present.has(b.parent)) {
@@ -168,9 +208,23 @@ export const piCounter: FormatCounter<PiScan> = {
         );
       }
     }
-    const calls = [...byKey.values()];
-    calls.sort((a, b) => cmpStr(a.file, b.file) || a.line - b.line);
+    const calls =
+      joinByDisplay(files, perFile) ?? perFile.flat().sort((a, b) => cmpStr(a.file, b.file) || a.line - b.line);
     warnUnplaced(calls, sink, "the entry has no valid timestamp");
     return { calls, warnings: sink.warnings };
   },
 };
+
+/** Whether two usage entries are copies of one entry: the same id (or, with none, timestamp text) and usage. */
+function sameEntry(a: PiEntry, b: PiEntry): boolean {
+  const p = a.call;
+  const q = b.call;
+  return (
+    a.key === b.key &&
+    a.byId === b.byId &&
+    p.uncachedInput === q.uncachedInput &&
+    p.cacheRead === q.cacheRead &&
+    p.cacheWrite === q.cacheWrite &&
+    p.output === q.output
+  );
+}
