@@ -1,16 +1,28 @@
 /**
  * How many threads scan a run's trajectory files (README: Performance):
  * worker threads only when they pay, from the cores that are free now and
- * the sizes of the files. Start-up (a worker loads the scanners: tens of ms)
- * and an idle core are what a worker costs and needs; a file is scanned by
- * one thread, so the largest file bounds what threads can save.
+ * the sizes of the files. A worker costs its start-up and the scanner's cold
+ * code in it, and needs an idle core; scans running at once share the
+ * memory and the kernel, so a second thread adds far less than a second
+ * scan's worth; a file is scanned by one thread, so the largest file bounds
+ * what threads can save.
  */
 
 /** Below this many bytes in all, the scan stays in the main thread. */
 export const SCAN_THREADS_MIN_BYTES = 64 << 20;
 
-/** What starting one worker costs, counted as the bytes one thread scans meanwhile (≈ 50 ms). */
-const WORKER_COST_BYTES = 16 << 20;
+/**
+ * What one worker costs (its start-up and its cold code), counted as the bytes one thread
+ * scans meanwhile. Measured on a 2-core machine (README: Performance): a worker added 0.35 s
+ * of CPU to a 200 MB scan and 0.6 s to a 1 GB one.
+ */
+const WORKER_COST_BYTES = 256 << 20;
+
+/**
+ * The share of one thread's speed that each added thread brings. Measured on the same
+ * machine: two scans at once each took 1.6 times as long as alone (2 / 1.6 = 1 + 0.25).
+ */
+const ADDED_THREAD_SHARE = 0.25;
 
 /** At most this many scan threads by default. */
 const DEFAULT_MAX_THREADS = 4;
@@ -40,8 +52,10 @@ export interface ScanThreadInputs {
  * `cores − load`, rounded (a core more than half free counts); with the cap
  * (`PTB_MANIFEST_THREADS`, else 4) and the file count, they bound the
  * threads. Among 1..bound, the count with the least estimated work wins:
- * the bytes of the critical path (the total shared evenly, but never below
- * the largest file) plus the start-up of each worker; ties go to fewer threads.
+ * the bytes of the critical path (the total over the threads' combined
+ * speed, each added thread counting for a quarter of one, but never below the
+ * largest file) plus the cost of each worker; ties go to fewer threads. On
+ * 2 cores that is one thread below about 1.3 GB.
  * Under {@link SCAN_THREADS_MIN_BYTES} in all, 1.
  */
 export function scanThreads(inputs: ScanThreadInputs): number {
@@ -60,7 +74,7 @@ export function scanThreads(inputs: ScanThreadInputs): number {
   let best = 1;
   let bestCost = total;
   for (let t = 2; t <= bound; t += 1) {
-    const cost = Math.max(largest, total / t) + (t - 1) * WORKER_COST_BYTES;
+    const cost = Math.max(largest, total / (1 + (t - 1) * ADDED_THREAD_SHARE)) + (t - 1) * WORKER_COST_BYTES;
     if (cost < bestCost) {
       best = t;
       bestCost = cost;
