@@ -31,6 +31,7 @@ import {
 } from "./common.js";
 import { displayRanks, sightedBefore } from "./call-order.js";
 import { hashCounts } from "./counts-map.js";
+import { RunNumbering } from "./run-numbering.js";
 import { HashIndex, hashNumber, hashString } from "./hash-index.js";
 import { withFile, withoutFiles } from "./cached-calls.js";
 import { readUsage, UsageShapeTally } from "./usage-shape.js";
@@ -214,24 +215,10 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
     // Sighting n is the n-th usage in file order (file i's k-th is start[i] + k); a union-find joins the
     // sightings of one call, by session key (session folder + message id) and by copy key (message id, or ""
     // when none, + time text + parts).
-    const start = new Int32Array(files.length + 1);
-    for (let i = 0; i < files.length; i += 1) start[i + 1] = start[i]! + scans[i]!.data.length;
-    const total = start[files.length]!;
-    /** The file (index) of sighting n. */
-    const fileOf = (n: number): number => {
-      let lo = 0;
-      let hi = files.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >>> 1;
-        if (start[mid]! <= n) lo = mid;
-        else hi = mid - 1;
-      }
-      return lo;
-    };
-    const usageAt = (n: number): KimiCliUsage => {
-      const i = fileOf(n);
-      return scans[i]!.data[n - start[i]!]!;
-    };
+    const run = new RunNumbering(scans.map((s) => s.data));
+    const { start, total } = run;
+    const fileOf = (n: number): number => run.fileOf(n);
+    const usageAt = (n: number): KimiCliUsage => run.at(n);
     const uf = new UnionFind(total);
     const rootIds = new Map<string, number>();
     const rootOf = files.map((f) => {

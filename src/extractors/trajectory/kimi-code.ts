@@ -45,6 +45,7 @@ import type { TokenCall, TokenParts } from "./types.js";
 import { displayOrder } from "./call-order.js";
 import { cmpStr } from "../../util/values.js";
 import { hashCounts } from "./counts-map.js";
+import { RunNumbering } from "./run-numbering.js";
 import { HashIndex, hashNumber, hashString } from "./hash-index.js";
 import { withFile, withoutFiles } from "./cached-calls.js";
 import { timeKey } from "./record-key.js";
@@ -178,24 +179,10 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
     const sink = new Diagnostics();
     appendAll(sink.warnings, scanWarnings(scans));
     // Records are numbered across the run, in file order: file i's k-th record is number start[i] + k.
-    const start = new Int32Array(files.length + 1);
-    for (let i = 0; i < files.length; i += 1) start[i + 1] = start[i]! + scans[i]!.data.records.length;
-    const total = start[files.length]!;
-    /** The file (index) of record number n. */
-    const fileOfRecord = (n: number): number => {
-      let lo = 0;
-      let hi = files.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >>> 1;
-        if (start[mid]! <= n) lo = mid;
-        else hi = mid - 1;
-      }
-      return lo;
-    };
-    const recordAt = (n: number): KimiCodeRecord => {
-      const i = fileOfRecord(n);
-      return scans[i]!.data.records[n - start[i]!]!;
-    };
+    const run = new RunNumbering(scans.map((s) => s.data.records));
+    const { start, total } = run;
+    const fileOfRecord = (n: number): number => run.fileOf(n);
+    const recordAt = (n: number): KimiCodeRecord => run.at(n);
     // Own records (after the file's last 'forked' marker), in file order. A session folder copied whole
     // (a backup beside the original) repeats its records with their times: a timed record that another
     // file already has as its own is the same call, counted once.
