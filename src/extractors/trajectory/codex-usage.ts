@@ -18,10 +18,10 @@ import {
   readUintMembers,
   keyBytes,
   keyIs,
+  readStr,
   readUint,
   skipString,
   skipValue,
-  stringAt,
   ws,
   onlyWs,
 } from "./json-bytes.js";
@@ -96,9 +96,6 @@ let rTotal: CodexVec | null = null;
 let rLast: CodexVec | null = null;
 /** The vector read by readVec / vecAsWritten. */
 let vec: CodexVec | null = null;
-/** The string read by readStr. */
-let str: string | undefined;
-
 /**
  * Checks a vector's rules and sets `vec`: cached + cache write ≤ input,
  * reasoning ≤ output, `total_tokens` (when `hasTotal`) = input + output.
@@ -171,18 +168,6 @@ function readVec(b: Uint8Array, i: number, end: number): number {
   return setVec(v[0]!, v[1]!, v[2]!, v[3]!, v[4]!, v[5]!, (seen & 32) !== 0) ? i : -1;
 }
 
-/** Reads a string value at `b[i]` into `str` (undefined for another JSON value); -1 on an escape or bad JSON. */
-function readStr(b: Buffer, i: number, end: number): number {
-  if (at(b, i, end) !== 0x22) {
-    str = undefined;
-    return skipValue(b, i, end, 1);
-  }
-  const j = skipString(b, i, end);
-  if (j < 0 || cursor.escaped) return -1;
-  str = stringAt(b, i + 1, j - 1, cursor.high);
-  return j;
-}
-
 /** The index after the string value at `b[i]` when it is exactly `want`; -1 otherwise (give up). */
 function strIs(b: Uint8Array, i: number, end: number, want: Uint8Array): number {
   if (at(b, i, end) !== 0x22) return -1;
@@ -239,7 +224,7 @@ function topMember(k0: number, k1: number, i: number): number {
     if (topSeen & 1) return -1;
     topSeen |= 1;
     i = readStr(b, i, end);
-    rTimestamp = str;
+    rTimestamp = cursor.str;
     return i;
   }
   if (keyIs(b, k0, k1, K_TYPE)) {
@@ -286,7 +271,7 @@ function payloadMember(k0: number, k1: number, i: number): number {
     if (payloadSeen & 4) return -1;
     payloadSeen |= 4;
     i = readStr(b, i, end);
-    rThread = str;
+    rThread = cursor.str;
     return i;
   }
   return skipValue(b, i, end, 2);

@@ -12,8 +12,11 @@
  * Synchronous and not re-entrant: {@link cursor} holds the walk's state.
  */
 
-/** The walk's state after a call: `pos` (index after what was read), `num` (the integer read), `escaped` / `high` (the string had a `\` escape / a byte ≥ 0x80). */
-export const cursor = { pos: 0, num: 0, escaped: false, high: false };
+/**
+ * The walk's state after a call: `pos` (index after what was read), `num` (the integer read),
+ * `escaped` / `high` (the string had a `\` escape / a byte ≥ 0x80), `str` (the string {@link readStr} read).
+ */
+export const cursor = { pos: 0, num: 0, escaped: false, high: false, str: undefined as string | undefined };
 
 /** Deeper than this, {@link skipValue} gives up (the caller falls back to `JSON.parse`). */
 const MAX_DEPTH = 64;
@@ -239,8 +242,24 @@ export function keyBytes(name: string): Uint8Array {
  * The text of the JSON string whose content is `b[s, e)` (no escapes: the
  * caller checked `cursor.escaped`), decoded as UTF-8 like the whole line is.
  */
-export function stringAt(b: Buffer, s: number, e: number, high: boolean): string {
+function stringAt(b: Buffer, s: number, e: number, high: boolean): string {
   return b.toString(high ? "utf8" : "latin1", s, e);
+}
+
+/**
+ * Reads the value at `b[i]`: a string without escapes into `cursor.str`
+ * (another JSON value: `cursor.str` undefined, the value skipped). Returns the
+ * index after the value, or -1 on an escaped string or bad JSON (give up).
+ */
+export function readStr(b: Buffer, i: number, end: number): number {
+  if (at(b, i, end) !== 0x22) {
+    cursor.str = undefined;
+    return skipValue(b, i, end, 1);
+  }
+  const j = skipString(b, i, end);
+  if (j < 0 || cursor.escaped) return -1;
+  cursor.str = stringAt(b, i + 1, j - 1, cursor.high);
+  return j;
 }
 
 /**

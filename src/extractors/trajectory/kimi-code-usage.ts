@@ -17,10 +17,10 @@ import {
   keyBytes,
   keyIs,
   onlyWs,
+  readStr,
   readUint,
   skipString,
   skipValue,
-  stringAt,
   ws,
 } from "./json-bytes.js";
 
@@ -61,20 +61,6 @@ function readCounts(b: Uint8Array, i: number, end: number): number {
   return i >= 0 && cursor.num === 15 ? i : -1;
 }
 
-let str: string | undefined;
-
-/** Reads a string value at `b[i]` into `str` (undefined for another JSON value); -1 on an escape or bad JSON. */
-function readStr(b: Buffer, i: number, end: number): number {
-  if (at(b, i, end) !== 0x22) {
-    str = undefined;
-    return skipValue(b, i, end, 1);
-  }
-  const j = skipString(b, i, end);
-  if (j < 0 || cursor.escaped) return -1;
-  str = stringAt(b, i + 1, j - 1, cursor.high);
-  return j;
-}
-
 /**
  * Reads the `usage.record` line in `b[start, end)` (without its line end):
  * `{"type":"usage.record","model":…,"usage":{…},"usageScope":…,"time":…}`
@@ -109,11 +95,11 @@ export function readKimiCodeUsage(b: Buffer, start: number, end: number): KimiCo
     } else if (keyIs(b, k0, k1, K_MODEL)) {
       bit = 2;
       i = readStr(b, i, end);
-      model = str;
+      model = cursor.str;
     } else if (keyIs(b, k0, k1, K_SCOPE)) {
       bit = 4;
       i = readStr(b, i, end);
-      scope = str;
+      scope = cursor.str;
     } else if (keyIs(b, k0, k1, K_USAGE)) {
       bit = 8;
       i = readCounts(b, i, end);
