@@ -210,18 +210,8 @@ export class JsonMembers {
         this.starts[child.slot] = v0;
         this.ends[child.slot] = this.i;
       }
-      this.blanks();
-      const d = this.at(this.i);
-      if (d === Ch.Comma) {
-        this.i += 1;
-        this.blanks();
-        continue;
-      }
-      if (d === Ch.CloseCurly) {
-        this.i += 1;
-        return true;
-      }
-      return false;
+      const next = this.after(Ch.CloseCurly);
+      if (next !== 1) return next === 0;
     }
   }
 
@@ -234,19 +224,28 @@ export class JsonMembers {
     }
     for (;;) {
       if (!this.value(null)) return false;
-      this.blanks();
-      const d = this.at(this.i);
-      if (d === Ch.Comma) {
-        this.i += 1;
-        this.blanks();
-        continue;
-      }
-      if (d === Ch.CloseSquare) {
-        this.i += 1;
-        return true;
-      }
-      return false;
+      const next = this.after(Ch.CloseSquare);
+      if (next !== 1) return next === 0;
     }
+  }
+
+  /**
+   * After a member or an element: a `,` (blanks skipped after it) gives 1, go
+   * on; `close` gives 0, done, with this.i after it; anything else -1, not JSON.
+   */
+  private after(close: number): number {
+    this.blanks();
+    const d = this.at(this.i);
+    if (d === Ch.Comma) {
+      this.i += 1;
+      this.blanks();
+      return 1;
+    }
+    if (d === close) {
+      this.i += 1;
+      return 0;
+    }
+    return -1;
   }
 
   /** A string at this.i (its `"`): no raw control byte, only JSON's escapes. */
