@@ -4,7 +4,7 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import type { Row } from "../schema.js";
-import { EOS_SHAPES, eosState, markKey } from "./report-marks.js";
+import { EOS_SHAPES, eosShapeEncoding, eosState, markKey } from "./report-marks.js";
 
 /** Colours of the hour sources, fixed so every chart and the legend agree. */
 export const HOUR_SOURCE_COLOURS: Record<string, string> = {
@@ -13,6 +13,14 @@ export const HOUR_SOURCE_COLOURS: Record<string, string> = {
   extrapolated: "#d95f02",
   unrecoverable: "#999999",
 };
+
+/** The Vega-Lite encoding that colours a mark by its datum's `hour_source` ({@link HOUR_SOURCE_COLOURS}), without a legend. */
+export const hourSourceColour = () => ({
+  field: "hour_source",
+  type: "nominal" as const,
+  legend: null,
+  scale: { domain: Object.keys(HOUR_SOURCE_COLOURS), range: Object.values(HOUR_SOURCE_COLOURS) },
+});
 
 /** What a cell's chart draws, counted so a test can check the rendered page. */
 export interface CellChartCounts {
@@ -78,12 +86,6 @@ function laneLayers(
   x: object,
   yEnc: object,
 ): { layer: object[]; counts: CellChartCounts } {
-  const colour = (field: string) => ({
-    field,
-    type: "nominal" as const,
-    legend: null,
-    scale: { domain: Object.keys(HOUR_SOURCE_COLOURS), range: Object.values(HOUR_SOURCE_COLOURS) },
-  });
   const untimed = entries
     .filter((e) => e.row.hour === null)
     .map((e) => ({ ...untimedPlacement(e.row, maxHour), lane: y.get(e.row)!, hour_source: e.row.hour_source }));
@@ -121,7 +123,7 @@ function laneLayers(
         strokeDash: kind === "closed" ? [1, 0] : [4, 3],
         description: kind === "closed" ? "interval" : "open interval",
       },
-      encoding: { x: { field: "lo", ...x }, x2: { field: "hi" }, ...yEnc, color: colour("hour_source") },
+      encoding: { x: { field: "lo", ...x }, x2: { field: "hi" }, ...yEnc, color: hourSourceColour() },
     })),
     ...(["left", "right"] as const).map((dir) => ({
       data: { values: openEnds.filter((o) => o.dir === dir) },
@@ -138,7 +140,7 @@ function laneLayers(
     {
       data: { values: errorBars },
       mark: { type: "rule", strokeWidth: 2, description: "error bar" },
-      encoding: { x: { field: "lo", ...x }, x2: { field: "hi" }, ...yEnc, color: colour("hour_source") },
+      encoding: { x: { field: "lo", ...x }, x2: { field: "hi" }, ...yEnc, color: hourSourceColour() },
     },
     {
       data: { values: marks },
@@ -146,13 +148,8 @@ function laneLayers(
       encoding: {
         x: { field: "x", ...x },
         ...yEnc,
-        fill: colour("hour_source"),
-        shape: {
-          field: "eos",
-          type: "nominal",
-          legend: null,
-          scale: { domain: Object.keys(EOS_SHAPES), range: Object.values(EOS_SHAPES) },
-        },
+        fill: hourSourceColour(),
+        shape: eosShapeEncoding(),
         description: { field: "key" },
       },
     },

@@ -26,6 +26,14 @@ export const EOS_SHAPES: Record<EosState, string> = {
   unknown: "M-1,0A1,1,0,1,1,1,0A1,1,0,1,1,-1,0ZM-0.5,0A0.5,0.5,0,1,0,0.5,0A0.5,0.5,0,1,0,-0.5,0Z",
 };
 
+/** The Vega-Lite encoding that shapes a mark by its datum's `eos` state ({@link EOS_SHAPES}), without a legend. */
+export const eosShapeEncoding = () => ({
+  field: "eos",
+  type: "nominal" as const,
+  legend: null,
+  scale: { domain: Object.keys(EOS_SHAPES), range: Object.values(EOS_SHAPES) },
+});
+
 const attr = (s: string): string =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/\n/g, "&#10;");
 

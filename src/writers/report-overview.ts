@@ -5,8 +5,8 @@
  */
 import type { TopLevelSpec } from "vega-lite";
 import type { Row } from "../schema.js";
-import { HOUR_SOURCE_COLOURS, vegaNameList } from "./report-cell-chart.js";
-import { curveKey, EOS_SHAPES, eosState, markKey } from "./report-marks.js";
+import { hourSourceColour, vegaNameList } from "./report-cell-chart.js";
+import { curveKey, eosShapeEncoding, eosState, markKey } from "./report-marks.js";
 
 /** One plotted cell of the overview: its name, token curve (`[hour, tokens]`, empty when unknown) and rows with their index in the build. */
 export interface OverviewCell {
@@ -87,18 +87,8 @@ export function overviewSpec(cells: OverviewCell[]): { spec: TopLevelSpec; curve
             scale: { domain: [-0.5, cells.length - 0.5], reverse: true, nice: false, zero: false },
             axis: { values: names.map((_n, i) => i), labelExpr: label, grid: false },
           },
-          fill: {
-            field: "hour_source",
-            type: "nominal",
-            legend: null,
-            scale: { domain: Object.keys(HOUR_SOURCE_COLOURS), range: Object.values(HOUR_SOURCE_COLOURS) },
-          },
-          shape: {
-            field: "eos",
-            type: "nominal",
-            legend: null,
-            scale: { domain: Object.keys(EOS_SHAPES), range: Object.values(EOS_SHAPES) },
-          },
+          fill: hourSourceColour(),
+          shape: eosShapeEncoding(),
           description: { field: "key" },
         },
       },
