@@ -26,6 +26,9 @@ const COLOURED_ERROR = `${RED_BOLD("error:")} unknown option '--strcit' (did you
 const TERM = { TERM: "xterm-256color" };
 const TOKEN = "hf_terminalTestToken0000000000000";
 
+/** Every command of the CLI, in the order of its help. */
+const COMMANDS = ["build", "explain", "validate", "diff", "cost", "publish", "tokens", "snapshot-pvc", "snapshot-hub"];
+
 describe("colour (NO_COLOR, --no-color, FORCE_COLOR, a terminal or not)", () => {
   it("a terminal: coloured", async () => {
     expect(await run(["build", "--strcit"], { tty: true, env: TERM })).toEqual({
@@ -63,17 +66,7 @@ describe("usage errors: one line and a hint, exit 64", () => {
     });
   });
   it("a misspelt flag of every command, and of the root", async () => {
-    for (const cmd of [
-      "build",
-      "explain",
-      "validate",
-      "diff",
-      "cost",
-      "publish",
-      "tokens",
-      "snapshot-pvc",
-      "snapshot-hub",
-    ])
+    for (const cmd of COMMANDS)
       expect(await run([cmd, "--verbse"])).toEqual({
         code: 64,
         stdout: "",
@@ -108,18 +101,7 @@ describe("usage errors: one line and a hint, exit 64", () => {
 
 describe("--help", () => {
   it("every command's help ends with an example; --no-color is listed as a global option", async () => {
-    for (const cmd of [
-      "",
-      "build",
-      "explain",
-      "validate",
-      "diff",
-      "cost",
-      "publish",
-      "tokens",
-      "snapshot-pvc",
-      "snapshot-hub",
-    ]) {
+    for (const cmd of ["", ...COMMANDS]) {
       const r = await run([...(cmd ? [cmd] : []), "--help"]);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/\nExamples? \(|\nExamples?:/);
