@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CountsMap, hashCounts } from "../src/extractors/trajectory/counts-map.js";
+import { CountsMap, hashCounts, sameParts } from "../src/extractors/trajectory/counts-map.js";
 
 const v = (input: number, cached: number, cacheWrite: number, output: number) => ({
   input,
@@ -47,5 +47,14 @@ describe("hashCounts", () => {
     expect(hashCounts(1, 0, 6, 7, 8)).toBe(hashCounts(1, -0, 6, 7, 8));
     expect(hashCounts(1, 5, 6, 7, 8)).not.toBe(hashCounts(2, 5, 6, 7, 8));
     expect(hashCounts(1, 5, 6, 7, 8)).not.toBe(hashCounts(1, 6, 5, 7, 8));
+  });
+});
+
+describe("sameParts", () => {
+  it("is true only when all four parts are equal", () => {
+    const p = { uncachedInput: 1, cacheRead: 2, cacheWrite: 3, output: 4 };
+    expect(sameParts(p, { ...p })).toBe(true);
+    for (const k of ["uncachedInput", "cacheRead", "cacheWrite", "output"] as const)
+      expect(sameParts(p, { ...p, [k]: p[k] + 1 }), k).toBe(false);
   });
 });

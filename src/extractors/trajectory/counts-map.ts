@@ -5,10 +5,21 @@
  * caller's object, which must not change), found through a {@link HashIndex}.
  */
 import { HashIndex, hashNumber } from "./hash-index.js";
+import type { TokenParts } from "./types.js";
 
 /** The hash of four counts (equal counts, compared with `===`, hash alike), folded into `seed` (a hash of other key fields). */
 export function hashCounts(seed: number, a: number, b: number, c: number, d: number): number {
   return hashNumber(hashNumber(hashNumber(hashNumber(seed, a), b), c), d);
+}
+
+/** Whether two calls have the same four parts (the usage half of the copy keys of TRAJECTORIES.md). */
+export function sameParts(p: TokenParts, q: TokenParts): boolean {
+  return (
+    p.uncachedInput === q.uncachedInput &&
+    p.cacheRead === q.cacheRead &&
+    p.cacheWrite === q.cacheWrite &&
+    p.output === q.output
+  );
 }
 
 /** Four counts: the key of a {@link CountsMap}. */

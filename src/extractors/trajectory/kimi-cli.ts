@@ -30,7 +30,7 @@ import {
   type TrajectoryFile,
 } from "./common.js";
 import { displayRanks, sightedBefore } from "./call-order.js";
-import { hashCounts } from "./counts-map.js";
+import { hashCounts, sameParts } from "./counts-map.js";
 import { RunNumbering } from "./run-numbering.js";
 import { HashIndex, hashNumber, hashString } from "./hash-index.js";
 import { withFile, withoutFiles } from "./cached-calls.js";
@@ -65,15 +65,7 @@ function kimiSessionRoot(absPath: string): string {
 
 /** Whether sightings `a` and `u` have the same time text and the same parts (with the same message id: copies). */
 function sameTimeAndParts(a: KimiCliUsage, u: KimiCliUsage): boolean {
-  const p = u.call;
-  const q = a.call;
-  return (
-    a.timeText === u.timeText &&
-    q.uncachedInput === p.uncachedInput &&
-    q.cacheRead === p.cacheRead &&
-    q.cacheWrite === p.cacheWrite &&
-    q.output === p.output
-  );
+  return a.timeText === u.timeText && sameParts(a.call, u.call);
 }
 
 /** Sets of the numbers 0..n-1; a set's representative is its smallest number. */

@@ -44,7 +44,7 @@ import { appendAll } from "../../util/arrays.js";
 import type { TokenCall, TokenParts } from "./types.js";
 import { displayOrder } from "./call-order.js";
 import { cmpStr } from "../../util/values.js";
-import { hashCounts } from "./counts-map.js";
+import { hashCounts, sameParts } from "./counts-map.js";
 import { RunNumbering } from "./run-numbering.js";
 import { HashIndex, hashNumber, hashString } from "./hash-index.js";
 import { withFile, withoutFiles } from "./cached-calls.js";
@@ -298,15 +298,5 @@ function keyHash(r: KimiCodeRecord): number {
 
 /** Whether two records have the same copy key: time + model + scope + usage. */
 function sameKey(a: KimiCodeRecord, b: KimiCodeRecord): boolean {
-  const p = a.call;
-  const q = b.call;
-  return (
-    a.time === b.time &&
-    a.model === b.model &&
-    a.scope === b.scope &&
-    p.uncachedInput === q.uncachedInput &&
-    p.cacheRead === q.cacheRead &&
-    p.cacheWrite === q.cacheWrite &&
-    p.output === q.output
-  );
+  return a.time === b.time && a.model === b.model && a.scope === b.scope && sameParts(a.call, b.call);
 }

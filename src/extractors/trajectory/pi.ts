@@ -34,7 +34,7 @@ import { appendAll } from "../../util/arrays.js";
 import { JsonMembers } from "../../util/json-members.js";
 import type { TokenCall, TokenParts } from "./types.js";
 import { joinByDisplay } from "./call-order.js";
-import { hashCounts } from "./counts-map.js";
+import { hashCounts, sameParts } from "./counts-map.js";
 import { HashIndex, hashString } from "./hash-index.js";
 import { withFile, withoutFiles } from "./cached-calls.js";
 
@@ -217,14 +217,5 @@ export const piCounter: FormatCounter<PiScan> = {
 
 /** Whether two usage entries are copies of one entry: the same id (or, with none, timestamp text) and usage. */
 function sameEntry(a: PiEntry, b: PiEntry): boolean {
-  const p = a.call;
-  const q = b.call;
-  return (
-    a.key === b.key &&
-    a.byId === b.byId &&
-    p.uncachedInput === q.uncachedInput &&
-    p.cacheRead === q.cacheRead &&
-    p.cacheWrite === q.cacheWrite &&
-    p.output === q.output
-  );
+  return a.key === b.key && a.byId === b.byId && sameParts(a.call, b.call);
 }
