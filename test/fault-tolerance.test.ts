@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { holdAfterTempEnv } from "./helpers/hold-after-temp.js";
 import { makeMiniSweep, miniCells } from "./helpers/mini-sweep.js";
 import { removeTree } from "./helpers/tree.js";
+import { buildDist } from "./helpers/build-dist.js";
 
 /**
  * Fault tolerance of a real build (issue 5): the built CLI,
@@ -24,11 +25,7 @@ const bin = join(REPO, "bin", "ptb-manifest.js");
 const roots: string[] = [];
 
 beforeAll(() => {
-  execFileSync(
-    process.execPath,
-    [join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", join(REPO, "tsconfig.build.json")],
-    { cwd: REPO, stdio: "pipe" },
-  );
+  buildDist();
 }, 120_000);
 
 afterAll(async () => Promise.all(roots.map(removeTree)));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createServer, type Server, type Socket } from "node:net";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,6 +8,7 @@ import { byteProgress, RESTORE_TERMINAL } from "../src/util/progress.js";
 import { fakeTty } from "./helpers/fake-tty.js";
 import { holdAfterTempEnv } from "./helpers/hold-after-temp.js";
 import { removeTree } from "./helpers/tree.js";
+import { buildDist } from "./helpers/build-dist.js";
 
 /**
  * The progress bar hides the cursor and turns line wrap off; every way out of
@@ -28,11 +29,7 @@ let silentHub: Server | null = null;
 const sockets: Socket[] = [];
 
 beforeAll(() => {
-  execFileSync(
-    process.execPath,
-    [join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", join(REPO, "tsconfig.build.json")],
-    { cwd: REPO, stdio: "pipe" },
-  );
+  buildDist();
 }, 120_000);
 afterAll(async () => {
   for (const s of sockets) s.destroy();

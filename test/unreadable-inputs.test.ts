@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { Row } from "../src/schema.js";
 import { lines, removeTree } from "./helpers/tree.js";
 import { makeMiniSweep } from "./helpers/mini-sweep.js";
+import { buildDist } from "./helpers/build-dist.js";
 
 /**
  * Inputs that cannot be read (README: "Warnings and errors"; DESIGN.md:
@@ -27,11 +28,7 @@ const NOBODY = "65534";
 const roots: string[] = [];
 
 beforeAll(() => {
-  execFileSync(
-    process.execPath,
-    [join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", join(REPO, "tsconfig.build.json")],
-    { cwd: REPO, stdio: "pipe" },
-  );
+  buildDist();
 }, 120_000);
 afterAll(async () => Promise.all(roots.map(removeTree)));
 
