@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { removeTree } from "./helpers/tree.js";
+import { buildDist } from "./helpers/build-dist.js";
 
 /**
  * Worker threads scan only from the compiled code (dist/), and only for at
@@ -34,11 +34,7 @@ function usageLine(n: number): string {
 const filler = JSON.stringify({ type: "user", message: { content: "y".repeat(4000) } });
 
 beforeAll(async () => {
-  execFileSync(
-    process.execPath,
-    [join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", join(REPO, "tsconfig.build.json")],
-    { cwd: REPO, stdio: "pipe" },
-  );
+  buildDist();
   tmp = await mkdtemp(join(tmpdir(), "ptb-scan-workers-"));
   const dir = join(tmp, "projects", "p");
   await mkdir(dir, { recursive: true });
@@ -77,7 +73,11 @@ describe("scanning with worker threads", () => {
     expect(one.calls.length).toBe(expected.calls);
     expect(one.calls.reduce((a, c) => a + c.output, 0)).toBe(expected.output);
     expect(one.calls.reduce((a, c) => a + c.cacheRead, 0)).toBe(expected.cacheRead);
-    for (const threads of [2, 3])
-      expect(await readTrajectory("claude-code", [tmp], { threads }), `${threads}`).toEqual(one);
+    for (const threads of [2, 3]) {
+      const told: number[] = [];
+      const reading = await readTrajectory("claude-code", [tmp], { threads, onThreads: (n) => told.push(n) });
+      expect(reading, `${threads}`).toEqual(one);
+      expect(told).toEqual([threads]);
+    }
   }, 120_000);
 });

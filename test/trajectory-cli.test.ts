@@ -133,6 +133,17 @@ describe("tokens command on a fixture", () => {
     expect(err.join("")).toContain("TRAJECTORY_BAD_JSON");
   });
 
+  it("with PTB_MANIFEST_DEBUG says on stderr how many threads scanned, and only then", async () => {
+    const d = fixture();
+    const io = { stdout: process.stdout, stderr: process.stderr };
+    const argv = ["node", "ptb-manifest", "tokens", "--format", "kimi-code", d, "--json"];
+    expect(await main(argv, { ...io, env: { PTB_MANIFEST_DEBUG: "1" } })).toBe(0);
+    expect(err).toEqual(["ptb-manifest: debug: scan threads 1\n"]);
+    err = [];
+    expect(await main(argv, { ...io, env: {} })).toBe(0);
+    expect(err).toEqual([]);
+  });
+
   it("an unknown format or an unparseable --at is a usage error naming the accepted values", async () => {
     const d = fixture();
     expect(await run("tokens", "--format", "gemini", d)).toBe(64);

@@ -129,6 +129,7 @@ export interface CountedTokens {
  *
  * @param usage raises a usage error (exit 64): a `--hour` the clock never
  *   reads or after the run's end, a `--since` after the moment of `--hour`.
+ * @param onThreads told how many threads scan the files (`readTrajectory`'s `onThreads`).
  * @throws InputError `TRAJECTORY_UNKNOWN_CELL`, and the errors of reading
  *   `cells.json`, the supervisor history and the trajectories.
  */
@@ -138,6 +139,7 @@ export async function countTokens(
   window: TokensWindow,
   progress: ByteProgress,
   usage: (message: string) => never,
+  onThreads?: (threads: number) => void,
 ): Promise<CountedTokens> {
   let { atMs, sinceMs } = window;
   const { hour } = window;
@@ -192,6 +194,7 @@ export async function countTokens(
       dir: opts.trajectory,
       onBytes: progress.active ? (n) => progress.add(n) : undefined,
       clock: new BudgetClock(supervisor.runStartMs, supervisor.pauses),
+      onThreads,
     });
     warnings = [...diag.warnings, ...counted.reading.warnings];
     // As the build counts a row at that moment: null past the logs' end (resolve/token-coverage.ts).
@@ -203,6 +206,7 @@ export async function countTokens(
     if (progress.active) progress.stage("reading", await trajectoryBytes(format, paths));
     const reading = await readTrajectory(format, paths, {
       onBytes: progress.active ? (n) => progress.add(n) : undefined,
+      onThreads,
     });
     warnings = reading.warnings;
     const ledger = new TokenLedger(reading.calls);

@@ -49,6 +49,8 @@ export interface CellTokenOptions {
   clock?: BudgetClock;
   /** Told the session files found, as `<cell>/trajectory/<path inside>` (`readTrajectory`'s `onListed`). */
   onListed?: (files: string[]) => void;
+  /** Told the scan's thread count (`readTrajectory`'s `onThreads`). */
+  onThreads?: (threads: number) => void;
 }
 
 /**
@@ -96,6 +98,7 @@ export async function countCellTokens(
     cache: opts.cache,
     onBytes: opts.onBytes,
     onListed: opts.onListed,
+    onThreads: opts.onThreads,
   });
   // A session file or folder that could not be read: every count of the cell may be short, so none is written.
   if (incompleteReading(reading) !== null) return { reading, ledger: null, dir };

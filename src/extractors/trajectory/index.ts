@@ -68,6 +68,8 @@ export interface ReadTrajectoryOptions {
   threads?: number;
   /** Told the display names of the session files found, before they are read (what the build records as read). */
   onListed?: (files: string[]) => void;
+  /** Told how many threads scan the files not served from the cache (1: this thread alone), once decided. */
+  onThreads?: (threads: number) => void;
 }
 
 /** The session files of each format, found recursively inside a folder (fast-glob patterns). */
@@ -282,7 +284,7 @@ export async function readTrajectory(
   const fresh = await scanFiles(
     format,
     todo.map((i) => listed.files[i]!),
-    { threads: opts.threads, onBytes: opts.onBytes },
+    { threads: opts.threads, onBytes: opts.onBytes, onThreads: opts.onThreads },
   );
   for (let j = 0; j < todo.length; j += 1) {
     const i = todo[j]!;

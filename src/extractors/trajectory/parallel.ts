@@ -41,12 +41,13 @@ async function decideThreads(sizes: readonly number[]): Promise<number> {
  * `threads − 1` workers take the files from one queue, largest first, so this
  * thread scans while the workers start and the workers only add. A worker that
  * fails leaves its file to this thread. `onBytes` gets the raw bytes read as
- * scanning goes. Results are in the order of `files`.
+ * scanning goes; `onThreads` is told the thread count once decided. Results
+ * are in the order of `files`.
  */
 export async function scanFiles(
   format: TrajectoryFormat,
   files: TrajectoryFile[],
-  opts: { threads?: number; onBytes?: (bytes: number) => void } = {},
+  opts: { threads?: number; onBytes?: (bytes: number) => void; onThreads?: (threads: number) => void } = {},
 ): Promise<FileScan<unknown>[]> {
   const counter = COUNTERS[format];
   const sizes = await Promise.all(
@@ -65,6 +66,7 @@ export async function scanFiles(
         ? Math.min(opts.threads, files.length)
         : 1
       : await decideThreads(sizes);
+  opts.onThreads?.(threads);
   const results: (FileScan<unknown> | undefined)[] = files.map(() => undefined);
   const queue: ScanQueue = {
     order: files.map((_f, i) => i).sort((a, b) => sizes[b]! - sizes[a]!),
