@@ -98,6 +98,57 @@ describe("scanLines filter", () => {
     expect(MarkerSearch.fits([b('{"usage"')])).toBe(false); // the pad after the data is `{`
   });
 
+  it("gives a search its own two buffers of the size asked, kept for the next file, searched in place", () => {
+    // Larger than any buffer the other tests' scans keep (2 MiB at most), so a new one.
+    const size = 3 << 20;
+    const first = MarkerSearch.takeRegion(size)!;
+    expect([first.a.length, first.b.length]).toEqual([size, size]);
+    expect(first.search.owns(first.a) && first.search.owns(first.b)).toBe(true);
+    expect(first.search.owns(Buffer.alloc(16))).toBe(false);
+    expect(MarkerSearch.load()!.owns(first.a)).toBe(false);
+    // Only its own buffers: anything else is for the shared search, which copies.
+    expect(() => first.search.begin(Buffer.from('{"usage":1}\n'), 0, 12, [Buffer.from('"usage"')])).toThrow(
+      "searches only them",
+    );
+    const line = Buffer.from('{"a":1}\n{"usage":2}\n{"b":3}\n');
+    line.copy(first.b);
+    first.search.begin(first.b, 0, line.length, [Buffer.from('"usage"')]);
+    const events: number[] = [];
+    while (first.search.next()) for (let k = 0; k < first.search.count; k += 1) events.push(first.search.pos(k));
+    expect(events).toEqual([9]);
+    MarkerSearch.releaseRegion(first.search);
+    // (Searches are compared with `===`: a failing toBe would print their whole memory.)
+    const again = MarkerSearch.takeRegion(size - 1)!;
+    expect(again.search === first.search).toBe(true);
+    expect([again.a.length, again.b.byteOffset]).toEqual([size - 1, first.b.byteOffset]);
+    MarkerSearch.releaseRegion(again.search);
+    const larger = MarkerSearch.takeRegion(size + 1)!;
+    expect(larger.search === first.search).toBe(false);
+    MarkerSearch.releaseRegion(larger.search);
+  });
+
+  it("marker mode: a search's buffers reused by the next file, or left by a visitor that threw, show nothing of the last file", async () => {
+    const many = join(tmp, "many-usage.jsonl");
+    writeFileSync(many, `${ok("token_count")}\n`.repeat(20_000));
+    await expect(
+      scanLines(many, { markers, chunkBytes: 4096 }, (_b, _s, _e, lineNo) => {
+        if (lineNo === 500) throw new Error("stop at 500");
+      }),
+    ).rejects.toThrow("stop at 500");
+    const short = join(tmp, "short-usage.jsonl");
+    writeFileSync(short, `${ok("a")}\n${ok("token_count")}\n${ok("token_count").slice(0, 40)}`);
+    const got: string[] = [];
+    expect(
+      await scanLines(short, { markers, chunkBytes: 4096 }, (b, s, e, lineNo, cut) =>
+        got.push(`${lineNo}${cut ? "!" : ""} ${b.toString("utf8", s, e)}`),
+      ),
+    ).toBe(3);
+    expect(got).toEqual([`2 ${ok("token_count")}`, `3! ${ok("token_count").slice(0, 40)}`]);
+    let seen = 0;
+    expect(await scanLines(many, { markers, chunkBytes: 4096 }, () => (seen += 1))).toBe(20_000);
+    expect(seen).toBe(20_000);
+  });
+
   it("hands over the same lines with a needle the WebAssembly search cannot take", async () => {
     const line = (k: string) => JSON.stringify({ [k]: 1, n: "{x}" });
     const text = `${[line("a"), line("{b"), line("c"), "{", line("{b")].join("\n")}\n`;

@@ -132,14 +132,17 @@ async function scan(
   visit: LineVisitor,
   progress: ScanProgress,
 ): Promise<number> {
+  const search = opts.markers && useWasm && MarkerSearch.fits(opts.markers) ? MarkerSearch.load() : null;
   // Two buffers, kept across files (a fresh one page-faults on its first fill): the next read fills
-  // one while the lines of the other are scanned.
-  let buf = takeReadBuffer(chunk);
-  let other = takeReadBuffer(chunk);
+  // one while the lines of the other are scanned. With the WebAssembly search they are its own
+  // memory, searched where they are read.
+  const region = search ? MarkerSearch.takeRegion(chunk) : null;
+  let buf = region ? region.a : takeReadBuffer(chunk);
+  let other = region ? region.b : takeReadBuffer(chunk);
   let lineNo = 0;
   const glue: Glue = { learnt: opts.detectGlued !== true, signature: null };
-  const search = opts.markers && useWasm && MarkerSearch.fits(opts.markers) ? MarkerSearch.load() : null;
   const state: MarkerState = { wantAll: opts.wantAll };
+  let pending: Promise<number> | null = null;
   try {
     let got = await fill(buf, 0);
     let end = got;
@@ -149,17 +152,18 @@ async function scan(
       const cut = buf.lastIndexOf(0x0a, end - 1) + 1;
       const tail = end - cut;
       if (tail >= other.length) {
-        releaseReadBuffer(other);
+        releaseReadBuffer(other); // a buffer of the search's memory is not kept: the search keeps it
         other = takeReadBuffer(Math.max(other.length, tail) * 2);
       }
       buf.copy(other, 0, cut, end);
       const next = fill(other, tail);
+      pending = next;
       next.catch(() => undefined); // awaited below; handled now in case a visitor throws first
       if (cut > 0) {
         const view = buf.subarray(0, cut);
         lineNo = opts.markers
           ? search
-            ? markerEvents(view, lineNo, opts.markers, visit, search, state)
+            ? markerEvents(view, lineNo, opts.markers, visit, region?.search.owns(view) ? region.search : search, state)
             : markerLines(view, lineNo, opts, visit, state)
           : opts.classify
             ? classifiedLines(view, lineNo, opts, visit, glue)
@@ -167,6 +171,7 @@ async function scan(
         progress.lines = lineNo;
       }
       got = await next;
+      pending = null;
       end = tail + got;
       [buf, other] = [other, buf];
     }
@@ -176,8 +181,11 @@ async function scan(
     }
     return lineNo;
   } finally {
+    // A read still filling a buffer (a visitor threw) must end before its memory serves another file.
+    if (pending !== null) await pending.catch(() => 0);
     releaseReadBuffer(buf);
     releaseReadBuffer(other);
+    if (region) MarkerSearch.releaseRegion(region.search);
   }
 }
 

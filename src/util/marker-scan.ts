@@ -5,6 +5,11 @@
  * buffer-full where the scanner must look (a needle, a NUL byte, a line end
  * whose line may not be `{…}`) and counts the line ends before each, so the
  * lines between are never visited one by one.
+ *
+ * The data is searched where it lies when the scanner read it into one of
+ * the search's own two buffers ({@link MarkerSearch.takeRegion}: no copy,
+ * and no second buffer-full of fresh memory); any other view is copied into
+ * the shared search's memory first ({@link MarkerSearch.load}).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -16,7 +21,10 @@ const EV = MAX_NEEDLES * NEEDLE_REC;
 const MAX_EV = 1 << 16;
 const BASE = EV + MAX_EV * 8 + 64; // 16 guard bytes before, 64 pad bytes after the data
 const PAD = 64;
+const GUARD = 16;
 const PAGE = 1 << 16;
+/** At most this many searches with their own buffers are kept per thread for the next file. */
+const KEEP_REGIONS = 2;
 
 interface Exports {
   memory: WebAssembly.Memory;
@@ -42,10 +50,31 @@ export class MarkerSearch {
   private roundLines = 0;
   /** Number of events of the last {@link next}. */
   count = 0;
+  /** Where the range of the current round starts in memory. */
+  private base = BASE;
+  /** With its own buffers ({@link takeRegion}): their size (each), else 0. */
+  private regionBytes = 0;
 
   private constructor(private readonly ex: Exports) {
     this.bytes = new Uint8Array(ex.memory.buffer);
     this.ints = new Int32Array(ex.memory.buffer);
+  }
+
+  /** The first module's compiled code, shared by every instance; null when not built. */
+  private static module(): WebAssembly.Module | null {
+    if (compiled !== undefined) return compiled;
+    compiled = null;
+    for (const rel of ["./marker-scan.wasm", "../../dist/util/marker-scan.wasm"]) {
+      const path = fileURLToPath(new URL(rel, import.meta.url));
+      if (!existsSync(path)) continue;
+      try {
+        compiled = new WebAssembly.Module(readFileSync(path));
+      } catch {
+        compiled = null;
+      }
+      break;
+    }
+    return compiled;
   }
 
   /**
@@ -55,19 +84,67 @@ export class MarkerSearch {
    */
   static load(): MarkerSearch | null {
     if (loaded !== undefined) return loaded;
-    loaded = null;
-    for (const rel of ["./marker-scan.wasm", "../../dist/util/marker-scan.wasm"]) {
-      const path = fileURLToPath(new URL(rel, import.meta.url));
-      if (!existsSync(path)) continue;
-      try {
-        const mod = new WebAssembly.Module(readFileSync(path));
-        loaded = new MarkerSearch(new WebAssembly.Instance(mod).exports as unknown as Exports);
-      } catch {
-        loaded = null;
-      }
-      break;
-    }
+    loaded = MarkerSearch.instance();
     return loaded;
+  }
+
+  private static instance(): MarkerSearch | null {
+    const mod = MarkerSearch.module();
+    if (mod === null) return null;
+    try {
+      return new MarkerSearch(new WebAssembly.Instance(mod).exports as unknown as Exports);
+    } catch {
+      return null; // no WebAssembly SIMD
+    }
+  }
+
+  /**
+   * A search with two read buffers of its own, `a` and `b`, of exactly
+   * `bytes` bytes each, in its memory (kept from an earlier file: the smallest
+   * large enough): what the scanner reads into them is searched where it
+   * lies. Its memory never grows after this, so the buffers stay valid
+   * (also while a read fills one) until {@link releaseRegion}. Null where
+   * {@link load} would be.
+   */
+  static takeRegion(bytes: number): { search: MarkerSearch; a: Buffer; b: Buffer } | null {
+    let i = -1; // the smallest kept that fits
+    for (let k = 0; k < regions.length; k += 1)
+      if (regions[k]!.regionBytes >= bytes && (i === -1 || regions[k]!.regionBytes < regions[i]!.regionBytes)) i = k;
+    const search = i === -1 ? MarkerSearch.instance() : regions.splice(i, 1)[0]!;
+    if (search === null) return null;
+    if (i === -1) {
+      const mem = search.ex.memory;
+      const need = BASE + 2 * (bytes + PAD + GUARD);
+      if (mem.buffer.byteLength < need) mem.grow(Math.ceil((need - mem.buffer.byteLength) / PAGE));
+      search.bytes = new Uint8Array(mem.buffer);
+      search.ints = new Int32Array(mem.buffer);
+      search.regionBytes = bytes;
+      // The guard bytes before each buffer (`}`: nothing there makes an event).
+      search.bytes.fill(0x7d, BASE - GUARD, BASE);
+      search.bytes.fill(0x7d, search.otherBase() - GUARD, search.otherBase());
+    }
+    const buffer = search.ex.memory.buffer;
+    return { search, a: Buffer.from(buffer, BASE, bytes), b: Buffer.from(buffer, search.otherBase(), bytes) };
+  }
+
+  /** Keeps `search`, from {@link takeRegion}, for a later file; no read may be filling its buffers any more. */
+  static releaseRegion(search: MarkerSearch): void {
+    if (search.regionBytes === 0 || regions.includes(search)) return;
+    regions.push(search);
+    if (regions.length > KEEP_REGIONS) {
+      regions.sort((x, y) => y.regionBytes - x.regionBytes);
+      regions.length = KEEP_REGIONS;
+    }
+  }
+
+  /** Where the second of its own buffers starts. */
+  private otherBase(): number {
+    return BASE + this.regionBytes + PAD + GUARD;
+  }
+
+  /** True when `view` lies in one of this search's own buffers ({@link takeRegion}). */
+  owns(view: Uint8Array): boolean {
+    return this.regionBytes > 0 && view.buffer === this.ex.memory.buffer;
   }
 
   /**
@@ -84,17 +161,25 @@ export class MarkerSearch {
   }
 
   /**
-   * Copies `view[from, end)` into the search's memory and sets the needles
-   * (see {@link fits}); the events are then read round by round with {@link next}.
+   * Sets the range `view[from, end)` to search and the needles (see
+   * {@link fits}); the events are then read round by round with {@link next}.
+   * A view of one of the search's own buffers is searched in place: the
+   * bytes after `end` up to 64 past it are overwritten (the caller is done
+   * with them). Any other view is copied into the search's memory, which
+   * only the shared search ({@link load}) does.
    */
   begin(view: Uint8Array, from: number, end: number, needles: readonly Buffer[]): void {
     const n = end - from;
-    const need = BASE + n + PAD;
-    const mem = this.ex.memory;
-    if (mem.buffer.byteLength < need) {
-      mem.grow(Math.ceil((need - mem.buffer.byteLength) / PAGE));
-      this.bytes = new Uint8Array(mem.buffer);
-      this.ints = new Int32Array(mem.buffer);
+    const inPlace = this.owns(view);
+    if (!inPlace) {
+      if (this.regionBytes > 0) throw new Error("a search with its own buffers searches only them");
+      const need = BASE + n + PAD;
+      const mem = this.ex.memory;
+      if (mem.buffer.byteLength < need) {
+        mem.grow(Math.ceil((need - mem.buffer.byteLength) / PAGE));
+        this.bytes = new Uint8Array(mem.buffer);
+        this.ints = new Int32Array(mem.buffer);
+      }
     }
     const bytes = this.bytes;
     const ints = this.ints;
@@ -110,9 +195,13 @@ export class MarkerSearch {
       bytes.set(needle, rec + 36);
     });
     this.ex.needles.value = needles.length;
-    bytes.fill(0x7d, BASE - 16, BASE);
-    bytes.set(view.subarray(from, end), BASE);
-    bytes.fill(0x7b, BASE + n, BASE + n + PAD);
+    if (inPlace) this.base = view.byteOffset + from;
+    else {
+      this.base = BASE;
+      bytes.fill(0x7d, BASE - GUARD, BASE);
+      bytes.set(view.subarray(from, end), BASE);
+    }
+    bytes.fill(0x7b, this.base + n, this.base + n + PAD);
     this.n = n;
     this.from = 0;
     this.offset = from;
@@ -123,7 +212,7 @@ export class MarkerSearch {
   next(): boolean {
     if (this.from >= this.n) return false;
     this.roundLines = this.lines;
-    this.count = this.ex.scan(BASE, this.n, this.from, EV, MAX_EV);
+    this.count = this.ex.scan(this.base, this.n, this.from, EV, MAX_EV);
     this.from = this.ex.resume.value as number;
     this.lines += this.ex.nl.value as number;
     return true;
@@ -145,4 +234,7 @@ export class MarkerSearch {
   }
 }
 
+let compiled: WebAssembly.Module | null | undefined;
 let loaded: MarkerSearch | null | undefined;
+/** Searches with their own buffers, kept for the next file (this thread's). */
+const regions: MarkerSearch[] = [];
