@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { InputError } from "../src/errors.js";
 import { readTrajectory, TokenLedger } from "../src/extractors/trajectory/index.js";
+import { claudeCodeCounter } from "../src/extractors/trajectory/claude-code.js";
 import type { TokenCall } from "../src/extractors/trajectory/types.js";
 import { at, count, ms, parts, tempDir, useTempDirs, writeJsonl } from "./trajectory-helpers.js";
 
@@ -268,6 +269,54 @@ describe("claude-code (TRAJECTORIES.md: claude-code)", () => {
     ]);
     const { totals } = await count("claude-code", [d]);
     expect(parts(totals)).toEqual([4, 2200, 250, 160, 2614, 2]);
+  });
+
+  it("a response's lines that follow one another are folded as the file is scanned: one record each, the same calls", async () => {
+    const d = tempDir();
+    writeJsonl(d, "s.jsonl", [
+      asst(1, "msg_1", "req_1", [3, 1000, 200, 1]),
+      asst(3, "msg_1", "req_1", [3, 1000, 250, 5]),
+      asst(2, "msg_1", "req_1", [4, 1000, 200, 9]), // earlier than the line before: not the latest
+      asst(5, "msg_2", "req_2", [1, 10, 0, 40]),
+      asst(3, "msg_1", "req_1", [3, 1000, 200, 120]), // the same response again, later in the file; an equal time
+      asst(4, "msg_1", "req_other", [2, 0, 0, 7]), // another request: another response
+    ]);
+    const file = { path: join(d, "s.jsonl"), display: "s.jsonl" };
+    const scan = await claudeCodeCounter.scan(file);
+    const rec = (key: string, request: string, p: number[], s: number, line: number) => ({
+      key,
+      request,
+      uncachedInput: p[0],
+      cacheRead: p[1],
+      cacheWrite: p[2],
+      output: p[3],
+      timeMs: ms(s),
+      line,
+    });
+    expect(scan).toEqual({
+      data: [
+        rec("msg_1", "req_1", [4, 1000, 250, 9], 3, 2),
+        rec("msg_2", "req_2", [1, 10, 0, 40], 5, 4),
+        rec("msg_1", "req_1", [3, 1000, 200, 120], 3, 5),
+        rec("msg_1", "req_other", [2, 0, 0, 7], 4, 6),
+      ],
+      warnings: [],
+    });
+    const { reading } = await count("claude-code", [d], d);
+    const call = (p: number[], s: number, line: number) => ({
+      uncachedInput: p[0],
+      cacheRead: p[1],
+      cacheWrite: p[2],
+      output: p[3],
+      timeMs: ms(s),
+      file: "s.jsonl",
+      line,
+    });
+    expect(reading.calls).toEqual([
+      call([4, 1000, 250, 120], 3, 2),
+      call([2, 0, 0, 7], 4, 6),
+      call([1, 10, 0, 40], 5, 4),
+    ]);
   });
 
   it("groups by message.id alone where requestId is missing", async () => {

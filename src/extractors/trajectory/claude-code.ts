@@ -65,15 +65,38 @@ const USAGE_SHAPE: UsageShape<
   ],
 };
 
-/** One usage line of a file: its response key, parts and time. */
-export interface ClaudeUsageLine {
+/** A response's counts as its lines are folded in (see {@link fold}): the largest parts, the time and line of its latest line. */
+type Folded = TokenParts & { timeMs: number | null; line: number };
+
+/**
+ * One usage line of a file (or several consecutive ones of the same
+ * response, folded): its response key, parts and time.
+ */
+export interface ClaudeUsageLine extends Folded {
   /** The response: `message.id`, with `request` (else the line's `uuid:<uuid>`, else `line:<file>:<line>`, with null). */
   key: string;
   /** The line's `requestId` ("" when absent) when `key` is a `message.id`, else null. */
   request: string | null;
-  parts: TokenParts;
-  timeMs: number | null;
-  line: number;
+}
+
+/**
+ * Folds line `u` of a response into `into`, the response so far
+ * (TRAJECTORIES.md, "claude-code": counted once, with the largest value of
+ * each part, at the time of its latest line): each part the larger, and
+ * `u`'s time and line when its time is later (a null time never is; an
+ * equal one keeps the earlier line). True when `u` became the latest line.
+ * Folding lines in file order, a few at a time or all at once, gives the
+ * same response: the largest of each part and the first line of the latest time.
+ */
+function fold(into: Folded, u: Folded): boolean {
+  into.uncachedInput = Math.max(into.uncachedInput, u.uncachedInput);
+  into.cacheRead = Math.max(into.cacheRead, u.cacheRead);
+  into.cacheWrite = Math.max(into.cacheWrite, u.cacheWrite);
+  into.output = Math.max(into.output, u.output);
+  if (u.timeMs === null || (into.timeMs !== null && u.timeMs <= into.timeMs)) return false;
+  into.timeMs = u.timeMs;
+  into.line = u.line;
+  return true;
 }
 
 /**
@@ -136,14 +159,21 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
         const requestId = str(value, "requestId");
         const uuid = str(value, "uuid");
         const key = id ? id : uuid ? `uuid:${uuid}` : `line:${file.display}:${lineNo}`;
-        const parts: TokenParts = {
+        const request = id ? (requestId ?? "") : null;
+        const u: ClaudeUsageLine = {
+          key,
+          request,
           uncachedInput: c.input_tokens,
           cacheRead: c.cache_read_input_tokens,
           cacheWrite: c.cache_creation_input_tokens,
           output: c.output_tokens,
+          timeMs: times.ms(value["timestamp"], lineNo),
+          line: lineNo,
         };
-        const request = id ? (requestId ?? "") : null;
-        data.push({ key, request, parts, timeMs: times.ms(value["timestamp"], lineNo), line: lineNo });
+        // A response's lines mostly follow one another: folded here, only one record per response is kept.
+        const last = data[data.length - 1];
+        if (last !== undefined && last.key === key && last.request === request) fold(last, u);
+        else data.push(u);
       },
     );
     shape.flush(sink, file.display, "message.usage");
@@ -166,23 +196,14 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
         const h = lineHash(u);
         let g = groups.first(h);
         while (g !== -1 && !(firstLine[g]!.key === u.key && firstLine[g]!.request === u.request)) g = groups.next();
-        const { parts, timeMs } = u;
         if (g === -1) {
           groups.add(h, list.length);
           firstLine.push(u);
-          list.push(call(parts, timeMs, display, u.line));
+          list.push(call(u, u.timeMs, display, u.line));
           continue;
         }
         const c = list[g]!;
-        c.uncachedInput = Math.max(c.uncachedInput, parts.uncachedInput);
-        c.cacheRead = Math.max(c.cacheRead, parts.cacheRead);
-        c.cacheWrite = Math.max(c.cacheWrite, parts.cacheWrite);
-        c.output = Math.max(c.output, parts.output);
-        if (timeMs !== null && (c.timeMs === null || timeMs > c.timeMs)) {
-          c.timeMs = timeMs;
-          c.file = display;
-          c.line = u.line;
-        }
+        if (fold(c, u)) c.file = display;
       }
     }
     const calls = list;
