@@ -827,6 +827,19 @@ describe("TokenLedger", () => {
     });
   });
 
+  it("sums counts beyond 32 bits exactly, from calls in order or not", () => {
+    const big = (timeMs: number, n: number): TokenCall => ({ ...c(timeMs, n), cacheRead: 4_294_967_297 * n });
+    for (const calls of [
+      [big(1000, 1), big(2000, 2), big(3000, 3)],
+      [big(3000, 3), big(1000, 1), big(2000, 2)],
+    ]) {
+      const l = new TokenLedger(calls);
+      expect(l.at(2000).cacheRead).toBe(12_884_901_891);
+      expect(l.at(3000, 2000).cacheRead).toBe(21_474_836_485);
+      expect(l.around(2000, 1, 1).map((x) => x.line)).toEqual([2, 3]);
+    }
+  });
+
   it("at(t) is cumulative over calls with time ≤ t (inclusive), null-time calls excluded", () => {
     expect(ledger.at(2000)).toEqual({
       uncachedInput: 6,

@@ -346,22 +346,33 @@ function compareCalls(a: TokenCall, b: TokenCall): number {
  * Built once in O(n log n); `at()` answers in O(log n) from prefix sums.
  */
 export class TokenLedger {
-  private readonly times: number[] = [];
+  /** The placed calls' times, in order. */
+  private readonly times: Float64Array;
   private readonly placed: TokenCall[];
-  /** prefix[i] = sums of the first i placed calls, parts in the order uncached, cache read, cache write, output. */
-  private readonly prefix: [number, number, number, number][] = [[0, 0, 0, 0]];
+  /**
+   * The sums of the first i placed calls at [4i, 4i + 4), parts in the order uncached, cache
+   * read, cache write, output (typed: no object per call; sums of integers stay exact below 2^53).
+   */
+  private readonly prefix: Float64Array;
   private readonly all: TokenTotals;
 
   /** @param calls counted calls in any order; calls with a null time count only in {@link totals}. */
   constructor(calls: readonly TokenCall[]) {
-    const placed = calls.filter((c) => c.timeMs !== null).sort(compareCalls);
+    const placed = calls.filter((c) => c.timeMs !== null);
+    if (!inOrder(placed)) placed.sort(compareCalls); // readTrajectory's calls come sorted already
     this.placed = placed;
-    let acc: [number, number, number, number] = [0, 0, 0, 0];
-    for (const c of placed) {
-      acc = [acc[0] + c.uncachedInput, acc[1] + c.cacheRead, acc[2] + c.cacheWrite, acc[3] + c.output];
-      this.times.push(c.timeMs as number);
-      this.prefix.push(acc);
+    const n = placed.length;
+    this.times = new Float64Array(n);
+    const prefix = new Float64Array(4 * (n + 1));
+    for (let i = 0, o = 0; i < n; i += 1, o += 4) {
+      const c = placed[i]!;
+      prefix[o + 4] = prefix[o]! + c.uncachedInput;
+      prefix[o + 5] = prefix[o + 1]! + c.cacheRead;
+      prefix[o + 6] = prefix[o + 2]! + c.cacheWrite;
+      prefix[o + 7] = prefix[o + 3]! + c.output;
+      this.times[i] = c.timeMs!;
     }
+    this.prefix = prefix;
     const sum: [number, number, number, number] = [0, 0, 0, 0];
     for (const c of calls) {
       sum[0] += c.uncachedInput;
@@ -398,10 +409,11 @@ export class TokenLedger {
   at(tMs: number, fromMs: number = Number.NEGATIVE_INFINITY): TokenTotals {
     const hi = upperBound(this.times, tMs);
     const lo = Math.min(hi, lowerBound(this.times, fromMs));
-    const a = this.prefix[lo]!;
-    const b = this.prefix[hi]!;
+    const p = this.prefix;
+    const a = 4 * lo;
+    const b = 4 * hi;
     return totalsOf(
-      [b[0] - a[0], b[1] - a[1], b[2] - a[2], b[3] - a[3]],
+      [p[b]! - p[a]!, p[b + 1]! - p[a + 1]!, p[b + 2]! - p[a + 2]!, p[b + 3]! - p[a + 3]!],
       hi - lo,
       hi > lo ? this.times[hi - 1]! : null,
     );
@@ -420,8 +432,14 @@ function totalsOf(p: [number, number, number, number], calls: number, lastCallTi
   };
 }
 
+/** True when `calls` are in {@link compareCalls} order already. */
+function inOrder(calls: readonly TokenCall[]): boolean {
+  for (let i = 1; i < calls.length; i += 1) if (compareCalls(calls[i - 1]!, calls[i]!) > 0) return false;
+  return true;
+}
+
 /** Number of elements ≤ x in sorted `a`. */
-function upperBound(a: number[], x: number): number {
+function upperBound(a: ArrayLike<number>, x: number): number {
   let lo = 0;
   let hi = a.length;
   while (lo < hi) {
@@ -433,7 +451,7 @@ function upperBound(a: number[], x: number): number {
 }
 
 /** Number of elements < x in sorted `a`. */
-function lowerBound(a: number[], x: number): number {
+function lowerBound(a: ArrayLike<number>, x: number): number {
   let lo = 0;
   let hi = a.length;
   while (lo < hi) {
