@@ -827,13 +827,16 @@ describe("TokenLedger", () => {
     });
   });
 
-  it("sums counts beyond 32 bits exactly, from calls in order or not", () => {
-    const big = (timeMs: number, n: number): TokenCall => ({ ...c(timeMs, n), cacheRead: 4_294_967_297 * n });
+  it("sums counts beyond 32 bits exactly, from calls in order or not, unplaced ones last or not", () => {
+    const big = (timeMs: number | null, n: number): TokenCall => ({ ...c(timeMs, n), cacheRead: 4_294_967_297 * n });
     for (const calls of [
-      [big(1000, 1), big(2000, 2), big(3000, 3)],
-      [big(3000, 3), big(1000, 1), big(2000, 2)],
+      [big(1000, 1), big(2000, 2), big(3000, 3), big(null, 4)],
+      [big(3000, 3), big(1000, 1), big(2000, 2), big(null, 4)],
+      [big(1000, 1), big(null, 4), big(2000, 2), big(3000, 3)],
     ]) {
       const l = new TokenLedger(calls);
+      expect(l.totals()).toMatchObject({ cacheRead: 42_949_672_970, calls: 4, lastCallTimeMs: 3000 });
+      expect(l.placedCalls()).toBe(3);
       expect(l.at(2000).cacheRead).toBe(12_884_901_891);
       expect(l.at(3000, 2000).cacheRead).toBe(21_474_836_485);
       expect(l.around(2000, 1, 1).map((x) => x.line)).toEqual([2, 3]);

@@ -358,29 +358,39 @@ export class TokenLedger {
 
   /** @param calls counted calls in any order; calls with a null time count only in {@link totals}. */
   constructor(calls: readonly TokenCall[]) {
-    const placed = calls.filter((c) => c.timeMs !== null);
-    if (!inOrder(placed)) placed.sort(compareCalls); // readTrajectory's calls come sorted already
-    this.placed = placed;
-    const n = placed.length;
-    this.times = new Float64Array(n);
-    const prefix = new Float64Array(4 * (n + 1));
-    for (let i = 0, o = 0; i < n; i += 1, o += 4) {
-      const c = placed[i]!;
-      prefix[o + 4] = prefix[o]! + c.uncachedInput;
-      prefix[o + 5] = prefix[o + 1]! + c.cacheRead;
-      prefix[o + 6] = prefix[o + 2]! + c.cacheWrite;
-      prefix[o + 7] = prefix[o + 3]! + c.output;
-      this.times[i] = c.timeMs!;
-    }
-    this.prefix = prefix;
+    // One pass over the calls when they come in order, placed ones first (readTrajectory's do): at a
+    // run's size every pass over the call objects costs its memory reads.
+    const times = new Float64Array(calls.length);
+    const prefix = new Float64Array(4 * (calls.length + 1));
     const sum: [number, number, number, number] = [0, 0, 0, 0];
+    let n = 0;
+    let inOrder = true;
+    let unplaced = false;
+    let prev: TokenCall | null = null;
     for (const c of calls) {
       sum[0] += c.uncachedInput;
       sum[1] += c.cacheRead;
       sum[2] += c.cacheWrite;
       sum[3] += c.output;
+      if (c.timeMs === null) {
+        unplaced = true;
+        continue;
+      }
+      if (unplaced || (prev !== null && compareCalls(prev, c) > 0)) inOrder = false;
+      prev = c;
+      if (inOrder) addPrefix(prefix, times, n, c);
+      n += 1;
     }
-    this.all = totalsOf(sum, calls.length, this.times.length > 0 ? this.times[this.times.length - 1]! : null);
+    let placed: TokenCall[];
+    if (inOrder) placed = calls.slice(0, n);
+    else {
+      placed = calls.filter((c) => c.timeMs !== null).sort(compareCalls);
+      for (let i = 0; i < n; i += 1) addPrefix(prefix, times, i, placed[i]!);
+    }
+    this.placed = placed;
+    this.times = times.subarray(0, n);
+    this.prefix = prefix;
+    this.all = totalsOf(sum, calls.length, n > 0 ? times[n - 1]! : null);
   }
 
   /** The number of calls placed in time (those {@link at} can count). */
@@ -432,10 +442,14 @@ function totalsOf(p: [number, number, number, number], calls: number, lastCallTi
   };
 }
 
-/** True when `calls` are in {@link compareCalls} order already. */
-function inOrder(calls: readonly TokenCall[]): boolean {
-  for (let i = 1; i < calls.length; i += 1) if (compareCalls(calls[i - 1]!, calls[i]!) > 0) return false;
-  return true;
+/** Sets the i-th placed call `c` of a {@link TokenLedger}: its time, and the prefix sums after it from those before. */
+function addPrefix(prefix: Float64Array, times: Float64Array, i: number, c: TokenCall): void {
+  const o = 4 * i;
+  prefix[o + 4] = prefix[o]! + c.uncachedInput;
+  prefix[o + 5] = prefix[o + 1]! + c.cacheRead;
+  prefix[o + 6] = prefix[o + 2]! + c.cacheWrite;
+  prefix[o + 7] = prefix[o + 3]! + c.output;
+  times[i] = c.timeMs!;
 }
 
 /** Number of elements ≤ x in sorted `a`. */
