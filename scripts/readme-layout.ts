@@ -21,7 +21,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   "bench/":
     "`npm run bench`: every performance target measured side by side, into bench/results.md; `npm run bench:startup`",
   "docs/": "notes on the design",
-  "scripts/": "tools: the build's WebAssembly and bundle steps, the generator of sources/, its checker, the golden-output capture, this Layout section",
+  "scripts/":
+    "tools: the build's WebAssembly and bundle steps, the generator of sources/, its checker, the golden-output capture, this Layout section",
   "sources/": "the embedded default input (the sample sweep)",
   "templates/": "the index card template (README.md of the published dataset)",
   "test/": "vitest: `unit` (in-memory data, small temp trees) and `e2e` (the CLI, whole builds, fake Hub, Chromium)",
