@@ -223,9 +223,17 @@ async function rounds(cmds: Cmd[], repeat = REPEAT): Promise<Run[]> {
   return bestRuns.map((r, i) => ({ ...r!, rssMB: HAS_TIME ? maxRss[i]! : null, stderrs: stderrs[i]! }));
 }
 
-/** The scan thread counts the tool chose in `r`'s runs (`PTB_MANIFEST_DEBUG`: "scan threads N" on stderr), one per run. */
-function scanThreadsOf(r: Run): number[] {
-  return r.stderrs.flatMap((e) => [...e.matchAll(/debug: scan threads (\d+)/g)].map((m) => Number(m[1])));
+/**
+ * The scan thread counts the tool chose in `r`'s runs (`PTB_MANIFEST_DEBUG`: "scan threads N" on
+ * stderr, "(free cores sampled)" after it when it waited for a sample of the cores), one per run.
+ */
+function scanThreadsOf(r: Run): { threads: number; sampled: boolean }[] {
+  return r.stderrs.flatMap((e) =>
+    [...e.matchAll(/debug: scan threads (\d+)( \(free cores sampled\))?/g)].map((m) => ({
+      threads: Number(m[1]),
+      sampled: m[2] !== undefined,
+    })),
+  );
 }
 
 // ---------------------------------------------------------------- formatting
@@ -404,8 +412,8 @@ interface TokensCase {
   vsWc: number;
   vsCc: number | null;
   workers: number;
-  /** The thread counts the default runs chose, one per run. */
-  defaultThreads: number[];
+  /** The thread counts the default runs chose, one per run, and whether each sampled the free cores. */
+  defaultThreads: { threads: number; sampled: boolean }[];
   exact: boolean;
   exactText: string;
 }
@@ -997,14 +1005,15 @@ function buildTargets(): void {
   const workersOk = new Map<Format, boolean>();
   for (const kind of ["tokens", "cell"] as const)
     for (const c of tokensCases[kind]) {
-      // Every default run chose one thread: it ran what PTB_MANIFEST_THREADS=1 runs, so the ratio is noise.
-      const oneThread = c.defaultThreads.length > 0 && c.defaultThreads.every((t) => t === 1);
+      // Every default run chose one thread from the input alone (no sample of the cores, no wait): it ran
+      // what PTB_MANIFEST_THREADS=1 runs, so the ratio is noise.
+      const oneThread = c.defaultThreads.length > 0 && c.defaultThreads.every((t) => t.threads === 1 && !t.sampled);
       const chose =
         c.defaultThreads.length === 0
           ? "threads chosen: not reported"
           : oneThread
-            ? `one thread chosen in all ${c.defaultThreads.length} runs: the same run`
-            : `threads chosen: ${c.defaultThreads.join(", ")}`;
+            ? `one thread chosen from the input alone in all ${c.defaultThreads.length} runs: the same run`
+            : `threads chosen: ${c.defaultThreads.map((t) => `${t.threads}${t.sampled ? " (sampled)" : ""}`).join(", ")}`;
       byFormat.set(c.format, [
         ...(byFormat.get(c.format) ?? []),
         `${kind === "tokens" ? "1 GB" : "cell"} ${x2(c.workers)} (${chose})`,

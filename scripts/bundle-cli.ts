@@ -11,7 +11,8 @@
  * `./marker-scan.wasm` (copied here), `./scan-worker.js`,
  * `./pvc-walk-worker.js`. A file is written only when its bytes changed, each
  * atomically, and chunks of an older build are removed: a test that rebuilds
- * while another runs the CLI never sees half a file.
+ * while another runs the CLI never sees half a file (the tests' builds take
+ * turns: test/helpers/build-dist.ts).
  *
  * Usage: npx tsx scripts/bundle-cli.ts
  */
@@ -68,4 +69,6 @@ for (const file of result.outputFiles) {
 const wasm = "marker-scan.wasm";
 keep.add(wasm);
 writeIfChanged(join(OUT, wasm), readFileSync(join(DIST, "util", wasm)));
-for (const name of readdirSync(OUT)) if (!keep.has(name)) rmSync(join(OUT, name), { force: true });
+// Another build's temporary file (a test building at the same time) is not this build's to remove.
+for (const name of readdirSync(OUT))
+  if (!keep.has(name) && !name.endsWith(".tmp")) rmSync(join(OUT, name), { force: true });

@@ -10,7 +10,7 @@ import { VERSION } from "../src/version.js";
 /**
  * The README's install for use anywhere: `npm install -g .` from the clone
  * (a link to it; no network: `--offline`), then the command on the PATH run
- * from another folder. Needs dist/ (`npm ci` or `npm run build`).
+ * from another folder. Needs dist/ and its bundle dist/bundle/ (`npm ci` or `npm run build`).
  */
 const REPO = join(import.meta.dirname, "..");
 const run = promisify(execFile);

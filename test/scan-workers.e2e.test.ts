@@ -74,10 +74,13 @@ describe("scanning with worker threads", () => {
     expect(one.calls.reduce((a, c) => a + c.output, 0)).toBe(expected.output);
     expect(one.calls.reduce((a, c) => a + c.cacheRead, 0)).toBe(expected.cacheRead);
     for (const threads of [2, 3]) {
-      const told: number[] = [];
-      const reading = await readTrajectory("claude-code", [tmp], { threads, onThreads: (n) => told.push(n) });
+      const told: [number, boolean][] = [];
+      const reading = await readTrajectory("claude-code", [tmp], {
+        threads,
+        onThreads: (n, sampled) => told.push([n, sampled]),
+      });
       expect(reading, `${threads}`).toEqual(one);
-      expect(told).toEqual([threads]);
+      expect(told).toEqual([[threads, false]]); // forced: no sample of the free cores
     }
   }, 120_000);
 });

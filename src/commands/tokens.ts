@@ -79,9 +79,11 @@ export function register(program: Command, io: CommandIo): void {
         command.error(`error: ${message}`, { exitCode: 64, code });
       const window = tokensWindow(paths, opts, usage);
       const progress = byteProgress({ quiet: opts.quiet, stdout: io.stdout, stderr: io.stderr });
-      // PTB_MANIFEST_DEBUG: how many threads scanned (the benchmark compares runs by it).
+      // PTB_MANIFEST_DEBUG: how many threads scanned, and whether free cores were sampled for it (the
+      // benchmark compares runs by it).
       const onThreads = io.env.PTB_MANIFEST_DEBUG
-        ? (n: number): void => void io.stderr.write(`ptb-manifest: debug: scan threads ${n}\n`)
+        ? (n: number, sampled: boolean): void =>
+            void io.stderr.write(`ptb-manifest: debug: scan threads ${n}${sampled ? " (free cores sampled)" : ""}\n`)
         : undefined;
       let counted: CountedTokens;
       try {

@@ -139,7 +139,7 @@ export async function countTokens(
   window: TokensWindow,
   progress: ByteProgress,
   usage: (message: string) => never,
-  onThreads?: (threads: number) => void,
+  onThreads?: (threads: number, sampled: boolean) => void,
 ): Promise<CountedTokens> {
   let { atMs, sinceMs } = window;
   const { hour } = window;

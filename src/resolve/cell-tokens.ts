@@ -50,7 +50,7 @@ export interface CellTokenOptions {
   /** Told the session files found, as `<cell>/trajectory/<path inside>` (`readTrajectory`'s `onListed`). */
   onListed?: (files: string[]) => void;
   /** Told the scan's thread count (`readTrajectory`'s `onThreads`). */
-  onThreads?: (threads: number) => void;
+  onThreads?: (threads: number, sampled: boolean) => void;
 }
 
 /**

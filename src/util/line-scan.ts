@@ -79,7 +79,7 @@ export interface ScanProgress {
 
 /**
  * The read buffer's default size. Each scan thread keeps two (one filling while the other is
- * scanned) and the marker search a copy of one: on the benchmark's machine a fresh memory page
+ * scanned; with the WebAssembly search, in its memory): on the benchmark's machine a fresh memory page
  * costs 15 µs, and 2 MiB scanned a cell's 200 MB 5–7 % faster than 4 MiB (1 MiB: about the same
  * as 2; at 1 GB the three were within the noise).
  */

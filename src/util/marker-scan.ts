@@ -104,7 +104,9 @@ export class MarkerSearch {
    * large enough): what the scanner reads into them is searched where it
    * lies. Its memory never grows after this, so the buffers stay valid
    * (also while a read fills one) until {@link releaseRegion}. Null where
-   * {@link load} would be.
+   * {@link load} would be, or when a new instance cannot be made.
+   *
+   * @throws RangeError when its memory cannot grow to two buffers of `bytes`.
    */
   static takeRegion(bytes: number): { search: MarkerSearch; a: Buffer; b: Buffer } | null {
     let i = -1; // the smallest kept that fits

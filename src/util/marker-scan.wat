@@ -10,7 +10,10 @@
 ;;                  candidate is where the four bytes match (the needle's first two
 ;;                  and last two); it is then compared whole.
 ;;   [ev, ev+8*max) the events found: (position, newlines before it) as two i32.
-;;   [base-16, base) guard bytes `}`; [base, base+n) the data; then 64 pad bytes `{`.
+;;   [base, base+n) the data; then 64 pad bytes `{`; before base, 16 bytes that are
+;;                  either guard bytes `}` or the data's own earlier bytes (a search in
+;;                  place from inside a buffer): either way only the line end checks of
+;;                  the first step read them, and the caller checks the first line itself.
 ;;
 ;; An event is a position where the caller must look:
 ;;   - a `\n` whose line may not be `{...}`: the byte before it (or before its

@@ -68,8 +68,11 @@ export interface ReadTrajectoryOptions {
   threads?: number;
   /** Told the display names of the session files found, before they are read (what the build records as read). */
   onListed?: (files: string[]) => void;
-  /** Told how many threads scan the files not served from the cache (1: this thread alone), once decided. */
-  onThreads?: (threads: number) => void;
+  /**
+   * Told how many threads scan the files not served from the cache (1: this thread alone), once decided
+   * (not when every file came from the cache), and whether the free cores were sampled for that.
+   */
+  onThreads?: (threads: number, sampled: boolean) => void;
 }
 
 /** The session files of each format, found recursively inside a folder (fast-glob patterns). */

@@ -21,17 +21,18 @@ const COMPILED = import.meta.url.endsWith(".js");
 /**
  * The scan threads for files of `sizes` (see `scanThreads`): from
  * `PTB_MANIFEST_THREADS`, the cores and, when workers could pay, the cores
- * free since the last sample.
+ * free since the last sample (`sampled`: whether that sample was taken).
  */
-async function decideThreads(sizes: readonly number[]): Promise<number> {
+async function decideThreads(sizes: readonly number[]): Promise<{ threads: number; sampled: boolean }> {
   const inputs = {
     env: process.env["PTB_MANIFEST_THREADS"],
     cores: availableParallelism(),
     load: loadavg()[0] ?? 0,
     sizes,
   };
-  if (scanThreads({ ...inputs, idle: inputs.cores }) === 1) return 1; // one thread even with every core free
-  return scanThreads({ ...inputs, idle: await freeCores() });
+  // One thread even with every core free: decided without a sample.
+  if (scanThreads({ ...inputs, idle: inputs.cores }) === 1) return { threads: 1, sampled: false };
+  return { threads: scanThreads({ ...inputs, idle: await freeCores() }), sampled: true };
 }
 
 /**
@@ -41,13 +42,19 @@ async function decideThreads(sizes: readonly number[]): Promise<number> {
  * `threads − 1` workers take the files from one queue, largest first, so this
  * thread scans while the workers start and the workers only add. A worker that
  * fails leaves its file to this thread. `onBytes` gets the raw bytes read as
- * scanning goes; `onThreads` is told the thread count once decided. Results
- * are in the order of `files`.
+ * scanning goes; `onThreads` is told the thread count once decided (when
+ * there is a file to scan), and whether the free cores were sampled for it
+ * (a wait of up to 40 ms right after start-up). Results are in the order of
+ * `files`.
  */
 export async function scanFiles(
   format: TrajectoryFormat,
   files: TrajectoryFile[],
-  opts: { threads?: number; onBytes?: (bytes: number) => void; onThreads?: (threads: number) => void } = {},
+  opts: {
+    threads?: number;
+    onBytes?: (bytes: number) => void;
+    onThreads?: (threads: number, sampled: boolean) => void;
+  } = {},
 ): Promise<FileScan<unknown>[]> {
   const counter = COUNTERS[format];
   const sizes = await Promise.all(
@@ -59,14 +66,12 @@ export async function scanFiles(
     ),
   );
   const total = sizes.reduce((a, b) => a + b, 0);
-  const threads = !COMPILED
-    ? 1
+  const { threads, sampled } = !COMPILED
+    ? { threads: 1, sampled: false }
     : opts.threads !== undefined
-      ? total >= SCAN_THREADS_MIN_BYTES
-        ? Math.min(opts.threads, files.length)
-        : 1
+      ? { threads: total >= SCAN_THREADS_MIN_BYTES ? Math.min(opts.threads, files.length) : 1, sampled: false }
       : await decideThreads(sizes);
-  opts.onThreads?.(threads);
+  if (files.length > 0) opts.onThreads?.(threads, sampled);
   const results: (FileScan<unknown> | undefined)[] = files.map(() => undefined);
   const queue: ScanQueue = {
     order: files.map((_f, i) => i).sort((a, b) => sizes[b]! - sizes[a]!),
