@@ -13,6 +13,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { KeptBySize } from "./kept-by-size.js";
 
 const NEEDLE_REC = 64;
 const MAX_NEEDLES = 2;
@@ -54,6 +55,8 @@ export class MarkerSearch {
   private base = BASE;
   /** With its own buffers ({@link takeRegion}): their size (each), else 0. */
   private regionBytes = 0;
+  /** Searches with their own buffers, kept for the next file (this thread's). */
+  private static readonly regions = new KeptBySize<MarkerSearch>(KEEP_REGIONS, (s) => s.regionBytes);
 
   private constructor(private readonly ex: Exports) {
     this.bytes = new Uint8Array(ex.memory.buffer);
@@ -109,12 +112,10 @@ export class MarkerSearch {
    * @throws RangeError when its memory cannot grow to two buffers of `bytes`.
    */
   static takeRegion(bytes: number): { search: MarkerSearch; a: Buffer; b: Buffer } | null {
-    let i = -1; // the smallest kept that fits
-    for (let k = 0; k < regions.length; k += 1)
-      if (regions[k]!.regionBytes >= bytes && (i === -1 || regions[k]!.regionBytes < regions[i]!.regionBytes)) i = k;
-    const search = i === -1 ? MarkerSearch.instance() : regions.splice(i, 1)[0]!;
+    const kept = MarkerSearch.regions.take(bytes);
+    const search = kept ?? MarkerSearch.instance();
     if (search === null) return null;
-    if (i === -1) {
+    if (kept === undefined) {
       const mem = search.ex.memory;
       const need = BASE + 2 * (bytes + PAD + GUARD);
       if (mem.buffer.byteLength < need) mem.grow(Math.ceil((need - mem.buffer.byteLength) / PAGE));
@@ -131,12 +132,7 @@ export class MarkerSearch {
 
   /** Keeps `search`, from {@link takeRegion}, for a later file; no read may be filling its buffers any more. */
   static releaseRegion(search: MarkerSearch): void {
-    if (search.regionBytes === 0 || regions.includes(search)) return;
-    regions.push(search);
-    if (regions.length > KEEP_REGIONS) {
-      regions.sort((x, y) => y.regionBytes - x.regionBytes);
-      regions.length = KEEP_REGIONS;
-    }
+    if (search.regionBytes > 0) MarkerSearch.regions.put(search);
   }
 
   /** Where the second of its own buffers starts. */
@@ -238,5 +234,3 @@ export class MarkerSearch {
 
 let compiled: WebAssembly.Module | null | undefined;
 let loaded: MarkerSearch | null | undefined;
-/** Searches with their own buffers, kept for the next file (this thread's). */
-const regions: MarkerSearch[] = [];

@@ -6,6 +6,7 @@
  * tens of files read one after another, so each thread keeps a few buffers'
  * memory and hands it out again.
  */
+import { KeptBySize } from "./kept-by-size.js";
 
 /** At most this many buffers are kept per thread. */
 const KEEP = 4;
@@ -14,7 +15,7 @@ const KEEP_MAX_BYTES = 16 << 20;
 
 /** Memory handed out by {@link takeReadBuffer} (never Node's shared small-buffer pool). */
 const owned = new WeakSet<ArrayBufferLike>();
-const spare: ArrayBufferLike[] = [];
+const spare = new KeptBySize<ArrayBufferLike>(KEEP, (m) => m.byteLength);
 
 /**
  * A buffer of exactly `bytes` bytes (its content is garbage), on kept memory
@@ -22,12 +23,8 @@ const spare: ArrayBufferLike[] = [];
  * back with {@link releaseReadBuffer} when the reading is done.
  */
 export function takeReadBuffer(bytes: number): Buffer {
-  let pick = -1;
-  for (let i = 0; i < spare.length; i += 1) {
-    const size = spare[i]!.byteLength;
-    if (size >= bytes && (pick === -1 || size < spare[pick]!.byteLength)) pick = i;
-  }
-  if (pick !== -1) return Buffer.from(spare.splice(pick, 1)[0]!, 0, bytes);
+  const kept = spare.take(bytes);
+  if (kept !== undefined) return Buffer.from(kept, 0, bytes);
   const buf = Buffer.allocUnsafeSlow(bytes); // its own memory, never a slice of a shared pool
   owned.add(buf.buffer);
   return buf;
@@ -40,10 +37,6 @@ export function takeReadBuffer(bytes: number): Buffer {
  */
 export function releaseReadBuffer(buf: Buffer): void {
   const memory = buf.buffer;
-  if (!owned.has(memory) || memory.byteLength > KEEP_MAX_BYTES || spare.includes(memory)) return;
-  spare.push(memory);
-  if (spare.length > KEEP) {
-    spare.sort((a, b) => b.byteLength - a.byteLength);
-    spare.length = KEEP;
-  }
+  if (!owned.has(memory) || memory.byteLength > KEEP_MAX_BYTES) return;
+  spare.put(memory);
 }
