@@ -2,8 +2,9 @@
  * Bundles the compiled CLI (dist/cli.js and the two worker entries) into
  * dist/bundle/, which bin/ptb-manifest.js runs (README: Performance, start-up).
  * One file per entry plus shared chunks, so a run resolves and compiles a few
- * files instead of every module of ours and of the libraries; a command's
- * own code, and Vega, stay chunks loaded only when used. Run by `npm run build`
+ * files instead of every module of ours and of commander and fast-glob; a
+ * command's own code stays a chunk loaded only when it runs, and the other
+ * libraries (Vega among them) stay packages loaded when used. Run by `npm run build`
  * and at `npm ci` through `prepare`, after tsc and scripts/build-wasm.ts.
  *
  * dist/bundle/ sits two folders below the repository, as dist/<folder>/ does,

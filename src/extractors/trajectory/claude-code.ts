@@ -206,7 +206,6 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
         if (fold(c, u)) c.file = display;
       }
     }
-    const calls = list;
     const streaming = list.filter((g) => g.output <= CLAUDE_STREAMING_OUTPUT_MAX);
     if (streaming.length > 0) {
       const firstFile = [...new Set(streaming.map((g) => g.file))].sort(cmpStr);
@@ -223,7 +222,7 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
         first.line,
       );
     }
-    warnUnplaced(calls, sink, "no valid timestamp on any line of the response");
-    return { calls, warnings: sink.warnings };
+    warnUnplaced(list, sink, "no valid timestamp on any line of the response");
+    return { calls: list, warnings: sink.warnings };
   },
 };
