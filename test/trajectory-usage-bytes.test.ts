@@ -5,9 +5,9 @@
  * a line `JSON.parse` refuses. Checked on every line of the real samples, of
  * generated benchmark logs, and on fuzzed lines.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isObject, obj, setTrajectoryFastPath, str } from "../src/extractors/trajectory/common.js";
@@ -26,8 +26,7 @@ import {
 } from "../src/extractors/trajectory/kimi-code-usage.js";
 import { readUsage } from "../src/extractors/trajectory/usage-shape.js";
 import { generateRun } from "../bench/gen.js";
-
-const SAMPLES = resolve(import.meta.dirname, "../../shared/samples/trajectories");
+import { applyEdits, filesUnder, fuzzEdits, linesOf, sampleLines } from "./helpers/usage-lines.js";
 
 function parse(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
@@ -118,17 +117,6 @@ function checkKimi(line: string): boolean {
   return true;
 }
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((n) => {
-    const p = join(dir, n);
-    return statSync(p).isDirectory() ? filesUnder(p) : [p];
-  });
-}
-
-function linesOf(files: string[]): string[] {
-  return files.flatMap((f) => readFileSync(f, "utf8").split("\n"));
-}
-
 const tmp = mkdtempSync(join(tmpdir(), "ptb-usage-bytes-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const generated: Record<string, string[]> = {};
@@ -144,7 +132,7 @@ const isKimiUsage = (l: string) => l.includes('"usage.record"');
 
 describe("codex token_count reader", () => {
   it("reads every token_count line of the real samples and of generated logs as JSON.parse does", () => {
-    const lines = [...linesOf(filesUnder(join(SAMPLES, "codex"))), ...generated["codex"]!];
+    const lines = [...sampleLines("codex"), ...generated["codex"]!];
     let usage = 0;
     for (const l of lines) {
       const took = checkCodex(l);
@@ -215,7 +203,7 @@ describe("codex token_count reader", () => {
 
 describe("kimi-code usage.record reader", () => {
   it("reads every usage.record line of the real samples and of generated logs as JSON.parse does", () => {
-    const lines = [...linesOf(filesUnder(join(SAMPLES, "kimi-code"))), ...generated["kimi-code"]!];
+    const lines = [...sampleLines("kimi-code"), ...generated["kimi-code"]!];
     let usage = 0;
     for (const l of lines) {
       const took = checkKimi(l);
@@ -262,60 +250,6 @@ describe("kimi-code usage.record reader", () => {
     expect(taken).toBeGreaterThan(200);
   });
 });
-
-/** Random edits of a line: a byte range removed, replaced or repeated, JSON-meaningful text inserted. */
-const fuzzEdits = fc.array(
-  fc.record({
-    at: fc.double({ min: 0, max: 1, noNaN: true }),
-    del: fc.nat({ max: 6 }),
-    ins: fc.oneof(
-      fc.constantFrom(
-        "",
-        "{",
-        "}",
-        "[",
-        "]",
-        '"',
-        ":",
-        ",",
-        "\\",
-        "\\u00",
-        " ",
-        "\t",
-        "\u0000",
-        "\u0001",
-        "0",
-        "-",
-        ".5",
-        "e9",
-        "1",
-        "null",
-        "true",
-        "é",
-        '"x":1,',
-        '"input_tokens":5,',
-        '"total_tokens":0,',
-        '"type":"x",',
-        '"info":null,',
-        '"time":1,',
-        '"usage":{},',
-      ),
-      fc.string({ maxLength: 4 }),
-    ),
-    dup: fc.boolean(),
-  }),
-  { minLength: 1, maxLength: 3 },
-);
-
-function applyEdits(line: string, edits: { at: number; del: number; ins: string; dup: boolean }[]): string {
-  let s = line;
-  for (const e of edits) {
-    const p = Math.floor(e.at * s.length);
-    const ins = e.dup ? s.slice(p, p + e.del) + s.slice(p, p + e.del) : e.ins;
-    s = s.slice(0, p) + ins + s.slice(p + e.del);
-  }
-  return s;
-}
 
 describe("the fixed-layout classifiers", () => {
   const cls = (f: (b: Buffer, s: number, e: number) => number, line: string) => f(Buffer.from(line), 0, line.length);

@@ -19,6 +19,7 @@ import {
   obj,
   scanWarnings,
   str,
+  trajectoryFastPath,
   warnUnplaced,
   type FileScan,
   type FormatCounter,
@@ -26,11 +27,12 @@ import {
   type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
-import { messageUsage, UsageShapeTally, type UsageShape } from "./usage-shape.js";
+import { messageUsage, UsageShapeTally } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
 import { JsonMembers } from "../../util/json-members.js";
 import type { TokenCall, TokenParts } from "./types.js";
 import { HashIndex, hashString } from "./hash-index.js";
+import { CLAUDE_CODE_USAGE_SHAPE as USAGE_SHAPE, readClaudeCodeUsage } from "./claude-code-usage.js";
 
 /** The hash of a usage line's response key. */
 function lineHash(u: ClaudeUsageLine): number {
@@ -40,30 +42,6 @@ function lineHash(u: ClaudeUsageLine): number {
 
 /** A response whose largest `output_tokens` is below this kept its streaming-start value. */
 const CLAUDE_STREAMING_OUTPUT_MAX = 9;
-
-/**
- * `message.usage` of Claude Code: input and output always; the cache counts
- * are left out by some API gateways (0 then), but a usage that carries the
- * `cache_creation` breakdown is of a version that writes both cache counts:
- * one absent is unreadable, never 0, and a `cache_creation_input_tokens` other
- * than the breakdown's sum is a mismatch (warned). `cache_creation`,
- * `server_tool_use`, `service_tier`, `inference_geo`, `iterations` and `speed`
- * are written by real logs and not counted.
- */
-const USAGE_SHAPE: UsageShape<
-  "input_tokens" | "output_tokens" | "cache_read_input_tokens" | "cache_creation_input_tokens"
-> = {
-  required: ["input_tokens", "output_tokens"] as const,
-  optional: ["cache_read_input_tokens", "cache_creation_input_tokens"] as const,
-  known: ["cache_creation", "server_tool_use", "service_tier", "inference_geo", "iterations", "speed"],
-  breakdowns: [
-    {
-      object: "cache_creation",
-      total: "cache_creation_input_tokens",
-      requires: ["cache_creation_input_tokens", "cache_read_input_tokens"],
-    },
-  ],
-};
 
 /** A response's counts as its lines are folded in (see {@link fold}): the largest parts, the time and line of its latest line. */
 type Folded = TokenParts & { timeMs: number | null; line: number };
@@ -131,6 +109,13 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
     const data: ClaudeUsageLine[] = [];
     const shape = new UsageShapeTally();
     const times = new NoOffsetTimes();
+    const fast = trajectoryFastPath();
+    /** Keeps usage line `u`: folded into the file's last record when it is of the same response (they mostly follow one another). */
+    const keep = (u: ClaudeUsageLine): void => {
+      const last = data[data.length - 1];
+      if (last !== undefined && last.key === u.key && last.request === u.request) fold(last, u);
+      else data.push(u);
+    };
     await scanTrajectory(
       file,
       sink,
@@ -139,6 +124,21 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
         onBytes: io.onBytes,
       },
       (line) => {
+        // The usual usage line, read from its bytes (proven valid JSON); any other line is read as below.
+        const r = fast ? readClaudeCodeUsage(line.buf, line.start, line.end) : null;
+        if (r !== null) {
+          keep({
+            key: r.id,
+            request: r.requestId ?? "",
+            uncachedInput: r.input_tokens,
+            cacheRead: r.cache_read_input_tokens,
+            cacheWrite: r.cache_creation_input_tokens,
+            output: r.output_tokens,
+            timeMs: times.ms(r.timestamp, line.lineNo),
+            line: line.lineNo,
+          });
+          return;
+        }
         let value: unknown = pickMembers(CLAUDE_MEMBERS, line);
         // An assistant line without a usage object is reported with its message's keys: read it whole.
         if (
@@ -160,7 +160,7 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
         const uuid = str(value, "uuid");
         const key = id ? id : uuid ? `uuid:${uuid}` : `line:${file.display}:${lineNo}`;
         const request = id ? (requestId ?? "") : null;
-        const u: ClaudeUsageLine = {
+        keep({
           key,
           request,
           uncachedInput: c.input_tokens,
@@ -169,11 +169,7 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
           output: c.output_tokens,
           timeMs: times.ms(value["timestamp"], lineNo),
           line: lineNo,
-        };
-        // A response's lines mostly follow one another: folded here, only one record per response is kept.
-        const last = data[data.length - 1];
-        if (last !== undefined && last.key === key && last.request === request) fold(last, u);
-        else data.push(u);
+        });
       },
     );
     shape.flush(sink, file.display, "message.usage");

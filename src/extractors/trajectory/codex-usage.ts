@@ -20,8 +20,9 @@ import {
   keyIs,
   readStr,
   readUint,
-  skipString,
+  members,
   skipValue,
+  strIs,
   ws,
   onlyWs,
 } from "./json-bytes.js";
@@ -166,48 +167,6 @@ function readVec(b: Uint8Array, i: number, end: number): number {
   const seen = cursor.num;
   if ((seen & 7) !== 7) return -1;
   return setVec(v[0]!, v[1]!, v[2]!, v[3]!, v[4]!, v[5]!, (seen & 32) !== 0) ? i : -1;
-}
-
-/** The index after the string value at `b[i]` when it is exactly `want`; -1 otherwise (give up). */
-function strIs(b: Uint8Array, i: number, end: number, want: Uint8Array): number {
-  if (at(b, i, end) !== 0x22) return -1;
-  const j = skipString(b, i, end);
-  return j < 0 || cursor.escaped || !keyIs(b, i + 1, j - 1, want) ? -1 : j;
-}
-
-/**
- * The members of an object from `b[i]`: just after its `{` (`resume` false)
- * or just after a member's value (`resume` true). `member` reads the value of
- * the key `b[k0, k1)` at `b[v]` and returns the index after it (-1: give up).
- * Returns the index after the object's `}`, or -1.
- */
-function members(
-  b: Uint8Array,
-  i: number,
-  end: number,
-  resume: boolean,
-  member: (k0: number, k1: number, v: number) => number,
-): number {
-  if (!resume) i = ws(b, i, end);
-  for (;;) {
-    if (resume) {
-      i = ws(b, i, end);
-      const c = at(b, i, end);
-      if (c === 0x7d) return i + 1;
-      if (c !== 0x2c) return -1;
-      i = ws(b, i + 1, end);
-    }
-    resume = true;
-    if (at(b, i, end) !== 0x22) return -1;
-    const k0 = i + 1;
-    i = skipString(b, i, end);
-    if (i < 0 || cursor.escaped) return -1;
-    const k1 = i - 1;
-    i = ws(b, i, end);
-    if (at(b, i, end) !== 0x3a) return -1;
-    i = member(k0, k1, ws(b, i + 1, end));
-    if (i < 0) return -1;
-  }
 }
 
 // Which members of each object were read (a key twice: give up).

@@ -14,9 +14,9 @@
 
 /**
  * The walk's state after a call: `pos` (index after what was read), `num` (the integer read),
- * `escaped` / `high` (the string had a `\` escape / a byte ≥ 0x80), `str` (the string {@link readStr} read).
+ * `escaped` (the string had a `\` escape), `str` (the string {@link readStr} read).
  */
-export const cursor = { pos: 0, num: 0, escaped: false, high: false, str: undefined as string | undefined };
+export const cursor = { pos: 0, num: 0, escaped: false, str: undefined as string | undefined };
 
 /** Deeper than this, {@link skipValue} gives up (the caller falls back to `JSON.parse`). */
 const MAX_DEPTH = 64;
@@ -35,47 +35,47 @@ function hex(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
 }
 
+/** 1 for the bytes that end a run of plain string bytes: `"`, backslash and the control bytes 0x00–0x1f. */
+const STRING_STOP = new Uint8Array(256);
+STRING_STOP.fill(1, 0, 0x20);
+STRING_STOP[0x22] = 1;
+STRING_STOP[0x5c] = 1;
+
 /**
  * Checks the JSON string starting at `b[i]` (a `"`): returns the index after
  * its closing quote, or -1 when it is not a valid JSON string (a control
- * byte, a bad escape, no closing quote before `end`). Sets `cursor.escaped`
- * and `cursor.high`.
+ * byte, a bad escape, no closing quote before `end`). Sets `cursor.escaped`.
  */
 export function skipString(b: Uint8Array, i: number, end: number): number {
   let escaped = false;
-  let high = false;
   i += 1;
   for (;;) {
+    // Plain bytes: the byte after the line (its line end, or past the buffer: undefined) stops the run too.
+    while (STRING_STOP[b[i]!] === 0) i += 1;
     if (i >= end) return -1;
     const c = b[i]!;
     if (c === 0x22) break;
-    if (c === 0x5c) {
-      escaped = true;
-      if (i + 1 >= end) return -1;
-      const e = b[i + 1]!;
-      if (e === 0x75) {
-        if (i + 5 >= end || !hex(b[i + 2]!) || !hex(b[i + 3]!) || !hex(b[i + 4]!) || !hex(b[i + 5]!)) return -1;
-        i += 6;
-      } else if (
-        e === 0x22 ||
-        e === 0x5c ||
-        e === 0x2f ||
-        e === 0x62 ||
-        e === 0x66 ||
-        e === 0x6e ||
-        e === 0x72 ||
-        e === 0x74
-      ) {
-        i += 2;
-      } else return -1;
-      continue;
-    }
-    if (c < 0x20) return -1;
-    if (c >= 0x80) high = true;
-    i += 1;
+    if (c !== 0x5c) return -1; // a raw control byte
+    escaped = true;
+    if (i + 1 >= end) return -1;
+    const e = b[i + 1]!;
+    if (e === 0x75) {
+      if (i + 5 >= end || !hex(b[i + 2]!) || !hex(b[i + 3]!) || !hex(b[i + 4]!) || !hex(b[i + 5]!)) return -1;
+      i += 6;
+    } else if (
+      e === 0x22 ||
+      e === 0x5c ||
+      e === 0x2f ||
+      e === 0x62 ||
+      e === 0x66 ||
+      e === 0x6e ||
+      e === 0x72 ||
+      e === 0x74
+    ) {
+      i += 2;
+    } else return -1;
   }
   cursor.escaped = escaped;
-  cursor.high = high;
   return i + 1;
 }
 
@@ -226,6 +226,48 @@ export function readUintMembers(
   return i + 1;
 }
 
+/** The index after the string value at `b[i]` when it is exactly `want`; -1 otherwise (give up). */
+export function strIs(b: Uint8Array, i: number, end: number, want: Uint8Array): number {
+  if (at(b, i, end) !== 0x22) return -1;
+  const j = skipString(b, i, end);
+  return j < 0 || cursor.escaped || !keyIs(b, i + 1, j - 1, want) ? -1 : j;
+}
+
+/**
+ * The members of an object from `b[i]`: just after its `{` (`resume` false)
+ * or just after a member's value (`resume` true). `member` reads the value of
+ * the key `b[k0, k1)` at `b[v]` and returns the index after it (-1: give up).
+ * Returns the index after the object's `}`, or -1.
+ */
+export function members(
+  b: Uint8Array,
+  i: number,
+  end: number,
+  resume: boolean,
+  member: (k0: number, k1: number, v: number) => number,
+): number {
+  if (!resume) i = ws(b, i, end);
+  for (;;) {
+    if (resume) {
+      i = ws(b, i, end);
+      const c = at(b, i, end);
+      if (c === 0x7d) return i + 1;
+      if (c !== 0x2c) return -1;
+      i = ws(b, i + 1, end);
+    }
+    resume = true;
+    if (at(b, i, end) !== 0x22) return -1;
+    const k0 = i + 1;
+    i = skipString(b, i, end);
+    if (i < 0 || cursor.escaped) return -1;
+    const k1 = i - 1;
+    i = ws(b, i, end);
+    if (at(b, i, end) !== 0x3a) return -1;
+    i = member(k0, k1, ws(b, i + 1, end));
+    if (i < 0) return -1;
+  }
+}
+
 /** True when `b[k0, k1)` holds the bytes of `name` (ASCII). */
 export function keyIs(b: Uint8Array, k0: number, k1: number, name: Uint8Array): boolean {
   if (k1 - k0 !== name.length) return false;
@@ -242,8 +284,9 @@ export function keyBytes(name: string): Uint8Array {
  * The text of the JSON string whose content is `b[s, e)` (no escapes: the
  * caller checked `cursor.escaped`), decoded as UTF-8 like the whole line is.
  */
-function stringAt(b: Buffer, s: number, e: number, high: boolean): string {
-  return b.toString(high ? "utf8" : "latin1", s, e);
+function stringAt(b: Buffer, s: number, e: number): string {
+  for (let k = s; k < e; k += 1) if (b[k]! >= 0x80) return b.toString("utf8", s, e);
+  return b.toString("latin1", s, e);
 }
 
 /**
@@ -258,7 +301,7 @@ export function readStr(b: Buffer, i: number, end: number): number {
   }
   const j = skipString(b, i, end);
   if (j < 0 || cursor.escaped) return -1;
-  cursor.str = stringAt(b, i + 1, j - 1, cursor.high);
+  cursor.str = stringAt(b, i + 1, j - 1);
   return j;
 }
 

@@ -22,6 +22,7 @@ import {
   obj,
   scanWarnings,
   str,
+  trajectoryFastPath,
   warnUnplaced,
   type FileScan,
   type FormatCounter,
@@ -35,6 +36,7 @@ import { RunNumbering } from "./run-numbering.js";
 import { HashIndex, hashNumber, hashString } from "./hash-index.js";
 import { withFile, withoutFiles } from "./cached-calls.js";
 import { readUsage, UsageShapeTally } from "./usage-shape.js";
+import { KIMI_CLI_USAGE_SHAPE as USAGE_SHAPE, readKimiCliUsage } from "./kimi-cli-usage.js";
 import { appendAll } from "../../util/arrays.js";
 import { JsonMembers } from "../../util/json-members.js";
 import type { TokenCall } from "./types.js";
@@ -48,13 +50,6 @@ const STATUS_KEYS = new Set([
   "message_id",
   "plan_mode",
 ]);
-
-/** Kimi CLI writes all four counts of every `token_usage`. */
-const USAGE_SHAPE = {
-  required: ["input_other", "output", "input_cache_read", "input_cache_creation"] as const,
-  optional: [] as const,
-  known: [] as const,
-};
 
 /** The session folder of a wire file: the folder above `subagents/`, else the file's folder. */
 function kimiSessionRoot(absPath: string): string {
@@ -129,6 +124,7 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
     const sink = new Diagnostics();
     const data: KimiCliUsage[] = [];
     const shape = new UsageShapeTally();
+    const fast = trajectoryFastPath();
     await scanTrajectory(
       file,
       sink,
@@ -137,6 +133,21 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
         onBytes: io.onBytes,
       },
       (line) => {
+        // The usual StatusUpdate line, read from its bytes (proven valid JSON); any other line is read as below.
+        const r = fast ? readKimiCliUsage(line.buf, line.start, line.end) : null;
+        if (r !== null) {
+          const counted: TokenCall = {
+            uncachedInput: r.input_other,
+            cacheRead: r.input_cache_read,
+            cacheWrite: r.input_cache_creation,
+            output: r.output,
+            timeMs: epochSecondsMs(r.timestamp),
+            file: file.display,
+            line: line.lineNo,
+          };
+          data.push({ call: counted, timeText: String(r.timestamp), messageId: r.messageId });
+          return;
+        }
         let value: unknown = pickMembers(KIMI_CLI_MEMBERS, line);
         // A forwarded event, or a StatusUpdate without a usage object (reported with its payload's keys): read it whole.
         if (value !== undefined) {

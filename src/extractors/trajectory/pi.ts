@@ -22,6 +22,7 @@ import {
   obj,
   scanWarnings,
   str,
+  trajectoryFastPath,
   warnUnplaced,
   type FileScan,
   type FormatCounter,
@@ -29,7 +30,7 @@ import {
   type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
-import { messageUsage, UsageShapeTally, type UsageShape } from "./usage-shape.js";
+import { messageUsage, UsageShapeTally } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
 import { JsonMembers } from "../../util/json-members.js";
 import type { TokenCall, TokenParts } from "./types.js";
@@ -37,18 +38,7 @@ import { joinByDisplay } from "./call-order.js";
 import { hashCounts, sameParts } from "./counts-map.js";
 import { HashIndex, hashString } from "./hash-index.js";
 import { withFile, withoutFiles } from "./cached-calls.js";
-
-/**
- * pi writes all four counts; `totalTokens` (not in version 1) and `cost` are
- * derived, not counted. A `totalTokens` other than the sum of the four is a
- * mismatch (warned).
- */
-const USAGE_SHAPE: UsageShape<"input" | "output" | "cacheRead" | "cacheWrite"> = {
-  required: ["input", "output", "cacheRead", "cacheWrite"] as const,
-  optional: [] as const,
-  known: ["totalTokens", "cost"],
-  sums: [{ total: "totalTokens", parts: ["input", "output", "cacheRead", "cacheWrite"] }],
-};
+import { PI_USAGE_SHAPE as USAGE_SHAPE, readPiUsage } from "./pi-usage.js";
 
 /** The session id in a pi file name `<iso-time>_<uuid>.jsonl`, or the whole base name. */
 function sessionKeyOfName(name: string): string {
@@ -100,6 +90,7 @@ export const piCounter: FormatCounter<PiScan> = {
     const shape = new UsageShapeTally();
     const times = new NoOffsetTimes();
     let header = true;
+    const fast = trajectoryFastPath();
     const wantAll = (): boolean => header;
     await scanTrajectory(
       file,
@@ -110,6 +101,19 @@ export const piCounter: FormatCounter<PiScan> = {
         onBytes: io.onBytes,
       },
       (line) => {
+        // The usual usage entry, read from its bytes (proven valid JSON); any other line is read as below.
+        const u = fast && !header ? readPiUsage(line.buf, line.start, line.end) : null;
+        if (u !== null) {
+          const parts: TokenParts = {
+            uncachedInput: u.input,
+            cacheRead: u.cacheRead,
+            cacheWrite: u.cacheWrite,
+            output: u.output,
+          };
+          const timeMs = times.ms(u.timestamp, line.lineNo) ?? epochMs(u.messageTimestamp);
+          data.entries.push({ call: call(parts, timeMs, file.display, line.lineNo), key: u.id, byId: true });
+          return;
+        }
         let value: unknown = header ? undefined : pickMembers(PI_MEMBERS, line);
         // An assistant entry without a usage object is reported with its message's keys: read it whole.
         if (

@@ -1,0 +1,100 @@
+/**
+ * Lines for the byte-level usage readers' tests: every line of the real
+ * samples (none where the shared folder is not beside the project: the
+ * tests then check generated lines only, and say so), and random edits of a
+ * line for fuzzing.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import fc from "fast-check";
+
+const SAMPLES = resolve(import.meta.dirname, "../../../shared/samples/trajectories");
+
+/** Every file under `dir`, at any depth. */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+/** Every line of `files`, in order (a file's last newline gives an empty line). */
+export function linesOf(files: string[]): string[] {
+  return files.flatMap((f) => readFileSync(f, "utf8").split("\n"));
+}
+
+/** Every line of the real samples of `format`; none (with a note on stderr) where the samples are absent. */
+export function sampleLines(format: string): string[] {
+  if (!existsSync(SAMPLES)) {
+    console.warn(
+      `usage readers: the ${format} samples are not checked, ${SAMPLES} not found (the shared folder is not beside the project)`,
+    );
+    return [];
+  }
+  return linesOf(filesUnder(join(SAMPLES, format)));
+}
+
+/** Random edits of a line: a byte range removed, replaced or repeated, JSON-meaningful text inserted. */
+export const fuzzEdits = fc.array(
+  fc.record({
+    at: fc.double({ min: 0, max: 1, noNaN: true }),
+    del: fc.nat({ max: 6 }),
+    ins: fc.oneof(
+      fc.constantFrom(
+        "",
+        "{",
+        "}",
+        "[",
+        "]",
+        '"',
+        ":",
+        ",",
+        "\\",
+        "\\u00",
+        " ",
+        "\t",
+        "\u0000",
+        "\u0001",
+        "0",
+        "-",
+        ".5",
+        "e9",
+        "1",
+        "null",
+        "true",
+        "é",
+        '"x":1,',
+        '"input_tokens":5,',
+        '"total_tokens":0,',
+        '"type":"x",',
+        '"info":null,',
+        '"time":1,',
+        '"usage":{},',
+        '"id":"x",',
+        '"role":"user",',
+        '"type":"assistant",',
+        '"isApiErrorMessage":true,',
+        '"model":"<synthetic>",',
+        '"timestamp":1,',
+        '"message_id":null,',
+        '"cost":{},',
+        '"totalTokens":1,',
+        '"cache_creation":{},',
+        '"output":7,',
+      ),
+      fc.string({ maxLength: 4 }),
+    ),
+    dup: fc.boolean(),
+  }),
+  { minLength: 1, maxLength: 3 },
+);
+
+export function applyEdits(line: string, edits: { at: number; del: number; ins: string; dup: boolean }[]): string {
+  let s = line;
+  for (const e of edits) {
+    const p = Math.floor(e.at * s.length);
+    const ins = e.dup ? s.slice(p, p + e.del) + s.slice(p, p + e.del) : e.ins;
+    s = s.slice(0, p) + ins + s.slice(p + e.del);
+  }
+  return s;
+}
