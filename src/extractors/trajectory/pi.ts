@@ -66,6 +66,24 @@ interface PiEntry {
   /** The entry's `id` when it has one (`byId`), else its timestamp's text (version 1 files). */
   key: string;
   byId: boolean;
+  /** The hash of the entry's key and counts ({@link entryHash}), computed while the entry is fresh in the cache. */
+  hash: number;
+}
+
+/** The hash under which the merge looks up copies of an entry: its key, whether it is an id, and its counts. */
+function entryHash(key: string, byId: boolean, p: TokenParts): number {
+  return hashCounts(
+    hashString(byId ? 0x6a09e667 : 0x3c6ef372, key),
+    p.uncachedInput,
+    p.cacheRead,
+    p.cacheWrite,
+    p.output,
+  );
+}
+
+/** An entry of `call`, keyed by `key` (an id when `byId`). */
+function entry(call: TokenCall, key: string, byId: boolean): PiEntry {
+  return { call, key, byId, hash: entryHash(key, byId, call) };
 }
 
 /**
@@ -111,7 +129,7 @@ export const piCounter: FormatCounter<PiScan> = {
             output: u.output,
           };
           const timeMs = times.ms(u.timestamp, line.lineNo) ?? epochMs(u.messageTimestamp);
-          data.entries.push({ call: call(parts, timeMs, file.display, line.lineNo), key: u.id, byId: true });
+          data.entries.push(entry(call(parts, timeMs, file.display, line.lineNo), u.id, true));
           return;
         }
         let value: unknown = header ? undefined : pickMembers(PI_MEMBERS, line);
@@ -149,7 +167,7 @@ export const piCounter: FormatCounter<PiScan> = {
         const timeMs = times.ms(value["timestamp"], lineNo) ?? epochMs(message?.["timestamp"]);
         const id = str(value, "id");
         const key = id ? id : String(value["timestamp"] ?? message?.["timestamp"] ?? `${file.display}:${lineNo}`);
-        data.entries.push({ call: call(parts, timeMs, file.display, lineNo), key, byId: !!id });
+        data.entries.push(entry(call(parts, timeMs, file.display, lineNo), key, !!id));
       },
     );
     shape.flush(sink, file.display, "message.usage");
@@ -184,20 +202,13 @@ export const piCounter: FormatCounter<PiScan> = {
       // Files are read in path order: the first sighting of a copied entry is kept.
       const mine: TokenCall[] = [];
       for (const e of scan.entries) {
-        const p = e.call;
-        const h = hashCounts(
-          hashString(e.byId ? 0x6a09e667 : 0x3c6ef372, e.key),
-          p.uncachedInput,
-          p.cacheRead,
-          p.cacheWrite,
-          p.output,
-        );
+        const h = e.hash;
         let k = seen.first(h);
         while (k !== -1 && !sameEntry(kept[k]!, e)) k = seen.next();
         if (k !== -1) continue;
         seen.add(h, kept.length);
         kept.push(e);
-        mine.push(p);
+        mine.push(e.call);
       }
       perFile.push(mine);
     }
