@@ -25,6 +25,7 @@ import {
   readKimiCodeUsage,
 } from "../src/extractors/trajectory/kimi-code-usage.js";
 import { readUsage } from "../src/extractors/trajectory/usage-shape.js";
+import { cursor, readStr, RecentString } from "../src/extractors/trajectory/json-bytes.js";
 import { generateRun } from "../bench/gen.js";
 import { applyEdits, filesUnder, fuzzEdits, linesOf, sampleLines } from "./helpers/usage-lines.js";
 
@@ -309,4 +310,27 @@ describe("a usage line damaged outside the part read", () => {
       expect(fast.calls.map((c) => c.line)).toEqual([2, 10]);
     });
   }
+});
+
+describe("readStr with a RecentString", () => {
+  it("hands out the same string for the same bytes, and a new one for any other bytes", () => {
+    const recent = new RecentString();
+    const read = (json: string): string | undefined => {
+      const b = Buffer.from(`${json},`);
+      expect(readStr(b, 0, b.length - 1, recent)).toBe(b.length - 1);
+      return cursor.str;
+    };
+    const a = read('"kimi-k2"');
+    expect(a).toBe("kimi-k2");
+    expect(read('"kimi-k2"')).toBe(a);
+    expect(read('"kimi-k3"')).toBe("kimi-k3"); // same length, other bytes
+    expect(read('"kimi-k2"')).toBe("kimi-k2");
+    expect(read('"mödel"')).toBe("mödel"); // UTF-8
+    expect(read('"mödel"')).toBe("mödel");
+    const long = "x".repeat(100); // not kept, still read
+    expect(read(`"${long}"`)).toBe(long);
+    expect(read(`"${long}"`)).toBe(long);
+    expect(read('"kimi-k2"')).toBe("kimi-k2");
+    expect(read("12")).toBeUndefined(); // not a string
+  });
 });

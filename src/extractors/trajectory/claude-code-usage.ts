@@ -19,6 +19,7 @@ import {
   members,
   onlyWs,
   readStr,
+  RecentString,
   readUint,
   readUintMembers,
   skipString,
@@ -104,6 +105,9 @@ let usageSeen = 0; // bit s for U_KEYS[s]
 let rId: string | undefined;
 let rRequest: string | undefined;
 let rTimestamp: string | undefined;
+// A response's lines mostly follow one another: their id and request id are decoded once.
+const recentId = new RecentString();
+const recentRequest = new RecentString();
 const counts = [0, 0, 0, 0];
 const breakdown = [0, 0];
 
@@ -124,7 +128,7 @@ function topMember(k0: number, k1: number, i: number): number {
   if (keyIs(b, k0, k1, K_REQUEST)) {
     if (topSeen & 4) return -1;
     topSeen |= 4;
-    i = readStr(b, i, end);
+    i = readStr(b, i, end, recentRequest);
     rRequest = cursor.str;
     return i;
   }
@@ -158,7 +162,7 @@ function messageMember(k0: number, k1: number, i: number): number {
   if (keyIs(b, k0, k1, K_ID)) {
     if (messageSeen & 2) return -1;
     messageSeen |= 2;
-    i = readStr(b, i, end);
+    i = readStr(b, i, end, recentId);
     rId = cursor.str;
     return i;
   }

@@ -19,6 +19,7 @@ import {
   keyBytes,
   keyIs,
   readStr,
+  RecentString,
   readUint,
   members,
   skipValue,
@@ -92,6 +93,7 @@ const U_KEYS = [
 let rTimestamp: string | undefined;
 let rOrdinal: number | null = null;
 let rThread: string | undefined;
+const recentThread = new RecentString();
 let rUsage: CodexTokenCount["usage"] = null;
 let rTotal: CodexVec | null = null;
 let rLast: CodexVec | null = null;
@@ -229,7 +231,7 @@ function payloadMember(k0: number, k1: number, i: number): number {
   if (keyIs(b, k0, k1, K_THREAD)) {
     if (payloadSeen & 4) return -1;
     payloadSeen |= 4;
-    i = readStr(b, i, end);
+    i = readStr(b, i, end, recentThread);
     rThread = cursor.str;
     return i;
   }

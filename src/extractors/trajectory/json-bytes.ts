@@ -281,27 +281,67 @@ export function keyBytes(name: string): Uint8Array {
 }
 
 /**
+ * The last string one member read decoded, kept to be handed out again when
+ * the next line holds the same bytes there (a model name, a thread id): the
+ * same text without a new string, and without keeping one copy per line.
+ */
+export class RecentString {
+  private bytes = new Uint8Array(64);
+  private length = -1;
+  private text = "";
+
+  /** The text of `b[s, e)` when it is the bytes last decoded here, else undefined. */
+  same(b: Uint8Array, s: number, e: number): string | undefined {
+    const n = e - s;
+    if (n !== this.length) return undefined;
+    const kept = this.bytes;
+    for (let k = 0; k < n; k += 1) if (b[s + k] !== kept[k]) return undefined;
+    return this.text;
+  }
+
+  /** Keeps `text`, decoded from `b[s, e)` (strings over 64 bytes are not kept). */
+  keep(b: Uint8Array, s: number, e: number, text: string): void {
+    const n = e - s;
+    if (n > this.bytes.length) return;
+    this.bytes.set(b.subarray(s, e));
+    this.length = n;
+    this.text = text;
+  }
+}
+
+/**
  * The text of the JSON string whose content is `b[s, e)` (no escapes: the
  * caller checked `cursor.escaped`), decoded as UTF-8 like the whole line is.
  */
-function stringAt(b: Buffer, s: number, e: number): string {
-  for (let k = s; k < e; k += 1) if (b[k]! >= 0x80) return b.toString("utf8", s, e);
-  return b.toString("latin1", s, e);
+function stringAt(b: Buffer, s: number, e: number, recent: RecentString | undefined): string {
+  const again = recent?.same(b, s, e);
+  if (again !== undefined) return again;
+  let text: string | undefined;
+  for (let k = s; k < e; k += 1)
+    if (b[k]! >= 0x80) {
+      text = b.toString("utf8", s, e);
+      break;
+    }
+  text ??= b.toString("latin1", s, e);
+  recent?.keep(b, s, e, text);
+  return text;
 }
 
 /**
  * Reads the value at `b[i]`: a string without escapes into `cursor.str`
  * (another JSON value: `cursor.str` undefined, the value skipped). Returns the
  * index after the value, or -1 on an escaped string or bad JSON (give up).
+ * With `recent`, a string of the same bytes as the last one read through it
+ * is that same string.
  */
-export function readStr(b: Buffer, i: number, end: number): number {
+export function readStr(b: Buffer, i: number, end: number, recent?: RecentString): number {
   if (at(b, i, end) !== 0x22) {
     cursor.str = undefined;
     return skipValue(b, i, end, 1);
   }
   const j = skipString(b, i, end);
   if (j < 0 || cursor.escaped) return -1;
-  cursor.str = stringAt(b, i + 1, j - 1);
+  cursor.str = stringAt(b, i + 1, j - 1, recent);
   return j;
 }
 

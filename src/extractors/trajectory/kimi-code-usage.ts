@@ -18,6 +18,7 @@ import {
   keyIs,
   onlyWs,
   readStr,
+  RecentString,
   readUint,
   skipString,
   skipValue,
@@ -54,6 +55,8 @@ const V_USAGE_RECORD = keyBytes("usage.record");
 const U_KEYS = [keyBytes("inputOther"), keyBytes("output"), keyBytes("inputCacheRead"), keyBytes("inputCacheCreation")];
 
 const counts = [0, 0, 0, 0];
+const recentModel = new RecentString();
+const recentScope = new RecentString();
 
 /** Reads the usage object at `b[i]` into `counts`: exactly the four keys, once each, plain integers; else -1. */
 function readCounts(b: Uint8Array, i: number, end: number): number {
@@ -94,11 +97,11 @@ export function readKimiCodeUsage(b: Buffer, start: number, end: number): KimiCo
       i = j;
     } else if (keyIs(b, k0, k1, K_MODEL)) {
       bit = 2;
-      i = readStr(b, i, end);
+      i = readStr(b, i, end, recentModel);
       model = cursor.str;
     } else if (keyIs(b, k0, k1, K_SCOPE)) {
       bit = 4;
-      i = readStr(b, i, end);
+      i = readStr(b, i, end, recentScope);
       scope = cursor.str;
     } else if (keyIs(b, k0, k1, K_USAGE)) {
       bit = 8;
