@@ -79,6 +79,12 @@ async function kept(text: string | Buffer, opts: LineScanOptions): Promise<numbe
   } finally {
     setWasmMarkerSearch(true);
   }
+  // So does classify mode with its line ends and record starts found by the WebAssembly search.
+  if (opts.classify && opts.detectGlued) {
+    const searched: number[] = [];
+    await scanLines(p, { ...opts, searchLines: true }, (_b, _s, _e, lineNo) => searched.push(lineNo));
+    expect(searched).toEqual(out);
+  }
   return out;
 }
 
@@ -494,6 +500,56 @@ describe("marker mode: the WebAssembly search hands over the lines Buffer.indexO
           } finally {
             setWasmMarkerSearch(true);
           }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("classify mode: the WebAssembly line search (searchLines) hands over the lines Buffer.indexOf does", () => {
+  const pieces = [
+    '{"type":"a","text":"plain"}',
+    '{"type":"usage.record","usage":{"input":1}}',
+    '{"type":"b","parts":[{"type":"text"},{"type":"x"}],"o":{"type":"y"},"p": {"type":"z"}}',
+    '{"type":"c","x":"cut off{"type":"d"}',
+    '{"type":"e","x":1} {"type":"f"}',
+    '{"type":"g","s":"{\\"type\\":1}"}',
+    '  {"type":"x"}  ',
+    '{"type":"h"}\r',
+    "",
+    "not json at all",
+    '{"type":"i","a":"x\u0000y"}',
+    '{"type":"cut',
+    "}",
+    "{",
+    '{"other":"usage.record"}',
+    `{"type":"j","long":"${"z".repeat(5000)}","n":{"type":"k"}}`,
+    `{"type":"l","long":"${"q".repeat(300)}"}`,
+  ];
+  it("on random files, across buffer refills", async () => {
+    const fc = await import("fast-check");
+    const needles = [Buffer.from("usage.record")];
+    const classify = (buf: Buffer, s: number, e: number) =>
+      e - s > 9 && buf[s + 9] === 0x61 ? LINE_SKIP : e - s > 9 && buf[s + 9] === 0x75 ? LINE_TAKE : LINE_UNKNOWN;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: pieces.length - 1 }), { maxLength: 60 }),
+        fc.boolean(),
+        fc.integer({ min: 64, max: 9000 }),
+        async (picks, endNl, chunkBytes) => {
+          const text = picks.map((i) => pieces[i]).join("\n") + (endNl ? "\n" : "");
+          const p = join(tmp, "prop-classify.jsonl");
+          writeFileSync(p, text);
+          const run = async (searchLines: boolean) => {
+            const got: string[] = [];
+            const opts = { classify, needles, detectGlued: true, searchLines, chunkBytes };
+            const n = await scanLines(p, opts, (b, s, e, lineNo, cut) =>
+              got.push(`${lineNo}${cut ? "!" : ""}:${b.toString("latin1", s, e)}`),
+            );
+            return { n, got };
+          };
+          expect(await run(true)).toEqual(await run(false));
         },
       ),
       { numRuns: 300 },

@@ -33,6 +33,7 @@ interface Exports {
   nl: WebAssembly.Global;
   resume: WebAssembly.Global;
   needles: WebAssembly.Global;
+  allNl: WebAssembly.Global;
 }
 
 /**
@@ -164,9 +165,10 @@ export class MarkerSearch {
    * A view of one of the search's own buffers is searched in place: the
    * bytes after `end` up to 64 past it are overwritten (the caller is done
    * with them). Any other view is copied into the search's memory, which
-   * only the shared search ({@link load}) does.
+   * only the shared search ({@link load}) does. With `allLineEnds`, every
+   * line end is an event, not only those of lines that may not be `{…}`.
    */
-  begin(view: Uint8Array, from: number, end: number, needles: readonly Buffer[]): void {
+  begin(view: Uint8Array, from: number, end: number, needles: readonly Buffer[], allLineEnds = false): void {
     const n = end - from;
     const inPlace = this.owns(view);
     if (!inPlace) {
@@ -193,6 +195,7 @@ export class MarkerSearch {
       bytes.set(needle, rec + 36);
     });
     this.ex.needles.value = needles.length;
+    this.ex.allNl.value = allLineEnds ? 1 : 0;
     if (inPlace) this.base = view.byteOffset + from;
     else {
       this.base = BASE;

@@ -17,7 +17,7 @@
 ;;
 ;; An event is a position where the caller must look:
 ;;   - a `\n` whose line may not be `{...}`: the byte before it (or before its
-;;     `\r`) is not `}`, or the byte after it is not `{`;
+;;     `\r`) is not `}`, or the byte after it is not `{`; with $allNl set, every `\n`;
 ;;   - a NUL byte;
 ;;   - the start of a needle.
 ;; Events come in position order, each with the number of `\n` in [from, position).
@@ -27,6 +27,8 @@
   (global $nl (export "nl") (mut i32) (i32.const 0))
   (global $resume (export "resume") (mut i32) (i32.const 0))
   (global $needles (export "needles") (mut i32) (i32.const 0))
+  ;; 1: every line end is an event (classify mode reads every line), not only those of lines that may not be `{...}`.
+  (global $allNl (export "allNl") (mut i32) (i32.const 0))
 
   (func $matches (param $p i32) (param $rec i32) (result i32)
     (local $k i32) (local $len i32)
@@ -98,11 +100,15 @@
                     (i8x16.eq (v128.load (i32.add (local.get $p) (local.get $o13))) (local.get $s13))))))))
         (if (i32.or (local.get $nlm) (local.get $cand))
           (then
-            ;; Line ends whose line may not be `{...}`: not `}` (or `}\r`) before, or not `{` after.
+            ;; Line ends whose line may not be `{...}`: not `}` (or `}\r`) before, or not `{` after
+            ;; (with $allNl, every line end).
             (local.set $m (i32.const 0))
             (if (local.get $nlm)
               (then
                 (local.set $m
+                  (if (result i32) (global.get $allNl)
+                    (then (local.get $nlm))
+                    (else
                   (i32.and
                     (local.get $nlm)
                     (i32.xor
@@ -114,17 +120,22 @@
                               (i8x16.eq (v128.load (i32.sub (local.get $p) (i32.const 1))) (i8x16.splat (i32.const 0x0d)))
                               (i8x16.eq (v128.load (i32.sub (local.get $p) (i32.const 2))) (i8x16.splat (i32.const 0x7d)))))
                           (i8x16.eq (local.get $v1) (i8x16.splat (i32.const 0x7b)))))
-                      (i32.const 0xffff))))))
+                      (i32.const 0xffff))))))))
             ;; Candidates that are a NUL byte or a whole needle.
             (block $cd
               (loop $c
                 (br_if $cd (i32.eqz (local.get $cand)))
                 (local.set $bit (i32.ctz (local.get $cand)))
                 (local.set $q (i32.add (local.get $p) (local.get $bit)))
+                ;; With $allNl, a needle right after a line's `{` is the line's own start, not an event.
                 (if
                   (i32.or
                     (i32.eqz (i32.load8_u (local.get $q)))
-                    (i32.or (call $matches (local.get $q) (i32.const 0)) (call $matches (local.get $q) (local.get $rec1))))
+                    (i32.and
+                      (i32.or (call $matches (local.get $q) (i32.const 0)) (call $matches (local.get $q) (local.get $rec1)))
+                      (i32.eqz
+                        (i32.and (global.get $allNl)
+                          (i32.eq (i32.load16_u (i32.sub (local.get $q) (i32.const 2))) (i32.const 0x7b0a))))))
                   (then (local.set $m (i32.or (local.get $m) (i32.shl (i32.const 1) (local.get $bit))))))
                 (local.set $cand (i32.and (local.get $cand) (i32.sub (local.get $cand) (i32.const 1))))
                 (br $c)))

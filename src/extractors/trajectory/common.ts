@@ -83,7 +83,7 @@ export function scanWarnings(scans: readonly FileScan<unknown>[]): Warning[] {
  */
 export type TrajectoryScanOptions = Pick<
   LineScanOptions,
-  "markers" | "classify" | "needles" | "detectGlued" | "wantAll" | "onBytes"
+  "markers" | "classify" | "needles" | "detectGlued" | "searchLines" | "wantAll" | "onBytes"
 >;
 
 let fastPath = true;

@@ -119,6 +119,7 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
         needles: KIMI_CODE_NEEDLES,
         classify: classifyKimiCode,
         detectGlued: true,
+        searchLines: true,
         onBytes: io.onBytes,
       },
       (line) => {
