@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { InputError } from "../src/errors.js";
-import { readTrajectory, TokenLedger } from "../src/extractors/trajectory/index.js";
+import { callTotals, readTrajectory, TokenLedger } from "../src/extractors/trajectory/index.js";
 import { claudeCodeCounter } from "../src/extractors/trajectory/claude-code.js";
 import type { TokenCall } from "../src/extractors/trajectory/types.js";
 import { at, count, ms, parts, tempDir, useTempDirs, writeJsonl } from "./trajectory-helpers.js";
@@ -825,6 +825,15 @@ describe("TokenLedger", () => {
       calls: 5,
       lastCallTimeMs: 3000,
     });
+  });
+
+  it("callTotals gives the ledger's totals without building it", () => {
+    const calls = [c(3000, 4), c(1000, 1), c(2000, 2), c(2000, 3), c(null, 5)];
+    expect(callTotals(calls)).toEqual(new TokenLedger(calls).totals());
+    expect(callTotals([c(null, 1)])).toEqual({ ...new TokenLedger([c(null, 1)]).totals(), lastCallTimeMs: null });
+    expect(callTotals([])).toEqual(new TokenLedger([]).totals());
+    const big = { ...c(5, 1), cacheRead: 2 ** 40 + 1 };
+    expect(callTotals([big, big]).cacheRead).toBe(2 ** 41 + 2);
   });
 
   it("sums counts beyond 32 bits exactly, from calls in order or not, unplaced ones last or not", () => {

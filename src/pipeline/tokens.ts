@@ -8,6 +8,7 @@ import { Diagnostics, type Warning } from "../diagnostics.js";
 import { InputError } from "../errors.js";
 import {
   readTrajectory,
+  callTotals,
   TokenLedger,
   type TokenTotals,
   type TrajectoryFormat,
@@ -209,15 +210,15 @@ export async function countTokens(
       onThreads,
     });
     warnings = reading.warnings;
-    const ledger = new TokenLedger(reading.calls);
     // No call to count (no session file, none of the format, none placed in time for --at/--since): unknown, null.
-    const timed = atMs !== null || sinceMs !== null;
-    if (timed)
+    // The ledger (prefix sums in time order) only for a window; the totals of all calls need one pass.
+    if (atMs !== null || sinceMs !== null) {
+      const ledger = new TokenLedger(reading.calls);
       totals =
         ledger.placedCalls() === 0
           ? null
           : ledger.at(atMs ?? Number.POSITIVE_INFINITY, sinceMs ?? Number.NEGATIVE_INFINITY);
-    else totals = reading.calls.length === 0 ? null : ledger.totals();
+    } else totals = reading.calls.length === 0 ? null : callTotals(reading.calls);
   }
   return { format, warnings, totals, cellName, atMs, sinceMs };
 }

@@ -53,7 +53,7 @@ import type { TrajectoryReading } from "./types.js";
 
 export { TRAJECTORY_FORMATS };
 export type { TokenCall, TokenTotals, TrajectoryReading } from "./types.js";
-export { TokenLedger } from "./token-ledger.js";
+export { callTotals, TokenLedger } from "./token-ledger.js";
 export type { TrajectoryFormat } from "../../trajectory-formats.js";
 
 /** Options of {@link readTrajectory}. */

@@ -107,6 +107,29 @@ export class TokenLedger {
   }
 }
 
+/**
+ * The totals of `calls` (any order) without building a {@link TokenLedger}:
+ * what `new TokenLedger(calls).totals()` gives — every call counted, placed
+ * in time or not, and `lastCallTimeMs` the latest placed call's time (null
+ * when none is placed) — in one pass and no memory per call (`tokens` with
+ * no time window; TRAJECTORIES.md, "The quantity").
+ */
+export function callTotals(calls: readonly TokenCall[]): TokenTotals {
+  let uncached = 0;
+  let read = 0;
+  let write = 0;
+  let output = 0;
+  let last = Number.NEGATIVE_INFINITY;
+  for (const c of calls) {
+    uncached += c.uncachedInput;
+    read += c.cacheRead;
+    write += c.cacheWrite;
+    output += c.output;
+    if (c.timeMs !== null && c.timeMs > last) last = c.timeMs;
+  }
+  return totalsOf([uncached, read, write, output], calls.length, last === Number.NEGATIVE_INFINITY ? null : last);
+}
+
 function totalsOf(p: [number, number, number, number], calls: number, lastCallTimeMs: number | null): TokenTotals {
   return {
     uncachedInput: p[0],
