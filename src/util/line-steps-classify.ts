@@ -77,7 +77,8 @@ function learnSignature(view: Buffer, p: number, nl: number, glue: Glue): void {
 /**
  * Classify mode from `view[p]` on, with the WebAssembly search: its events
  * are every line end, every NUL byte and every record start without its `{`
- * (`needle`); each line is then judged as {@link classifiedLines} judges it,
+ * (`needle`), except one right after a line end and `{` (a line's own
+ * start, never glued); each line is then judged as {@link classifiedLines} judges it,
  * and a record start inside a line (not after `:`, `[` or `,`) is a glued
  * line, as {@link looksGlued} finds it.
  */

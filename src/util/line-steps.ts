@@ -1,8 +1,8 @@
 /**
  * What the line scanner's steps share: handing a line over, a line's shape.
  *
- * Used by line-steps-marker.ts and line-steps-classify.ts, with the needle
- * search of `Buffer.indexOf`. Each step scans one view of whole lines (it ends right
+ * Used by line-scan.ts, line-steps-marker.ts and line-steps-classify.ts
+ * (with the WebAssembly search or without it). Each step scans one view of whole lines (it ends right
  * after a line end), `lineNo` lines coming before it, and returns the line
  * count at its end.
  */

@@ -166,7 +166,8 @@ export class MarkerSearch {
    * bytes after `end` up to 64 past it are overwritten (the caller is done
    * with them). Any other view is copied into the search's memory, which
    * only the shared search ({@link load}) does. With `allLineEnds`, every
-   * line end is an event, not only those of lines that may not be `{…}`.
+   * line end is an event, not only those of lines that may not be `{…}`,
+   * and a needle right after a line end and `{` (a line's own start) is not.
    */
   begin(view: Uint8Array, from: number, end: number, needles: readonly Buffer[], allLineEnds = false): void {
     const n = end - from;

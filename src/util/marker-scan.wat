@@ -13,11 +13,13 @@
 ;;   [base, base+n) the data; then 64 pad bytes `{`; before base, 16 bytes that are
 ;;                  either guard bytes `}` or the data's own earlier bytes (a search in
 ;;                  place from inside a buffer): either way only the line end checks of
-;;                  the first step read them, and the caller checks the first line itself.
+;;                  the first step and the line-start check of a needle (`$allNl`) read
+;;                  them, and the caller checks the first line itself.
 ;;
 ;; An event is a position where the caller must look:
 ;;   - a `\n` whose line may not be `{...}`: the byte before it (or before its
-;;     `\r`) is not `}`, or the byte after it is not `{`; with $allNl set, every `\n`;
+;;     `\r`) is not `}`, or the byte after it is not `{`; with $allNl set, every `\n`
+;;     (and then a needle right after `\n{`, a line's own start, is not an event);
 ;;   - a NUL byte;
 ;;   - the start of a needle.
 ;; Events come in position order, each with the number of `\n` in [from, position).
@@ -134,8 +136,9 @@
                     (i32.and
                       (i32.or (call $matches (local.get $q) (i32.const 0)) (call $matches (local.get $q) (local.get $rec1)))
                       (i32.eqz
-                        (i32.and (global.get $allNl)
-                          (i32.eq (i32.load16_u (i32.sub (local.get $q) (i32.const 2))) (i32.const 0x7b0a))))))
+                        (if (result i32) (global.get $allNl)
+                          (then (i32.eq (i32.load16_u (i32.sub (local.get $q) (i32.const 2))) (i32.const 0x7b0a)))
+                          (else (i32.const 0))))))
                   (then (local.set $m (i32.or (local.get $m) (i32.shl (i32.const 1) (local.get $bit))))))
                 (local.set $cand (i32.and (local.get $cand) (i32.sub (local.get $cand) (i32.const 1))))
                 (br $c)))

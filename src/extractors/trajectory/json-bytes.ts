@@ -7,16 +7,18 @@
  * to be one whole valid JSON object, which `JSON.parse` would also accept.
  *
  * Whatever this walker does not handle (a `\` escape in a key or value that
- * is read, a number that is not a plain integer, deep nesting) makes the
- * reader give up, and the caller parses the line with `JSON.parse` as before.
+ * is read, a count that is not a plain integer, deep nesting) makes the
+ * reader give up, and the caller parses the line with `JSON.parse` as before
+ * (a reader may read another number itself, as kimi-cli's epoch-seconds
+ * `timestamp`, with `Number` of its text: `JSON.parse`'s reading).
  * Synchronous and not re-entrant: {@link cursor} holds the walk's state.
  */
 
 /**
- * The walk's state after a call: `pos` (index after what was read), `num` (the integer read),
- * `escaped` (the string had a `\` escape), `str` (the string {@link readStr} read).
+ * The walk's state after a call: `num` (the integer read), `escaped` (the string had a `\`
+ * escape), `str` (the string {@link readStr} read).
  */
-export const cursor = { pos: 0, num: 0, escaped: false, str: undefined as string | undefined };
+export const cursor = { num: 0, escaped: false, str: undefined as string | undefined };
 
 /** Deeper than this, {@link skipValue} gives up (the caller falls back to `JSON.parse`). */
 const MAX_DEPTH = 64;
@@ -50,7 +52,8 @@ export function skipString(b: Uint8Array, i: number, end: number): number {
   let escaped = false;
   i += 1;
   for (;;) {
-    // Plain bytes: the byte after the line (its line end, or past the buffer: undefined) stops the run too.
+    // Plain bytes. The run stops at the latest at a line end or past the buffer (undefined); a line
+    // without a line end (the file's last) may be followed by older bytes: a run past `end` is refused below.
     while (STRING_STOP[b[i]!] === 0) i += 1;
     if (i >= end) return -1;
     const c = b[i]!;
@@ -183,7 +186,8 @@ export function readUint(b: Uint8Array, i: number, end: number): number {
  * the object's `}` and sets `cursor.num` to the bit mask of the keys read
  * (bit s for `keys[s]`); -1 when the object is not that shape (an unknown key,
  * a key twice, an escape, another value), and the caller falls back to
- * `JSON.parse`. Used for the usage objects of codex and kimi-code.
+ * `JSON.parse`. Used for the usage objects of codex, kimi-code and kimi-cli
+ * and for claude-code's `cache_creation` breakdown.
  */
 export function readUintMembers(
   b: Uint8Array,

@@ -66,7 +66,7 @@ interface PiEntry {
   /** The entry's `id` when it has one (`byId`), else its timestamp's text (version 1 files). */
   key: string;
   byId: boolean;
-  /** The hash of the entry's key and counts ({@link entryHash}), computed while the entry is fresh in the cache. */
+  /** The hash of the entry's key and counts ({@link entryHash}), computed by the scan while the entry's bytes are fresh in the CPU cache. */
   hash: number;
 }
 
