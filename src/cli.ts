@@ -118,6 +118,23 @@ function usageLine(message: string, style: Style): string {
 /** The process's streams and environment: what `bin/ptb-manifest.js` runs with. */
 const PROCESS_IO: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env };
 
+/** The streams {@link endQuietlyOnClosedPipe} already guards (one listener each, however many runs). */
+const pipeGuarded = new WeakSet<object>();
+
+/**
+ * A reader that goes away (`ptb-manifest tokens --help | head -3`) ends the
+ * output, not the command: an EPIPE on `stream` is not an error (no stack),
+ * as `find`'s output into `head` is not; the command finishes and exits with
+ * its own code (README: Terminal). Any other error of the stream is thrown.
+ */
+function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  if (typeof stream.on !== "function" || pipeGuarded.has(stream)) return;
+  pipeGuarded.add(stream);
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+  });
+}
+
 /**
  * Runs the CLI on `argv` (as `process.argv`: node, script, args...) and
  * returns the exit code: 0 ok, 1 fatal input error (nothing written; a file
@@ -133,6 +150,8 @@ const PROCESS_IO: CliIo = { stdout: process.stdout, stderr: process.stderr, env:
  * "did you mean" on it) and `see 'ptb-manifest CMD --help'` (README: Terminal).
  */
 export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
+  endQuietlyOnClosedPipe(io.stdout);
+  endQuietlyOnClosedPipe(io.stderr);
   const noColor = noColorGiven(argv.slice(2));
   const style = {
     stdout: styleOf(colourWanted(io.stdout, io.env, noColor)),
