@@ -138,6 +138,26 @@ describe("tokens --sources --cell --at gives the manifest's driver_tokens_at_hou
       64,
       "error: --since 2026-10-09T00:00:00Z is after the moment of --hour 3 (2026-10-02T11:00:00.000Z): no call can be completed in that window\nsee 'ptb-manifest tokens --help'\n",
     ]);
+    // Counted from run_start (2026-10-02T08:00:00Z): an --at before it is an empty window; with --since, not.
+    const early = await runCli("tokens", "--sources", SOURCES, "--cell", "sol-high", "--at", "2026-10-01T00:00:00Z");
+    expect([early.code, early.stdout, early.stderr]).toEqual([
+      64,
+      "",
+      "error: --at 2026-10-01T00:00:00Z is before sol-high's run_start (2026-10-02T08:00:00.000Z): no call of the run can be completed by then (give --since to count calls before run_start)\nsee 'ptb-manifest tokens --help'\n",
+    ]);
+    const earlySince = await runCli(
+      "tokens",
+      "--sources",
+      SOURCES,
+      "--cell",
+      "sol-high",
+      "--since",
+      "2026-09-01T00:00:00Z",
+      "--at",
+      "2026-10-01T00:00:00Z",
+      "--json",
+    );
+    expect(earlySince.code).toBe(0);
     const unknown = await runCli("tokens", "--sources", SOURCES, "--cell", "nosuch");
     expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining("error TRAJECTORY_UNKNOWN_CELL")]);
   });

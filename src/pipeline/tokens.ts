@@ -129,7 +129,8 @@ export interface CountedTokens {
  * budget clock), within `[sinceMs, atMs]`. Reads are reported on `progress`.
  *
  * @param usage raises a usage error (exit 64): a `--hour` the clock never
- *   reads or after the run's end, a `--since` after the moment of `--hour`.
+ *   reads or after the run's end, a `--since` after the moment of `--hour`,
+ *   an `--at` before the cell's `run_start` without `--since`.
  * @param onThreads told how many threads scan the files (`readTrajectory`'s `onThreads`).
  * @throws InputError `TRAJECTORY_UNKNOWN_CELL`, and the errors of reading
  *   `cells.json`, the supervisor history and the trajectories.
@@ -187,6 +188,12 @@ export async function countTokens(
     if (atMs !== null && sinceMs !== null && sinceMs > atMs)
       usage(
         `--since ${opts.since} is after the moment of --hour ${opts.hour} (${new Date(atMs).toISOString()}): no call can be completed in that window`,
+      );
+    // Without --since the cell counts from its run_start (as the build does): an --at before it holds no call.
+    if (sinceMs === null && atMs !== null && atMs < supervisor.runStartMs)
+      usage(
+        `--at ${opts.at} is before ${cell.cell}'s run_start (${new Date(supervisor.runStartMs).toISOString()}): ` +
+          "no call of the run can be completed by then (give --since to count calls before run_start)",
       );
     sinceMs ??= supervisor.runStartMs;
     format = cell.trajectory_format;
