@@ -16,8 +16,9 @@ import {
   cursor,
   keyBytes,
   keyIs,
+  keySlot,
   members,
-  onlyWs,
+  objectLine,
   readStr,
   RecentString,
   readUint,
@@ -25,7 +26,6 @@ import {
   skipString,
   skipValue,
   strIs,
-  ws,
 } from "./json-bytes.js";
 import type { UsageShape } from "./usage-shape.js";
 
@@ -97,8 +97,6 @@ const U_CACHE_CREATION = 4;
 const B_KEYS = [keyBytes("ephemeral_5m_input_tokens"), keyBytes("ephemeral_1h_input_tokens")];
 
 // What the walk read (not re-entrant): reset by readClaudeCodeUsage.
-let buf: Buffer = Buffer.alloc(0);
-let bufEnd = 0;
 let topSeen = 0; // 1 type, 2 isApiErrorMessage, 4 requestId, 8 timestamp, 16 message
 let messageSeen = 0; // 1 model, 2 id, 4 usage
 let usageSeen = 0; // bit s for U_KEYS[s]
@@ -111,9 +109,7 @@ const recentRequest = new RecentString();
 const counts = [0, 0, 0, 0];
 const breakdown = [0, 0];
 
-function topMember(k0: number, k1: number, i: number): number {
-  const b = buf;
-  const end = bufEnd;
+function topMember(b: Buffer, end: number, k0: number, k1: number, i: number): number {
   if (keyIs(b, k0, k1, K_TYPE)) {
     if (topSeen & 1) return -1;
     topSeen |= 1;
@@ -149,9 +145,7 @@ function topMember(k0: number, k1: number, i: number): number {
   return skipValue(b, i, end, 1);
 }
 
-function messageMember(k0: number, k1: number, i: number): number {
-  const b = buf;
-  const end = bufEnd;
+function messageMember(b: Buffer, end: number, k0: number, k1: number, i: number): number {
   if (keyIs(b, k0, k1, K_MODEL)) {
     if (messageSeen & 1) return -1;
     messageSeen |= 1;
@@ -192,15 +186,8 @@ function readUsageObject(b: Buffer, i: number, end: number): number {
   return i;
 }
 
-function usageMember(k0: number, k1: number, i: number): number {
-  const b = buf;
-  const end = bufEnd;
-  let slot = -1;
-  for (let s = 0; s < U_KEYS.length; s += 1)
-    if (keyIs(b, k0, k1, U_KEYS[s]!)) {
-      slot = s;
-      break;
-    }
+function usageMember(b: Buffer, end: number, k0: number, k1: number, i: number): number {
+  const slot = keySlot(b, k0, k1, U_KEYS);
   if (slot < 0 || (usageSeen & (1 << slot)) !== 0) return -1; // another key: the rules tally or ignore it
   usageSeen |= 1 << slot;
   if (slot < 4) {
@@ -224,17 +211,11 @@ function usageMember(k0: number, k1: number, i: number): number {
  * as before).
  */
 export function readClaudeCodeUsage(b: Buffer, start: number, end: number): ClaudeCodeUsageLine | null {
-  buf = b;
-  bufEnd = end;
   topSeen = 0;
   rId = undefined;
   rRequest = undefined;
   rTimestamp = undefined;
-  let i = ws(b, start, end);
-  if (at(b, i, end) !== 0x7b) return null;
-  i = members(b, i + 1, end, false, topMember);
-  buf = EMPTY;
-  if (i < 0 || (topSeen & 17) !== 17 || !onlyWs(b, i, end) || !rId) return null;
+  if (!objectLine(b, start, end, topMember) || (topSeen & 17) !== 17 || !rId) return null;
   return {
     id: rId,
     requestId: rRequest,
@@ -245,5 +226,3 @@ export function readClaudeCodeUsage(b: Buffer, start: number, end: number): Clau
     cache_creation_input_tokens: counts[3]!,
   };
 }
-
-const EMPTY = Buffer.alloc(0);

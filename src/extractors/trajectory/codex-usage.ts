@@ -22,10 +22,9 @@ import {
   RecentString,
   readUint,
   members,
+  objectLine,
   skipValue,
   strIs,
-  ws,
-  onlyWs,
 } from "./json-bytes.js";
 
 /**
@@ -175,12 +174,8 @@ function readVec(b: Uint8Array, i: number, end: number): number {
 let topSeen = 0; // 1 timestamp, 2 type, 4 payload, 8 ordinal
 let payloadSeen = 0; // 1 type, 2 info, 4 thread_id
 let infoSeen = 0; // 1 total, 2 last
-let buf: Buffer = Buffer.alloc(0);
-let bufEnd = 0;
 
-function topMember(k0: number, k1: number, i: number): number {
-  const b = buf;
-  const end = bufEnd;
+function topMember(b: Buffer, end: number, k0: number, k1: number, i: number): number {
   if (keyIs(b, k0, k1, K_TIMESTAMP)) {
     if (topSeen & 1) return -1;
     topSeen |= 1;
@@ -214,9 +209,7 @@ function topMember(k0: number, k1: number, i: number): number {
   return skipValue(b, i, end, 1);
 }
 
-function payloadMember(k0: number, k1: number, i: number): number {
-  const b = buf;
-  const end = bufEnd;
+function payloadMember(b: Buffer, end: number, k0: number, k1: number, i: number): number {
   if (keyIs(b, k0, k1, K_TYPE)) {
     if (payloadSeen & 1) return -1;
     payloadSeen |= 1;
@@ -238,9 +231,7 @@ function payloadMember(k0: number, k1: number, i: number): number {
   return skipValue(b, i, end, 2);
 }
 
-function infoMember(k0: number, k1: number, i: number): number {
-  const b = buf;
-  const end = bufEnd;
+function infoMember(b: Buffer, end: number, k0: number, k1: number, i: number): number {
   if (keyIs(b, k0, k1, K_TOTAL)) {
     if (infoSeen & 1) return -1;
     infoSeen |= 1;
@@ -301,22 +292,14 @@ function readInfo(b: Buffer, i: number, end: number): number {
  * `last_token_usage` that is absent or not an object gives `last: null`.
  */
 export function readCodexTokenCount(b: Buffer, start: number, end: number): CodexTokenCount | null {
-  buf = b;
-  bufEnd = end;
   rTimestamp = undefined;
   rOrdinal = null;
   rThread = undefined;
   rUsage = null;
   topSeen = 0;
-  let i = ws(b, start, end);
-  if (at(b, i, end) !== 0x7b) return null;
-  i = members(b, i + 1, end, false, topMember);
-  buf = EMPTY;
-  if (i < 0 || (topSeen & 6) !== 6 || !onlyWs(b, i, end)) return null;
+  if (!objectLine(b, start, end, topMember) || (topSeen & 6) !== 6) return null;
   return { timestamp: rTimestamp, ordinal: rOrdinal, threadId: rThread, usage: rUsage };
 }
-
-const EMPTY = Buffer.alloc(0);
 
 const LEAD = keyBytes('{"timestamp":"');
 const TYPE_AT = keyBytes(',"type":"');

@@ -24,7 +24,7 @@ export const cursor = { num: 0, escaped: false, str: undefined as string | undef
 const MAX_DEPTH = 64;
 
 /** Index of the first byte at or after `i` that is not JSON whitespace. */
-export function ws(b: Uint8Array, i: number, end: number): number {
+function ws(b: Uint8Array, i: number, end: number): number {
   while (i < end) {
     const c = b[i]!;
     if (c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a) i += 1;
@@ -205,12 +205,7 @@ export function readUintMembers(
     i = skipString(b, i, end);
     if (i < 0 || cursor.escaped) return -1;
     const k1 = i - 1;
-    let slot = -1;
-    for (let s = 0; s < keys.length; s += 1)
-      if (keyIs(b, k0, k1, keys[s]!)) {
-        slot = s;
-        break;
-      }
+    const slot = keySlot(b, k0, k1, keys);
     if (slot < 0 || (seen & (1 << slot)) !== 0) return -1;
     seen |= 1 << slot;
     i = ws(b, i, end);
@@ -238,18 +233,17 @@ export function strIs(b: Uint8Array, i: number, end: number, want: Uint8Array): 
 }
 
 /**
+ * Reads the value of the member whose key is `b[k0, k1)` (unescaped) at
+ * `b[v]`, within `end`: returns the index after it, or -1 to give up.
+ */
+export type MemberReader = (b: Buffer, end: number, k0: number, k1: number, v: number) => number;
+
+/**
  * The members of an object from `b[i]`: just after its `{` (`resume` false)
- * or just after a member's value (`resume` true). `member` reads the value of
- * the key `b[k0, k1)` at `b[v]` and returns the index after it (-1: give up).
+ * or just after a member's value (`resume` true), each read by `member`.
  * Returns the index after the object's `}`, or -1.
  */
-export function members(
-  b: Uint8Array,
-  i: number,
-  end: number,
-  resume: boolean,
-  member: (k0: number, k1: number, v: number) => number,
-): number {
+export function members(b: Buffer, i: number, end: number, resume: boolean, member: MemberReader): number {
   if (!resume) i = ws(b, i, end);
   for (;;) {
     if (resume) {
@@ -267,9 +261,27 @@ export function members(
     const k1 = i - 1;
     i = ws(b, i, end);
     if (at(b, i, end) !== 0x3a) return -1;
-    i = member(k0, k1, ws(b, i + 1, end));
+    i = member(b, end, k0, k1, ws(b, i + 1, end));
     if (i < 0) return -1;
   }
+}
+
+/**
+ * Whether the line `b[start, end)` is one JSON object (blanks around it
+ * allowed) whose members `member` reads to the end: what a reader accepts
+ * as a whole line, so proven valid JSON.
+ */
+export function objectLine(b: Buffer, start: number, end: number, member: MemberReader): boolean {
+  const i = ws(b, start, end);
+  if (at(b, i, end) !== 0x7b) return false;
+  const j = members(b, i + 1, end, false, member);
+  return j >= 0 && onlyWs(b, j, end);
+}
+
+/** The index in `keys` of the key `b[k0, k1)` ({@link keyIs}), or -1. */
+export function keySlot(b: Uint8Array, k0: number, k1: number, keys: readonly Uint8Array[]): number {
+  for (let s = 0; s < keys.length; s += 1) if (keyIs(b, k0, k1, keys[s]!)) return s;
+  return -1;
 }
 
 /** True when `b[k0, k1)` holds the bytes of `name` (ASCII). */
@@ -353,7 +365,7 @@ export function readStr(b: Buffer, i: number, end: number, recent?: RecentString
  * Checks that `b[i, end)` holds nothing but JSON whitespace (what may follow
  * the line's object).
  */
-export function onlyWs(b: Uint8Array, i: number, end: number): boolean {
+function onlyWs(b: Uint8Array, i: number, end: number): boolean {
   return ws(b, i, end) === end;
 }
 

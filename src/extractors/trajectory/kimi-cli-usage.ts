@@ -17,12 +17,11 @@ import {
   keyBytes,
   keyIs,
   members,
-  onlyWs,
+  objectLine,
   readStr,
   readUintMembers,
   skipValue,
   strIs,
-  ws,
 } from "./json-bytes.js";
 
 /** Kimi CLI writes all four counts of every `token_usage`. */
@@ -60,8 +59,6 @@ const U_KEYS = [
 ];
 
 // What the walk read (not re-entrant): reset by readKimiCliUsage.
-let buf: Buffer = Buffer.alloc(0);
-let bufEnd = 0;
 let topSeen = 0; // 1 timestamp, 2 message
 let messageSeen = 0; // 1 type, 2 payload
 let payloadSeen = 0; // 1 token_usage, 2 message_id
@@ -69,9 +66,7 @@ let rTimestamp: number | undefined;
 let rMessageId: string | null = null;
 const counts = [0, 0, 0, 0];
 
-function topMember(k0: number, k1: number, i: number): number {
-  const b = buf;
-  const end = bufEnd;
+function topMember(b: Buffer, end: number, k0: number, k1: number, i: number): number {
   if (keyIs(b, k0, k1, K_TIMESTAMP)) {
     if (topSeen & 1) return -1;
     topSeen |= 1;
@@ -92,9 +87,7 @@ function topMember(k0: number, k1: number, i: number): number {
   return skipValue(b, i, end, 1);
 }
 
-function messageMember(k0: number, k1: number, i: number): number {
-  const b = buf;
-  const end = bufEnd;
+function messageMember(b: Buffer, end: number, k0: number, k1: number, i: number): number {
   if (keyIs(b, k0, k1, K_TYPE)) {
     if (messageSeen & 1) return -1;
     messageSeen |= 1;
@@ -110,9 +103,7 @@ function messageMember(k0: number, k1: number, i: number): number {
   return skipValue(b, i, end, 2);
 }
 
-function payloadMember(k0: number, k1: number, i: number): number {
-  const b = buf;
-  const end = bufEnd;
+function payloadMember(b: Buffer, end: number, k0: number, k1: number, i: number): number {
   if (keyIs(b, k0, k1, K_USAGE)) {
     if (payloadSeen & 1) return -1;
     payloadSeen |= 1;
@@ -137,16 +128,10 @@ function payloadMember(k0: number, k1: number, i: number): number {
  * as before).
  */
 export function readKimiCliUsage(b: Buffer, start: number, end: number): KimiCliUsageLine | null {
-  buf = b;
-  bufEnd = end;
   topSeen = 0;
   rTimestamp = undefined;
   rMessageId = null;
-  let i = ws(b, start, end);
-  if (at(b, i, end) !== 0x7b) return null;
-  i = members(b, i + 1, end, false, topMember);
-  buf = EMPTY;
-  if (i < 0 || (topSeen & 2) !== 2 || !onlyWs(b, i, end)) return null;
+  if (!objectLine(b, start, end, topMember) || (topSeen & 2) !== 2) return null;
   return {
     timestamp: rTimestamp,
     messageId: rMessageId,
@@ -156,5 +141,3 @@ export function readKimiCliUsage(b: Buffer, start: number, end: number): KimiCli
     input_cache_creation: counts[3]!,
   };
 }
-
-const EMPTY = Buffer.alloc(0);

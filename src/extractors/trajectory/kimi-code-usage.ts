@@ -13,16 +13,15 @@ import { LINE_SKIP, LINE_TAKE, LINE_UNKNOWN, type LineClass } from "../../util/l
 import {
   at,
   cursor,
-  readUintMembers,
   keyBytes,
   keyIs,
-  onlyWs,
+  objectLine,
   readStr,
-  RecentString,
   readUint,
-  skipString,
+  readUintMembers,
+  RecentString,
   skipValue,
-  ws,
+  strIs,
 } from "./json-bytes.js";
 
 /** Kimi Code writes all four counts on every `usage.record`. */
@@ -64,6 +63,43 @@ function readCounts(b: Uint8Array, i: number, end: number): number {
   return i >= 0 && cursor.num === 15 ? i : -1;
 }
 
+// What the walk read (not re-entrant): reset by readKimiCodeUsage.
+let seen = 0; // 1 type, 2 model, 4 scope, 8 usage, 16 time
+let rModel: string | undefined;
+let rScope: string | undefined;
+let rTime: number | undefined;
+
+function topMember(b: Buffer, end: number, k0: number, k1: number, i: number): number {
+  let bit = 0;
+  if (keyIs(b, k0, k1, K_TYPE)) {
+    bit = 1;
+    i = strIs(b, i, end, V_USAGE_RECORD);
+  } else if (keyIs(b, k0, k1, K_MODEL)) {
+    bit = 2;
+    i = readStr(b, i, end, recentModel);
+    rModel = cursor.str;
+  } else if (keyIs(b, k0, k1, K_SCOPE)) {
+    bit = 4;
+    i = readStr(b, i, end, recentScope);
+    rScope = cursor.str;
+  } else if (keyIs(b, k0, k1, K_USAGE)) {
+    bit = 8;
+    i = readCounts(b, i, end);
+  } else if (keyIs(b, k0, k1, K_TIME)) {
+    bit = 16;
+    if (at(b, i, end) === 0x6e) {
+      i = skipValue(b, i, end, 1); // null: no time
+      rTime = undefined;
+    } else {
+      i = readUint(b, i, end);
+      rTime = cursor.num;
+    }
+  } else return skipValue(b, i, end, 1);
+  if (i < 0 || (seen & bit) !== 0) return -1;
+  seen |= bit;
+  return i;
+}
+
 /**
  * Reads the `usage.record` line in `b[start, end)` (without its line end):
  * `{"type":"usage.record","model":…,"usage":{…},"usageScope":…,"time":…}`
@@ -72,69 +108,15 @@ function readCounts(b: Uint8Array, i: number, end: number): number {
  * it whole).
  */
 export function readKimiCodeUsage(b: Buffer, start: number, end: number): KimiCodeUsageLine | null {
-  let i = ws(b, start, end);
-  if (at(b, i, end) !== 0x7b) return null;
-  let model: string | undefined;
-  let scope: string | undefined;
-  let time: number | undefined;
-  let seen = 0; // 1 type, 2 model, 4 scope, 8 usage, 16 time
-  i = ws(b, i + 1, end);
-  for (;;) {
-    if (at(b, i, end) !== 0x22) return null;
-    const k0 = i + 1;
-    i = skipString(b, i, end);
-    if (i < 0 || cursor.escaped) return null;
-    const k1 = i - 1;
-    i = ws(b, i, end);
-    if (at(b, i, end) !== 0x3a) return null;
-    i = ws(b, i + 1, end);
-    let bit = 0;
-    if (keyIs(b, k0, k1, K_TYPE)) {
-      bit = 1;
-      if (at(b, i, end) !== 0x22) return null;
-      const j = skipString(b, i, end);
-      if (j < 0 || cursor.escaped || !keyIs(b, i + 1, j - 1, V_USAGE_RECORD)) return null;
-      i = j;
-    } else if (keyIs(b, k0, k1, K_MODEL)) {
-      bit = 2;
-      i = readStr(b, i, end, recentModel);
-      model = cursor.str;
-    } else if (keyIs(b, k0, k1, K_SCOPE)) {
-      bit = 4;
-      i = readStr(b, i, end, recentScope);
-      scope = cursor.str;
-    } else if (keyIs(b, k0, k1, K_USAGE)) {
-      bit = 8;
-      i = readCounts(b, i, end);
-    } else if (keyIs(b, k0, k1, K_TIME)) {
-      bit = 16;
-      const c = at(b, i, end);
-      if (c === 0x6e) {
-        i = skipValue(b, i, end, 1); // null: no time
-        time = undefined;
-      } else {
-        i = readUint(b, i, end);
-        time = cursor.num;
-      }
-    } else {
-      i = skipValue(b, i, end, 1);
-    }
-    if (i < 0 || (seen & bit) !== 0) return null;
-    seen |= bit;
-    i = ws(b, i, end);
-    if (at(b, i, end) === 0x2c) {
-      i = ws(b, i + 1, end);
-      continue;
-    }
-    if (at(b, i, end) !== 0x7d) return null;
-    i += 1;
-    break;
-  }
-  if ((seen & 9) !== 9 || !onlyWs(b, i, end)) return null;
+  seen = 0;
+  rModel = undefined;
+  rScope = undefined;
+  rTime = undefined;
+  if (!objectLine(b, start, end, topMember) || (seen & 9) !== 9) return null;
   return {
-    model,
-    scope,
-    time,
+    model: rModel,
+    scope: rScope,
+    time: rTime,
     inputOther: counts[0]!,
     output: counts[1]!,
     inputCacheRead: counts[2]!,

@@ -10,7 +10,19 @@
  * would tally or warn about, a `\` escape in what is read, a key read twice, a
  * time that is not a plain string (entry) or plain integer (message).
  */
-import { at, cursor, keyBytes, keyIs, members, onlyWs, readStr, readUint, skipValue, strIs, ws } from "./json-bytes.js";
+import {
+  at,
+  cursor,
+  keyBytes,
+  keyIs,
+  keySlot,
+  members,
+  objectLine,
+  readStr,
+  readUint,
+  skipValue,
+  strIs,
+} from "./json-bytes.js";
 import type { UsageShape } from "./usage-shape.js";
 
 /**
@@ -58,8 +70,6 @@ const U_KEYS = [
 ];
 
 // What the walk read (not re-entrant): reset by readPiUsage.
-let buf: Buffer = Buffer.alloc(0);
-let bufEnd = 0;
 let topSeen = 0; // 1 type, 2 id, 4 timestamp, 8 message
 let messageSeen = 0; // 1 role, 2 usage, 4 timestamp
 let usageSeen = 0; // bit s for U_KEYS[s]
@@ -68,9 +78,7 @@ let rTimestamp: string | undefined;
 let rMessageTimestamp: number | undefined;
 const counts = [0, 0, 0, 0, 0];
 
-function topMember(k0: number, k1: number, i: number): number {
-  const b = buf;
-  const end = bufEnd;
+function topMember(b: Buffer, end: number, k0: number, k1: number, i: number): number {
   if (keyIs(b, k0, k1, K_TYPE)) {
     if (topSeen & 1) return -1;
     topSeen |= 1;
@@ -100,9 +108,7 @@ function topMember(k0: number, k1: number, i: number): number {
   return skipValue(b, i, end, 1);
 }
 
-function messageMember(k0: number, k1: number, i: number): number {
-  const b = buf;
-  const end = bufEnd;
+function messageMember(b: Buffer, end: number, k0: number, k1: number, i: number): number {
   if (keyIs(b, k0, k1, K_ROLE)) {
     if (messageSeen & 1) return -1;
     messageSeen |= 1;
@@ -128,15 +134,8 @@ function messageMember(k0: number, k1: number, i: number): number {
   return skipValue(b, i, end, 2);
 }
 
-function usageMember(k0: number, k1: number, i: number): number {
-  const b = buf;
-  const end = bufEnd;
-  let slot = -1;
-  for (let s = 0; s < U_KEYS.length; s += 1)
-    if (keyIs(b, k0, k1, U_KEYS[s]!)) {
-      slot = s;
-      break;
-    }
+function usageMember(b: Buffer, end: number, k0: number, k1: number, i: number): number {
+  const slot = keySlot(b, k0, k1, U_KEYS);
   if (slot < 0 || (usageSeen & (1 << slot)) !== 0) return -1; // another key: the rules tally or ignore it
   usageSeen |= 1 << slot;
   if (slot === 5) return skipValue(b, i, end, 3); // cost: derived, any value
@@ -153,17 +152,11 @@ function usageMember(k0: number, k1: number, i: number): number {
  * as before).
  */
 export function readPiUsage(b: Buffer, start: number, end: number): PiUsageLine | null {
-  buf = b;
-  bufEnd = end;
   topSeen = 0;
   rId = undefined;
   rTimestamp = undefined;
   rMessageTimestamp = undefined;
-  let i = ws(b, start, end);
-  if (at(b, i, end) !== 0x7b) return null;
-  i = members(b, i + 1, end, false, topMember);
-  buf = EMPTY;
-  if (i < 0 || (topSeen & 11) !== 11 || !onlyWs(b, i, end) || !rId) return null;
+  if (!objectLine(b, start, end, topMember) || (topSeen & 11) !== 11 || !rId) return null;
   return {
     id: rId,
     timestamp: rTimestamp,
@@ -174,5 +167,3 @@ export function readPiUsage(b: Buffer, start: number, end: number): PiUsageLine 
     cacheWrite: counts[3]!,
   };
 }
-
-const EMPTY = Buffer.alloc(0);
