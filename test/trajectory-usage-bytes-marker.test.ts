@@ -8,19 +8,18 @@
  * lines; and end to end, a usage line damaged outside the part read is warned
  * and dropped as with the fast path off.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isObject, obj, setTrajectoryFastPath, str } from "../src/extractors/trajectory/common.js";
-import { readTrajectory } from "../src/extractors/trajectory/index.js";
+import { isObject, obj, str } from "../src/extractors/trajectory/common.js";
 import { PI_USAGE_SHAPE, readPiUsage } from "../src/extractors/trajectory/pi-usage.js";
 import { CLAUDE_CODE_USAGE_SHAPE, readClaudeCodeUsage } from "../src/extractors/trajectory/claude-code-usage.js";
 import { KIMI_CLI_USAGE_SHAPE, readKimiCliUsage } from "../src/extractors/trajectory/kimi-cli-usage.js";
 import { readUsage } from "../src/extractors/trajectory/usage-shape.js";
 import { generateRun } from "../bench/gen.js";
-import { applyEdits, filesUnder, fuzzEdits, linesOf, sampleLines } from "./helpers/usage-lines.js";
+import { applyEdits, expectDamagedAsSlow, filesUnder, fuzzEdits, linesOf, sampleLines } from "./helpers/usage-lines.js";
 
 type Format = "pi" | "claude-code" | "kimi-cli";
 
@@ -219,7 +218,6 @@ describe("a marker-mode usage line damaged outside the part read", () => {
     `{"message":{"model":"m","id":"msg_${i}","x":${tail},"usage":{"input_tokens":${i},"output_tokens":20}},"requestId":"r${i}","type":"assistant","timestamp":"2026-10-21T09:1${i}:31.475Z"}`;
   const kimi = (i: number, tail: string) =>
     `{"timestamp": 179413359${i}.5, "message": {"type": "StatusUpdate", "payload": {"x": ${tail}, "token_usage": {"input_other": ${i}, "output": 1, "input_cache_read": 2, "input_cache_creation": 0}, "message_id": "c${i}"}}}`;
-  const damaged = ['{"a":1,}', '{"a":"\u0001"}', '{"a":"\\x"}', "[1 2]", '{"a":01}', '{"a":tru}', '{"a":1.}'];
   for (const [format, file, line, head] of [
     ["pi", "sessions/--w--/2026-11-08T23-40-00-000Z_s1.jsonl", pi, '{"type":"session","version":3,"id":"s1"}'],
     ["claude-code", "projects/-w/s1.jsonl", claude, '{"type":"user","message":{"role":"user","content":"hi"}}'],
@@ -227,20 +225,7 @@ describe("a marker-mode usage line damaged outside the part read", () => {
   ] as const) {
     it(`${format}: is warned and dropped as with JSON.parse`, async () => {
       const dir = join(tmp, `damaged-${format}`);
-      const lines = [head, line(1, "{}")];
-      damaged.forEach((d, k) => lines.push(line(k + 2, d)));
-      lines.push(line(9, '{"ok":[true,false,null,-1.5e3,"\\u00e9\\n"]}'));
-      mkdirSync(join(dir, file, ".."), { recursive: true });
-      writeFileSync(join(dir, file), `${lines.join("\n")}\n`);
-      setTrajectoryFastPath(false);
-      const slow = await readTrajectory(format, [dir]);
-      setTrajectoryFastPath(true);
-      const fast = await readTrajectory(format, [dir]);
-      expect(fast).toEqual(slow);
-      expect(fast.warnings.filter((w) => w.code === "TRAJECTORY_BAD_JSON").map((w) => w.line)).toEqual([
-        3, 4, 5, 6, 7, 8, 9,
-      ]);
-      expect(fast.calls.map((c) => c.line)).toEqual([2, 10]);
+      await expectDamagedAsSlow(format, dir, file, head, line);
     });
   }
 });

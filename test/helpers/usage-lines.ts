@@ -4,9 +4,12 @@
  * tests then check generated lines only, and say so), and random edits of a
  * line for fuzzing.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import fc from "fast-check";
+import { expect } from "vitest";
+import { setTrajectoryFastPath } from "../../src/extractors/trajectory/common.js";
+import { readTrajectory, type TrajectoryFormat } from "../../src/extractors/trajectory/index.js";
 
 const SAMPLES = resolve(import.meta.dirname, "../../../shared/samples/trajectories");
 
@@ -97,4 +100,37 @@ export function applyEdits(line: string, edits: { at: number; del: number; ins: 
     s = s.slice(0, p) + ins + s.slice(p + e.del);
   }
   return s;
+}
+
+/** Values that break a line's JSON where no usage reader reads: each must get `TRAJECTORY_BAD_JSON`. */
+const DAMAGED = ['{"a":1,}', '{"a":"\u0001"}', '{"a":"\\x"}', "[1 2]", '{"a":01}', '{"a":tru}', '{"a":1.}'];
+
+/**
+ * Writes `file` under `dir`: `head`, then usage lines made by `line(k, tail)`
+ * with `tail` a value the readers skip — line 2 plain, lines 3–9 each broken
+ * by one of {@link DAMAGED}, line 10 plain with every kind of JSON value —
+ * and checks that the fast path reads it as the slow path does: lines 3–9
+ * warned `TRAJECTORY_BAD_JSON` and dropped, lines 2 and 10 counted.
+ */
+export async function expectDamagedAsSlow(
+  format: TrajectoryFormat,
+  dir: string,
+  file: string,
+  head: string,
+  line: (k: number, tail: string) => string,
+): Promise<void> {
+  const lines = [head, line(1, "{}")];
+  DAMAGED.forEach((d, k) => lines.push(line(k + 2, d)));
+  lines.push(line(9, '{"ok":[true,false,null,-1.5e3,"\\u00e9\\n"]}'));
+  mkdirSync(join(dir, file, ".."), { recursive: true });
+  writeFileSync(join(dir, file), `${lines.join("\n")}\n`);
+  setTrajectoryFastPath(false);
+  const slow = await readTrajectory(format, [dir]);
+  setTrajectoryFastPath(true);
+  const fast = await readTrajectory(format, [dir]);
+  expect(fast).toEqual(slow);
+  expect(fast.warnings.filter((w) => w.code === "TRAJECTORY_BAD_JSON").map((w) => w.line)).toEqual([
+    3, 4, 5, 6, 7, 8, 9,
+  ]);
+  expect(fast.calls.map((c) => c.line)).toEqual([2, 10]);
 }
