@@ -475,35 +475,16 @@ describe("marker mode: the WebAssembly search hands over the lines Buffer.indexO
     `{"long":"${"q".repeat(300)}"}`,
   ];
   it("on random files, across buffer refills", async () => {
-    const fc = await import("fast-check");
     const markers = [Buffer.from('"usage"'), Buffer.from('"assistant"')];
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.integer({ min: 0, max: pieces.length - 1 }), { maxLength: 60 }),
-        fc.boolean(),
-        fc.integer({ min: 64, max: 9000 }),
-        async (picks, endNl, chunkBytes) => {
-          const text = picks.map((i) => pieces[i]).join("\n") + (endNl ? "\n" : "");
-          const p = join(tmp, "prop.jsonl");
-          writeFileSync(p, text);
-          const run = async () => {
-            const got: string[] = [];
-            const n = await scanLines(p, { markers, chunkBytes }, (b, s, e, lineNo, cut) =>
-              got.push(`${lineNo}${cut ? "!" : ""}:${b.toString("latin1", s, e)}`),
-            );
-            return { n, got };
-          };
-          const wasm = await run();
-          setWasmMarkerSearch(false);
-          try {
-            expect(await run()).toEqual(wasm);
-          } finally {
-            setWasmMarkerSearch(true);
-          }
-        },
-      ),
-      { numRuns: 300 },
-    );
+    await sameOnRandomFiles(pieces, "prop.jsonl", async (p, chunkBytes) => {
+      const wasm = await handed(p, { markers, chunkBytes });
+      setWasmMarkerSearch(false);
+      try {
+        expect(await handed(p, { markers, chunkBytes })).toEqual(wasm);
+      } finally {
+        setWasmMarkerSearch(true);
+      }
+    });
   });
 });
 
@@ -528,31 +509,47 @@ describe("classify mode: the WebAssembly line search (searchLines) hands over th
     `{"type":"l","long":"${"q".repeat(300)}"}`,
   ];
   it("on random files, across buffer refills", async () => {
-    const fc = await import("fast-check");
     const needles = [Buffer.from("usage.record")];
     const classify = (buf: Buffer, s: number, e: number) =>
       e - s > 9 && buf[s + 9] === 0x61 ? LINE_SKIP : e - s > 9 && buf[s + 9] === 0x75 ? LINE_TAKE : LINE_UNKNOWN;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.integer({ min: 0, max: pieces.length - 1 }), { maxLength: 60 }),
-        fc.boolean(),
-        fc.integer({ min: 64, max: 9000 }),
-        async (picks, endNl, chunkBytes) => {
-          const text = picks.map((i) => pieces[i]).join("\n") + (endNl ? "\n" : "");
-          const p = join(tmp, "prop-classify.jsonl");
-          writeFileSync(p, text);
-          const run = async (searchLines: boolean) => {
-            const got: string[] = [];
-            const opts = { classify, needles, detectGlued: true, searchLines, chunkBytes };
-            const n = await scanLines(p, opts, (b, s, e, lineNo, cut) =>
-              got.push(`${lineNo}${cut ? "!" : ""}:${b.toString("latin1", s, e)}`),
-            );
-            return { n, got };
-          };
-          expect(await run(true)).toEqual(await run(false));
-        },
-      ),
-      { numRuns: 300 },
-    );
+    await sameOnRandomFiles(pieces, "prop-classify.jsonl", async (p, chunkBytes) => {
+      const opts = { classify, needles, detectGlued: true, chunkBytes };
+      expect(await handed(p, { ...opts, searchLines: true })).toEqual(await handed(p, { ...opts, searchLines: false }));
+    });
   });
 });
+
+/** What `scanLines` hands over from `p` with `opts`: the file's line count and each line handed (`!`: the cut-off last). */
+async function handed(p: string, opts: LineScanOptions): Promise<{ n: number; got: string[] }> {
+  const got: string[] = [];
+  const n = await scanLines(p, opts, (b, s, e, lineNo, cut) =>
+    got.push(`${lineNo}${cut ? "!" : ""}:${b.toString("latin1", s, e)}`),
+  );
+  return { n, got };
+}
+
+/**
+ * Runs `compare` on 300 random files of `pieces` (joined by line ends, with
+ * or without a last one), written to `name` in the temp folder, each with a
+ * read buffer of 64–9000 bytes (`chunkBytes`), so lines cross buffer refills.
+ */
+async function sameOnRandomFiles(
+  pieces: readonly string[],
+  name: string,
+  compare: (p: string, chunkBytes: number) => Promise<void>,
+): Promise<void> {
+  const fc = await import("fast-check");
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.integer({ min: 0, max: pieces.length - 1 }), { maxLength: 60 }),
+      fc.boolean(),
+      fc.integer({ min: 64, max: 9000 }),
+      async (picks, endNl, chunkBytes) => {
+        const p = join(tmp, name);
+        writeFileSync(p, picks.map((i) => pieces[i]).join("\n") + (endNl ? "\n" : ""));
+        await compare(p, chunkBytes);
+      },
+    ),
+    { numRuns: 300 },
+  );
+}
