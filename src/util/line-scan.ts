@@ -4,7 +4,8 @@
  * caller, by offsets into that buffer, only the lines that can matter to it.
  * Nothing is decoded here; the caller decodes or parses what it needs.
  */
-import { chunkFor, openSource, type Filler } from "./lines.js";
+import { chunkFor, openSource } from "./lines.js";
+import type { Filler } from "./file-reads.js";
 import { MarkerSearch } from "./marker-scan.js";
 import { releaseReadBuffer, takeReadBuffer } from "./read-buffers.js";
 import type { LineScanOptions, LineVisitor } from "./line-scan-options.js";

@@ -1,6 +1,6 @@
-import { open, stat } from "node:fs/promises";
-import { createReadStream } from "node:fs";
+import { createReadStream, statSync } from "node:fs";
 import { createGunzip } from "node:zlib";
+import { fileFiller, type Filler } from "./file-reads.js";
 
 /** One line of a text file, as read by {@link readLines}. */
 export interface Line {
@@ -24,9 +24,6 @@ export interface ReadLinesOptions {
 
 const DEFAULT_CHUNK = 4 << 20;
 const BATCH_CHUNK = 256 << 10;
-
-/** Fills `buf` from `start` on; resolves to the number of bytes put there (0 at the end of the input). */
-export type Filler = (buf: Buffer, start: number) => Promise<number>;
 
 /**
  * Streams the lines of a file, decompressing it first when its name ends in
@@ -110,31 +107,23 @@ export async function* readLineBatches(
  */
 export async function chunkFor(path: string, max: number): Promise<number> {
   if (path.endsWith(".gz")) return max;
-  const size = await stat(path).then(
-    (s) => s.size,
-    () => max,
-  );
+  let size = max;
+  try {
+    size = statSync(path).size; // in this thread: a thread-pool round trip costs more than the stat
+  } catch {
+    // unreadable: the read says why
+  }
   return Math.min(max, Math.max(64 << 10, size + 1));
 }
 
-/** Opens a file (gunzipped when its name ends in `.gz`) as a {@link Filler}. */
+/** Opens a file (gunzipped when its name ends in `.gz`) as a {@link Filler} (see {@link fileFiller}). */
 export function openSource(
   path: string,
   onBytes: ((bytes: number) => void) | undefined,
 ): { fill: Filler; close: () => Promise<void> } {
   if (!path.endsWith(".gz")) {
-    let fh: Awaited<ReturnType<typeof open>> | null = null;
-    return {
-      fill: async (buf, start) => {
-        fh ??= await open(path, "r");
-        const { bytesRead } = await fh.read(buf, start, buf.length - start, null);
-        if (onBytes && bytesRead > 0) onBytes(bytesRead);
-        return bytesRead;
-      },
-      close: async () => {
-        await fh?.close();
-      },
-    };
+    const file = fileFiller(path, onBytes);
+    return { fill: file.fill, close: async () => file.close() };
   }
   const raw = createReadStream(path, { highWaterMark: 1 << 20 });
   const gunzip = createGunzip({ chunkSize: 1 << 20 });
