@@ -92,6 +92,19 @@ function commandNamed(args: string[]): string | undefined {
 }
 
 /**
+ * `argv` without its `help` word when the command after it is none of ours
+ * (`ptb-manifest help biuld`): commander would print the whole help with no
+ * word of why; as `ptb-manifest biuld`, it is the usage error
+ * `unknown command 'biuld' (did you mean build?)`, exit 64 (README: Terminal).
+ * `help help` is `help`: the top-level help, exit 0.
+ */
+function withoutHelpOfUnknown(argv: string[], picked: string | undefined): string[] {
+  if (picked === undefined || COMMANDS.some((c) => c.name === picked)) return argv;
+  const at = argv.indexOf("help", 2);
+  return at < 0 || at > argv.indexOf(picked, 2) ? argv : [...argv.slice(0, at), ...argv.slice(at + 1)];
+}
+
+/**
  * Whether `args` (after node and the script) turn colour off: `--no-color`
  * anywhere before a `--`. Read before commander parses, since the styles are
  * fixed when the commands are registered and a usage error is printed
@@ -206,7 +219,7 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
   });
   program.hook("preAction", async (_root, action) => checkDefaultSources(action));
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(withoutHelpOfUnknown(argv, picked));
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {

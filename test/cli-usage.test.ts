@@ -14,6 +14,26 @@ describe("usage errors", () => {
     });
   });
 
+  it("help of an unknown command is that usage error, not the whole help; help of help is the help", async () => {
+    expect(await runCli("help", "buld")).toEqual({
+      code: 64,
+      stdout: "",
+      stderr: "error: unknown command 'buld' (did you mean build?)\nsee 'ptb-manifest --help'\n",
+    });
+    expect(await runCli("--no-color", "help", "nope")).toEqual({
+      code: 64,
+      stdout: "",
+      stderr: "error: unknown command 'nope'\nsee 'ptb-manifest --help'\n",
+    });
+    const root = await runCli("--help");
+    expect(root.code).toBe(0);
+    expect(await runCli("help", "help")).toEqual(root);
+    expect(await runCli("help")).toEqual(root);
+    const tokens = await runCli("help", "tokens");
+    expect(tokens).toEqual(await runCli("tokens", "--help"));
+    expect(tokens.stdout).toMatch(/^Usage: ptb-manifest tokens \[options\] \[path\.\.\.\]\n/);
+  });
+
   it("an unknown flag: one line, a suggestion and the hint to that command's help", async () => {
     expect(await runCli("build", "--strcit")).toEqual({
       code: 64,
