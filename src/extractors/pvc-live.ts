@@ -56,6 +56,13 @@ const BATCH = 1024;
 /** Directories in a chunk given to the worker thread, and read in this thread between two such chunks. */
 const WORKER_CHUNK = 32;
 const OWN_RUN = 32;
+/**
+ * Chunks sent to the worker thread and not yet given out: enough that it always has one to read while
+ * this thread reads its own directories and gives out entries. Measured on a 2-core machine (README:
+ * Performance), a 500k-entry tree: 2 ahead left the worker idle 20 % of the walk; 4 walked it 7 % faster
+ * (8 no faster than 4).
+ */
+const WORKER_CHUNKS_AHEAD = 4;
 /** Entries walked before the worker thread is started (a small tree does not pay for it). */
 const WORKER_AFTER_ENTRIES = 8192;
 
@@ -175,7 +182,7 @@ export async function* readPvcTreeBatches(dir: string, opts: PvcTreeOptions): As
           helper = new WalkHelper(absDir, root);
           lastEnd = h;
         }
-        while (helper !== null && !helper.failed && chunks.length < 2) {
+        while (helper !== null && !helper.failed && chunks.length < WORKER_CHUNKS_AHEAD) {
           const start = Math.max(lastEnd + OWN_RUN, h + 1);
           const end = start + WORKER_CHUNK;
           if (end > q.length) break;
