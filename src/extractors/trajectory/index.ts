@@ -39,14 +39,15 @@
  */
 import { cmpStr } from "../../util/values.js";
 import { realpath, stat } from "node:fs/promises";
-import { basename, isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import type { Warning } from "../../diagnostics.js";
 import { InputError } from "../../errors.js";
 import type { FileCache } from "../../util/file-cache.js";
-import { fsErrorCode, fsReason, reportingGlobFs, unreadableError } from "../../util/fs-errors.js";
+import { fsErrorCode, fsReason, unreadableError } from "../../util/fs-errors.js";
 import type { FileScan, TrajectoryFile } from "./common.js";
 import { COUNTERS } from "./counters.js";
 import { scanFiles } from "./parallel.js";
+import { findSessionFiles } from "./session-files.js";
 import { compareCalls } from "./token-ledger.js";
 import { TRAJECTORY_FORMATS, type TrajectoryFormat } from "../../trajectory-formats.js";
 import type { TrajectoryReading } from "./types.js";
@@ -77,7 +78,7 @@ export interface ReadTrajectoryOptions {
   onThreads?: (threads: number, sampled: boolean) => void;
 }
 
-/** The session files of each format, found recursively inside a folder (fast-glob patterns). */
+/** The session files of each format, found recursively inside a folder, as the warnings name them (glob patterns; {@link SESSION_NAME_RE} is the test). */
 const SESSION_FILE_PATTERNS: Record<TrajectoryFormat, string[]> = {
   codex: ["**/*.jsonl", "**/*.jsonl.gz"],
   "claude-code": ["**/*.jsonl", "**/*.jsonl.gz"],
@@ -86,7 +87,7 @@ const SESSION_FILE_PATTERNS: Record<TrajectoryFormat, string[]> = {
   "kimi-code": ["**/wire.jsonl", "**/wire.jsonl.gz"],
 };
 
-/** The names of session files, by format (the last part of {@link SESSION_FILE_PATTERNS}). */
+/** The names of session files, by format (the last part of {@link SESSION_FILE_PATTERNS}): the test of {@link findSessionFiles}. */
 const SESSION_NAME_RE: Record<TrajectoryFormat, RegExp> = {
   codex: /\.jsonl(\.gz)?$/,
   "claude-code": /\.jsonl(\.gz)?$/,
@@ -164,22 +165,9 @@ async function listTrajectoryFiles(
     }
     if (info.isDirectory()) {
       // A folder that cannot be listed hides session files: the run's tokens are incomplete.
-      const unlisted: [string, NodeJS.ErrnoException][] = [];
-      const { default: fg } = await import("fast-glob"); // loaded only for a folder: a start-up cost a file does not pay
-      const entries = await fg(SESSION_FILE_PATTERNS[format], {
-        cwd: abs,
-        onlyFiles: true,
-        dot: true,
-        followSymbolicLinks: true,
-        suppressErrors: true,
-        fs: reportingGlobFs(
-          (dir, err) => unlisted.push([dir, err]),
-          // A link to a session file that cannot be followed (a loop, a dangling link) hides that file.
-          (link, err) => {
-            if (SESSION_NAME_RE[format].test(basename(link))) unlisted.push([link, err]);
-          },
-        ),
-      });
+      const { files: entries, unreadable: unlisted } = findSessionFiles(abs, (name) =>
+        SESSION_NAME_RE[format].test(name),
+      );
       for (const [dir, err] of unlisted.sort(([a], [b]) => cmpStr(a, b))) {
         const sub = toPosix(relative(abs, dir));
         const shown =
