@@ -83,4 +83,34 @@ describe("scanning with worker threads", () => {
       expect(told).toEqual([[threads, false]]); // forced: no sample of the free cores
     }
   }, 120_000);
+
+  it("gives a worker files to scan when every file is read synchronously (small files)", async () => {
+    const { scanFiles } = (await import(
+      pathToFileURL(join(REPO, "dist", "extractors", "trajectory", "parallel.js")).href
+    )) as typeof import("../src/extractors/trajectory/parallel.js");
+    // 24 files of 3 MB (72 MB in all, each read with synchronous reads): the worker must be heard
+    // when it is ready, between this thread's files, and take some of them.
+    const dir = join(tmp, "small");
+    await mkdir(dir, { recursive: true });
+    const body = `${Array.from({ length: 700 }, (_v, n) => `${usageLine(n)}\n${filler}`).join("\n")}\n`;
+    const files = await Promise.all(
+      Array.from({ length: 24 }, async (_v, k) => {
+        const path = join(dir, `s${String(k).padStart(2, "0")}.jsonl`);
+        await writeFile(path, body);
+        return { path, display: `small/s${k}.jsonl` };
+      }),
+    );
+    const byWorker: number[] = [];
+    const scanned: number[] = [];
+    const scans = await scanFiles("claude-code", files, {
+      threads: 2,
+      onScanned: (i, worker) => {
+        scanned.push(i);
+        if (worker) byWorker.push(i);
+      },
+    });
+    expect(scans).toHaveLength(24);
+    expect(scanned.sort((a, b) => a - b)).toEqual(files.map((_f, i) => i));
+    expect(byWorker.length).toBeGreaterThan(0);
+  }, 120_000);
 });

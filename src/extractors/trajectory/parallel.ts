@@ -54,6 +54,8 @@ export async function scanFiles(
     threads?: number;
     onBytes?: (bytes: number) => void;
     onThreads?: (threads: number, sampled: boolean) => void;
+    /** Told, for each file scanned, its index in `files` and whether a worker scanned it. */
+    onScanned?: (file: number, byWorker: boolean) => void;
   } = {},
 ): Promise<FileScan<unknown>[]> {
   const counter = COUNTERS[format];
@@ -81,17 +83,23 @@ export async function scanFiles(
   const inThread = async (): Promise<void> => {
     for (let i = queue.order[queue.next++]; i !== undefined; i = queue.order[queue.next++]) {
       results[i] = await counter.scan(files[i]!, { onBytes: opts.onBytes });
+      opts.onScanned?.(i, false);
+      // A file read synchronously never lets the event loop run: between files it does, so that a
+      // worker's "ready" is heard and it takes the next file.
+      if (threads > 1) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   };
   if (threads > 1) {
-    const workers = runWorkers(format, files, queue, threads - 1, results, opts.onBytes).catch(() => undefined);
+    const workers = runWorkers(format, files, queue, threads - 1, results, opts).catch(() => undefined);
     await inThread();
     for (const stop of queue.drained) stop();
     await workers;
   } else await inThread();
   // A file a worker failed on (its result still missing) is scanned here.
   for (let i = 0; i < files.length; i += 1) {
-    if (results[i] === undefined) results[i] = await counter.scan(files[i]!, { onBytes: opts.onBytes });
+    if (results[i] !== undefined) continue;
+    results[i] = await counter.scan(files[i]!, { onBytes: opts.onBytes });
+    opts.onScanned?.(i, false);
   }
   return results as FileScan<unknown>[];
 }
@@ -142,7 +150,7 @@ async function runWorkers(
   queue: ScanQueue,
   count: number,
   results: (FileScan<unknown> | undefined)[],
-  onBytes: ((bytes: number) => void) | undefined,
+  { onBytes, onScanned }: { onBytes?: (bytes: number) => void; onScanned?: (file: number, byWorker: boolean) => void },
 ): Promise<void> {
   const { Worker } = await import("node:worker_threads"); // only when workers run
   const one = async (): Promise<void> => {
@@ -175,6 +183,7 @@ async function runWorkers(
           worker.postMessage({ id: i, format, file: files[i] });
         });
         results[i] = done;
+        onScanned?.(i, true);
       }
     } finally {
       await worker.terminate();
