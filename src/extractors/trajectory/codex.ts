@@ -30,6 +30,7 @@ import {
 } from "./common.js";
 import { readUsage, UsageShapeTally } from "./usage-shape.js";
 import { CODEX_USAGE_SHAPE as USAGE_SHAPE, classifyCodexLead, readCodexTokenCount } from "./codex-usage.js";
+import { readCodexLineTime } from "./codex-line-time.js";
 import { LINE_UNKNOWN, type LineClass } from "../../util/line-scan.js";
 import { CountsMap } from "./counts-map.js";
 import { appendAll } from "../../util/arrays.js";
@@ -229,6 +230,12 @@ async function scanFile(file: TrajectoryFile, sink: Diagnostics, io: ScanIO = {}
           last: usage.last,
           inBurst,
         });
+        return;
+      }
+      // Any other line is handed over for its time only (a child's replayed burst), unless its type is one read further.
+      const other = fast ? readCodexLineTime(line.buf, line.start, line.end) : null;
+      if (other !== null) {
+        burst(isoMs(other.timestamp));
         return;
       }
       const value = line.parse();
