@@ -9,7 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import wabtInit from "wabt";
 
 const REPO = resolve(import.meta.dirname, "..");
-const SOURCES = ["util/marker-scan.wat"];
+const SOURCES = ["util/marker-scan.wat", "util/json-skip.wat"];
 
 const wabt = await wabtInit();
 for (const rel of SOURCES) {

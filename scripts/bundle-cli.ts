@@ -9,7 +9,7 @@
  *
  * dist/bundle/ sits two folders below the repository, as dist/<folder>/ does,
  * so the paths the code finds beside itself stay right: `../../templates/`,
- * `./marker-scan.wasm` (copied here), `./scan-worker.js`,
+ * `./marker-scan.wasm` and `./json-skip.wasm` (copied here), `./scan-worker.js`,
  * `./pvc-walk-worker.js`. A file is written only when its bytes changed, each
  * atomically, and chunks of an older build are removed: a test that rebuilds
  * while another runs the CLI never sees half a file (the tests' builds take
@@ -67,9 +67,10 @@ for (const file of result.outputFiles) {
   keep.add(basename(file.path));
   writeIfChanged(file.path, file.contents);
 }
-const wasm = "marker-scan.wasm";
-keep.add(wasm);
-writeIfChanged(join(OUT, wasm), readFileSync(join(DIST, "util", wasm)));
+for (const wasm of ["marker-scan.wasm", "json-skip.wasm"]) {
+  keep.add(wasm);
+  writeIfChanged(join(OUT, wasm), readFileSync(join(DIST, "util", wasm)));
+}
 // Another build's temporary file (a test building at the same time) is not this build's to remove.
 for (const name of readdirSync(OUT))
   if (!keep.has(name) && !name.endsWith(".tmp")) rmSync(join(OUT, name), { force: true });

@@ -11,8 +11,8 @@
  * and no second buffer-full of fresh memory); any other view is copied into
  * the shared search's memory first ({@link MarkerSearch.load}).
  */
-import { existsSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { wasmModule } from "./wasm-module.js";
+import { trackJsonSkip } from "./json-skip.js";
 import { KeptBySize } from "./kept-by-size.js";
 
 const NEEDLE_REC = 64;
@@ -62,23 +62,7 @@ export class MarkerSearch {
   private constructor(private readonly ex: Exports) {
     this.bytes = new Uint8Array(ex.memory.buffer);
     this.ints = new Int32Array(ex.memory.buffer);
-  }
-
-  /** The first module's compiled code, shared by every instance; null when not built. */
-  private static module(): WebAssembly.Module | null {
-    if (compiled !== undefined) return compiled;
-    compiled = null;
-    for (const rel of ["./marker-scan.wasm", "../../dist/util/marker-scan.wasm"]) {
-      const path = fileURLToPath(new URL(rel, import.meta.url));
-      if (!existsSync(path)) continue;
-      try {
-        compiled = new WebAssembly.Module(readFileSync(path));
-      } catch {
-        compiled = null;
-      }
-      break;
-    }
-    return compiled;
+    trackJsonSkip(ex.memory);
   }
 
   /**
@@ -93,7 +77,7 @@ export class MarkerSearch {
   }
 
   private static instance(): MarkerSearch | null {
-    const mod = MarkerSearch.module();
+    const mod = wasmModule("marker-scan.wasm");
     if (mod === null) return null;
     try {
       return new MarkerSearch(new WebAssembly.Instance(mod).exports as unknown as Exports);
@@ -120,6 +104,7 @@ export class MarkerSearch {
       const mem = search.ex.memory;
       const need = BASE + 2 * (bytes + PAD + GUARD);
       if (mem.buffer.byteLength < need) mem.grow(Math.ceil((need - mem.buffer.byteLength) / PAGE));
+      trackJsonSkip(mem); // values read into the buffers are checked where they lie
       search.bytes = new Uint8Array(mem.buffer);
       search.ints = new Int32Array(mem.buffer);
       search.regionBytes = bytes;
@@ -178,6 +163,7 @@ export class MarkerSearch {
       const mem = this.ex.memory;
       if (mem.buffer.byteLength < need) {
         mem.grow(Math.ceil((need - mem.buffer.byteLength) / PAGE));
+        trackJsonSkip(mem);
         this.bytes = new Uint8Array(mem.buffer);
         this.ints = new Int32Array(mem.buffer);
       }
@@ -236,5 +222,4 @@ export class MarkerSearch {
   }
 }
 
-let compiled: WebAssembly.Module | null | undefined;
 let loaded: MarkerSearch | null | undefined;

@@ -13,6 +13,7 @@
  * `timestamp`, with `Number` of its text: `JSON.parse`'s reading).
  * Synchronous and not re-entrant: {@link cursor} holds the walk's state.
  */
+import { skipInMemory } from "../../util/json-skip.js";
 
 /**
  * The walk's state after a call: `num` (the integer read), `escaped` (the string had a `\`
@@ -125,6 +126,9 @@ export function skipValue(b: Uint8Array, i: number, end: number, depth = 0): num
   const c = b[i]!;
   if (c === 0x22) return skipString(b, i, end);
   if (c === 0x7b || c === 0x5b) {
+    // Where the scanner read the line into WebAssembly memory, the same check runs there.
+    const inMemory = skipInMemory(b, i, end, depth);
+    if (inMemory !== undefined) return inMemory;
     if (depth >= MAX_DEPTH) return -1;
     const close = c === 0x7b ? 0x7d : 0x5d;
     i = ws(b, i + 1, end);
