@@ -92,6 +92,22 @@ export const fuzzEdits = fc.array(
   { minLength: 1, maxLength: 3 },
 );
 
+/**
+ * Fuzzes `bases` with {@link fuzzEdits}, `runs` times (seed 14): `check` checks one edited line
+ * against `JSON.parse` and says whether the reader took it. Fails unless the fuzz reached more than
+ * 200 lines the reader takes, not only lines it gives up on.
+ */
+export function fuzzReader(bases: readonly string[], check: (line: string) => boolean, runs: number): void {
+  let taken = 0;
+  fc.assert(
+    fc.property(fc.constantFrom(...bases), fuzzEdits, (base, edits) => {
+      if (check(applyEdits(base, edits))) taken += 1;
+    }),
+    { numRuns: runs, seed: 14 },
+  );
+  expect(taken).toBeGreaterThan(200);
+}
+
 export function applyEdits(line: string, edits: { at: number; del: number; ins: string; dup: boolean }[]): string {
   let s = line;
   for (const e of edits) {
