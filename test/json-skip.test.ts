@@ -58,7 +58,7 @@ describe("the JSON value check in WebAssembly", () => {
   it("refuses exactly what JavaScript refuses in fuzzed containers, and cut off at any byte", () => {
     const bases = [
       '{"content":[{"type":"text","text":"a\\n\\"b\\" \\u00e9 \\/ \\\\ c"},{"type":"tool_use","input":{"x":[1,-2.5e+3,0,true,false,null]}}],"n":{}}',
-      '[{"k":"' + "long plain text ".repeat(8) + '"},[],[[]],{"e":-0.5E-7}]',
+      `[{"k":"${"long plain text ".repeat(8)}"},[],[[]],{"e":-0.5E-7}]`,
     ];
     let valid = 0;
     fc.assert(
