@@ -190,7 +190,8 @@ async function listTrajectoryFiles(
           line: null,
         });
       }
-      for (const e of [...entries].sort((a, b) => a.split("/").length - b.split("/").length || cmpStr(a, b))) {
+      // In the walk's order: a file's path without a link first, where it has one (each file is read by its first path).
+      for (const e of entries) {
         const fileAbs = resolve(abs, e);
         const shown =
           isAbsolute(given) || opts.displayRoot !== undefined
