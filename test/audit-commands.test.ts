@@ -27,10 +27,12 @@ describe("explain", () => {
       ["published_repo", false, null],
     ]);
     expect(x.provenance.tokens.callsAround.map((c: any) => [c.time, c.counted, c.cumulativeTotal])).toEqual([
-      ["2026-10-01T04:00:00.000Z", true, 1100],
-      ["2026-10-01T13:00:00.000Z", true, 3300],
-      ["2026-10-02T07:00:00.000Z", false, 6600],
-      ["2026-10-02T16:30:00.000Z", false, 7700],
+      // alpha's second session: one token a call, every 45 minutes (the row is written at 19:10Z).
+      ["2026-10-01T17:00:00.000Z", true, 3320],
+      ["2026-10-01T17:45:00.000Z", true, 3321],
+      ["2026-10-01T18:30:00.000Z", true, 3322],
+      ["2026-10-01T19:15:00.000Z", false, 3323],
+      ["2026-10-01T20:00:00.000Z", false, 3324],
     ]);
   });
 

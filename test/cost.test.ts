@@ -59,9 +59,9 @@ describe("cost per point of gain", () => {
         c.note,
       ]),
     ).toEqual([
-      ["gsm", "agentic-ptb/alpha.h005.sft2.100", null, -1, 1100, null, "no gain over the baseline: no cost"],
-      ["mmlu", "agentic-ptb/alpha.h005.sft2.100", null, 2.5, 1100, 440, null],
-      ["mmlu", "agentic-ptb/alpha.h017.sft2.300", "agentic-ptb/alpha.h010.sft2.300", 11, 3300, 300, null],
+      ["gsm", "agentic-ptb/alpha.h005.sft2.100", null, -1, 1107, null, "no gain over the baseline: no cost"],
+      ["mmlu", "agentic-ptb/alpha.h005.sft2.100", null, 2.5, 1107, 442.8, null],
+      ["mmlu", "agentic-ptb/alpha.h017.sft2.300", "agentic-ptb/alpha.h010.sft2.300", 11, 3322, 302, null],
       ["mmlu", "agentic-ptb/alpha.hNA.sft3.20", null, 4, null, null, "hour unrecoverable: no token count"],
     ]);
     expect(x.excluded.map((c: any) => [c.model_id, c.eos_ok, c.reason.split(":")[0]])).toEqual([
@@ -92,9 +92,9 @@ describe("cost per point of gain", () => {
     const x = JSON.parse(r.stdout);
     expect(x.excluded).toEqual([]);
     expect(x.rows.map((c: any) => [c.model_id, c.cost_per_point])).toEqual([
-      ["agentic-ptb/alpha.h005.sft2.100", 440],
-      ["agentic-ptb/alpha.h012.sft2.200", 660],
-      ["agentic-ptb/alpha.h017.sft2.300", 300],
+      ["agentic-ptb/alpha.h005.sft2.100", 442.8],
+      ["agentic-ptb/alpha.h012.sft2.200", 663.2],
+      ["agentic-ptb/alpha.h017.sft2.300", 302],
       ["agentic-ptb/alpha.h022.sft3.10", null],
       ["agentic-ptb/alpha.hNA.sft3.20", null],
     ]);
@@ -111,7 +111,7 @@ describe("cost per point of gain", () => {
     );
     expect(csv.stdout.split("\n").slice(0, 2)).toEqual([
       "model_id,scored_as,cell,role,hour,suite,score,baseline_score,gain,driver_tokens_at_hour,cost_per_point,eos_ok,note",
-      "agentic-ptb/alpha.h005.sft2.100,,alpha,fallback,5,mmlu,42.5,40,2.5,1100,440,true,",
+      "agentic-ptb/alpha.h005.sft2.100,,alpha,fallback,5,mmlu,42.5,40,2.5,1107,442.8,true,",
     ]);
   });
 
@@ -194,14 +194,14 @@ describe("cost per point of gain", () => {
     );
     const x = JSON.parse(r.stdout);
     expect(x.rows.map((c: any) => [c.gain, c.cost_per_point])).toEqual([
-      [9.2, 119.57],
-      [0.3, 11000],
+      [9.2, 120.33],
+      [0.3, 11073.33],
     ]);
     const text = await runCli("cost", "--scores", join(out, "decimals.csv"), "--manifest", join(out, "manifest.json"));
     expect(text.stdout.split("\n").slice(0, 3)).toEqual([
       "suite ifeval (baseline 31)",
       "  agentic-ptb/alpha.h005.sft2.100  h 5  fallback  score 40.2  gain 9.2  120 tokens/point",
-      "  agentic-ptb/alpha.h017.sft2.300  h 17.17  intermediate  score 31.3  gain 0.3  11,000 tokens/point",
+      "  agentic-ptb/alpha.h017.sft2.300  h 17.17  intermediate  score 31.3  gain 0.3  11,073 tokens/point",
     ]);
   });
 
@@ -312,7 +312,7 @@ describe("cost per point of gain", () => {
       "--csv",
     );
     expect(h.stdout.split("\n")[1]).toBe(
-      "agentic-ptb/alpha.h005.sft2.100,,alpha,fallback,5,'=cmd(),40,30,10,1100,110,true,",
+      "agentic-ptb/alpha.h005.sft2.100,,alpha,fallback,5,'=cmd(),40,30,10,1107,110.7,true,",
     );
   });
 });

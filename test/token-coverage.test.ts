@@ -1,16 +1,18 @@
 /**
- * Where a cell's driver logs end (resolve/token-coverage.ts; MANIFEST.md
+ * How far a cell's driver logs reach (resolve/token-coverage.ts; MANIFEST.md
  * `driver_tokens_at_hour`): a moment more than 1 budget hour after the last
- * placed call has unknown tokens (null), with one warning; pauses do not count.
+ * placed call, or after the start of a longer silence between two calls, or
+ * before a late first call, has unknown tokens (null), with one warning per
+ * cause; pauses do not count.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { codexTokenCount, makeMiniSweep } from "./helpers/mini-sweep.js";
 import { runCli } from "./helpers/cli.js";
 import { removeTree } from "./helpers/tree.js";
 import type { TokenCall } from "../src/extractors/trajectory/types.js";
-import { cellCoverageWarning, cellTokensAt, cellTokensAtMoment } from "../src/resolve/cell-tokens.js";
+import { cellCoverageWarnings, cellTokensAt, cellTokensAtMoment } from "../src/resolve/cell-tokens.js";
 import { BudgetClock } from "../src/resolve/clock.js";
-import { coverageWarning, CoveredTokenLedger, TOKEN_COVERAGE_TOLERANCE_H } from "../src/resolve/token-coverage.js";
+import { coverageWarnings, CoveredTokenLedger, TOKEN_COVERAGE_TOLERANCE_H } from "../src/resolve/token-coverage.js";
 import { TokenLedger } from "../src/extractors/trajectory/index.js";
 
 const H = 3_600_000;
@@ -24,52 +26,111 @@ const callAt = (hours: number, line: number, total = 100): TokenCall => ({
   file: "c/trajectory/s.jsonl",
   line,
 });
-const calls = [callAt(1, 2), callAt(5, 7), callAt(10, 9), { ...callAt(0, 11), timeMs: null }];
+/** A call every half budget hour from hour `from` to hour `to` (lines 1, 2, …), and one with no time. */
+const every = (from: number, to: number): TokenCall[] => {
+  const out: TokenCall[] = [];
+  for (let h = from, line = 1; h <= to; h += 0.5, line += 1) out.push(callAt(h, line));
+  return [...out, { ...callAt(0, 999), timeMs: null }];
+};
+const calls = every(0.5, 10); // 20 placed calls, the last (line 20) at hour 10
 
 describe("CoveredTokenLedger", () => {
   it("covers up to the tolerance after the last placed call, not beyond", () => {
     const ledger = new CoveredTokenLedger(calls, new BudgetClock(START, []));
     expect(TOKEN_COVERAGE_TOLERANCE_H).toBe(1);
-    expect([ledger.lastCall.line, ledger.lastCallHour]).toEqual([9, 10]);
+    expect([ledger.lastCall.line, ledger.lastCallHour, ledger.gap, ledger.startGap]).toEqual([20, 10, null, null]);
     expect(ledger.covers(START + 11 * H)).toBe(true);
     expect(ledger.covers(START + 11 * H + 1)).toBe(false);
-    expect(cellTokensAt(ledger, START + 11 * H, START)?.total).toBe(300);
+    expect(cellTokensAt(ledger, START + 11 * H, START)?.total).toBe(2000);
     expect(cellTokensAt(ledger, START + 11 * H + 1, START)).toBeNull();
     // A plain ledger (no coverage known) is counted as before.
-    expect(cellTokensAt(new TokenLedger(calls), START + 50 * H, START)?.total).toBe(300);
+    expect(cellTokensAt(new TokenLedger(calls), START + 50 * H, START)?.total).toBe(2000);
   });
 
-  it("measures in budget hours: a pause after the last call does not count", () => {
+  it("measures in budget hours: a pause after the last call, or inside a silence, does not count", () => {
     const clock = new BudgetClock(START, [{ startMs: START + 10.5 * H, endMs: START + 14.5 * H }]);
     const ledger = new CoveredTokenLedger(calls, clock);
     // 15 h of wall time is 11 budget hours: 1 h after the last call.
     expect(ledger.covers(START + 15 * H)).toBe(true);
     expect(ledger.covers(START + 15 * H + 60_000)).toBe(false);
+    // 5 h without a call, 4.5 of them paused: no gap.
+    const paused = new BudgetClock(START, [{ startMs: START + 3.2 * H, endMs: START + 7.7 * H }]);
+    const quiet = [...every(0.5, 3), callAt(8, 50), callAt(8.5, 51)];
+    expect(new CoveredTokenLedger(quiet, paused).gap).toBeNull();
   });
 
-  it("the build's warning: one per cell, at the last call, with the number of rows and the latest row's hour", () => {
-    const ledger = new CoveredTokenLedger(calls, new BudgetClock(START, []));
-    expect(cellCoverageWarning(ledger, [START + 2 * H, null, START + 11 * H])).toBeNull();
-    expect(cellCoverageWarning(null, [START + 99 * H])).toBeNull();
-    const w = cellCoverageWarning(ledger, [START + 2 * H, START + 12 * H, null, START + 30.5 * H]);
-    expect(w).toEqual({
-      code: "TRAJECTORY_ENDS_BEFORE_CHECKPOINT",
-      message:
-        "the trajectory's last placed call is at 2026-10-01T10:00:00.000Z (budget hour 10.00), but 2 row(s) lie more than 1 budget hour(s) after it " +
-        "(the latest at budget hour 30.50): the logs probably stop early (a missing session file?), so the driver tokens there are unknown (null), not the count of the calls logged",
-      file: "c/trajectory/s.jsonl",
-      line: 9,
+  it("ends the coverage a tolerance after the start of a longer silence between two calls", () => {
+    // Calls to hour 3, none until hour 6 (a session missing), calls again to hour 10.
+    const gapped = [...every(0.5, 3), ...every(6, 10).map((c) => ({ ...c, line: c.line + 100 }))];
+    const ledger = new CoveredTokenLedger(gapped, new BudgetClock(START, []));
+    expect(ledger.gap).toMatchObject({ fromHour: 3, toHour: 6, from: { line: 6 }, to: { line: 101 } });
+    expect(ledger.covers(START + 4 * H)).toBe(true);
+    expect(ledger.covers(START + 4 * H + 1)).toBe(false);
+    expect(ledger.covers(START + 9 * H)).toBe(false); // after the logs resume: the missing session's calls are not in the count
+    expect(cellCoverageWarnings(ledger, [START + 2 * H, START + 5 * H, null, START + 9.5 * H])).toEqual([
+      {
+        code: "TRAJECTORY_GAP_BEFORE_CHECKPOINT",
+        message:
+          "the trajectory has no placed call for 3.00 budget hours, from the call at 2026-10-01T03:00:00.000Z (budget hour 3.00) to the call at 2026-10-01T06:00:00.000Z (budget hour 6.00), " +
+          "and 2 row(s) lie after it, more than 1 budget hour(s) after its start (the latest at budget hour 9.50): a running driver calls its model every few minutes, " +
+          "so the logs probably miss a session there (a missing session file?), and the driver tokens from then on are unknown (null), not the count of the calls logged",
+        file: "c/trajectory/s.jsonl",
+        line: 101,
+      },
+    ]);
+  });
+
+  it("does not cover a moment more than the tolerance after run_start and before the first call; from the first call on, it does", () => {
+    const late = every(3, 10);
+    const ledger = new CoveredTokenLedger(late, new BudgetClock(START, []));
+    expect(ledger.startGap).toMatchObject({ from: null, fromHour: 0, toHour: 3, to: { line: 1 } });
+    expect(ledger.gap).toBeNull();
+    expect([0.5, 1, 1.01, 2.9, 3, 10.9].map((h) => ledger.covers(START + h * H))).toEqual([
+      true,
+      true,
+      false,
+      false,
+      true,
+      true,
+    ]);
+    const ws = cellCoverageWarnings(ledger, [START + 0.5 * H, START + 2 * H, START + 12 * H]);
+    expect(ws.map((w) => w.code)).toEqual(["TRAJECTORY_GAP_BEFORE_CHECKPOINT", "TRAJECTORY_ENDS_BEFORE_CHECKPOINT"]);
+    expect(ws[0]!.message).toContain(
+      "from run_start 2026-10-01T00:00:00.000Z to the call at 2026-10-01T03:00:00.000Z (budget hour 3.00), and 1 row(s) lie in it",
+    );
+    expect(cellTokensAtMoment(ledger, START + 2 * H, START)).toMatchObject({
+      totals: null,
+      warning: { code: "TRAJECTORY_GAP_BEFORE_CHECKPOINT" },
     });
-    expect(coverageWarning(ledger, [START + 20 * H], "moment(s) asked")!.message).toContain(
+  });
+
+  it("the build's end warning: one per cell, at the last call, with the number of rows and the latest row's hour", () => {
+    const ledger = new CoveredTokenLedger(calls, new BudgetClock(START, []));
+    expect(cellCoverageWarnings(ledger, [START + 2 * H, null, START + 11 * H])).toEqual([]);
+    expect(cellCoverageWarnings(null, [START + 99 * H])).toEqual([]);
+    expect(cellCoverageWarnings(ledger, [START + 2 * H, START + 12 * H, null, START + 30.5 * H])).toEqual([
+      {
+        code: "TRAJECTORY_ENDS_BEFORE_CHECKPOINT",
+        message:
+          "the trajectory's last placed call is at 2026-10-01T10:00:00.000Z (budget hour 10.00), but 2 row(s) lie more than 1 budget hour(s) after it " +
+          "(the latest at budget hour 30.50): the logs probably stop early (a missing session file?), so the driver tokens there are unknown (null), not the count of the calls logged",
+        file: "c/trajectory/s.jsonl",
+        line: 20,
+      },
+    ]);
+    expect(coverageWarnings(ledger, [START + 20 * H], "moment(s) asked")[0]!.message).toContain(
       "but 1 moment(s) asked lie more than 1 budget hour(s)",
     );
   });
 
   it("tokens --cell: --at past the logs is null with the warning; no --at is the whole run", () => {
     const ledger = new CoveredTokenLedger(calls, new BudgetClock(START, []));
-    expect(cellTokensAtMoment(ledger, null, START)).toMatchObject({ totals: { total: 300, calls: 3 }, warning: null });
+    expect(cellTokensAtMoment(ledger, null, START)).toMatchObject({
+      totals: { total: 2000, calls: 20 },
+      warning: null,
+    });
     expect(cellTokensAtMoment(ledger, START + 6 * H, START)).toMatchObject({
-      totals: { total: 200, calls: 2 },
+      totals: { total: 1200, calls: 12 },
       warning: null,
     });
     const late = cellTokensAtMoment(ledger, START + 12 * H, START);
@@ -86,14 +147,23 @@ describe("tokens --sources --cell agrees with the build past the logs' end", () 
   it("alpha's logs cut at 13:00Z (budget hour 11): --hour 12 counts, --hour 17.17 is null with the warning, as the row", async () => {
     const file = "alpha/trajectory/sessions/2026/10/01/rollout-2026-10-01T00-00-00-0000.jsonl";
     const dir = await makeMiniSweep({
+      // alpha's second session is left out: its logs are this one file.
+      "alpha/trajectory/sessions/2026/10/01/rollout-2026-10-01T00-15-00-0001.jsonl": null,
       [file]: `${[
         JSON.stringify({
           timestamp: "2026-10-01T00:00:01Z",
           type: "session_meta",
           payload: { id: "s1", timestamp: "2026-10-01T00:00:01Z" },
         }),
-        codexTokenCount("2026-10-01T04:00:00.000Z", 1000, 200, 100),
-        codexTokenCount("2026-10-01T13:00:00.000Z", 3000, 1000, 300),
+        // A running total every 45 minutes from 02:30Z to 13:00Z (budget hours 0.5 to 11), ending at 3000 + 300.
+        ...Array.from({ length: 15 }, (_v, k) =>
+          codexTokenCount(
+            new Date(Date.parse("2026-10-01T02:30:00Z") + k * 45 * 60_000).toISOString(),
+            200 * (k + 1),
+            Math.round((1000 * (k + 1)) / 15),
+            20 * (k + 1),
+          ),
+        ),
       ].join("\n")}\n`,
     });
     roots.push(dir, `${dir}-out`);
@@ -105,7 +175,7 @@ describe("tokens --sources --cell agrees with the build past the logs' end", () 
     const report = JSON.parse(past.stdout);
     expect(report.total).toBeNull();
     expect(report.warnings.map((w: { code: string; file: string; line: number }) => [w.code, w.file, w.line])).toEqual([
-      ["TRAJECTORY_ENDS_BEFORE_CHECKPOINT", file, 3],
+      ["TRAJECTORY_ENDS_BEFORE_CHECKPOINT", file, 16],
     ]);
     const b = await runCli("build", "--sources", dir, "--out", `${dir}-out`, "-q", "--no-cache");
     expect(b.code, b.stderr).toBe(0);

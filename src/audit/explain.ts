@@ -170,7 +170,7 @@ export function renderExplanation(x: Explanation): string {
       "",
       p.write_time === null
         ? "Driver tokens: null (no hour)"
-        : "Driver tokens: null (unknown: no model call of the cell's trajectory is placed in the run, or a session file could not be read, or the logs end more than 1 budget hour before the write time; see the build's TRAJECTORY_* warnings)",
+        : "Driver tokens: null (unknown: no model call of the cell's trajectory is placed in the run, or a session file could not be read, or the logs end more than 1 budget hour before the write time, or miss more than 1 budget hour of calls before it; see the build's TRAJECTORY_* warnings)",
     );
   }
   lines.push(

@@ -560,6 +560,12 @@ export const REGISTRY = {
       "rows of a cell (one warning per cell, at its last placed call: the call's time, how many rows, the latest row's budget hour) written more than 1 budget hour after the last model call its trajectory holds: a running driver calls its model every few minutes (the longest quiet stretch on the embedded sources is 0.79 budget hours), so the logs probably stop early and the count there is a floor. Those rows' `driver_tokens_at_hour` is null; `tokens --sources --cell --at T` (or `--hour`) gives null with this warning for such a moment",
     remedy: "restore the missing session files (a rollout of the last days?), or check `run_start` and the pauses",
   },
+  TRAJECTORY_GAP_BEFORE_CHECKPOINT: {
+    level: "warning",
+    meaning:
+      "rows of a cell (one warning per cell, at the call that ends the stretch: its start and end, how many rows, the latest row's budget hour) written more than 1 budget hour after the start of a stretch of its run with no model call for more than 1 budget hour (from `run_start` to the first call, or between two calls): a running driver calls its model every few minutes, so a session is probably missing there and every count after it misses that session's calls. Those rows' `driver_tokens_at_hour` is null; `tokens --sources --cell --at T` (or `--hour`) gives null with this warning for such a moment",
+    remedy: "restore the missing session file (a rollout of those hours?), or check `run_start` and the pauses",
+  },
   TRAJECTORY_NO_CALLS_IN_RUN: {
     level: "warning",
     meaning:

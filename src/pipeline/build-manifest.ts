@@ -16,7 +16,7 @@ import {
   type HubRepo,
   type HubRepoObservation,
 } from "../extractors/hub-files.js";
-import { cellCoverageWarning, checkTrajectoryCells, countCellTokens } from "../resolve/cell-tokens.js";
+import { cellCoverageWarnings, checkTrajectoryCells, countCellTokens } from "../resolve/cell-tokens.js";
 import { resolveCell, type CellResolution, type LostCheckpoint } from "../resolve/resolve-cell.js";
 import { cmpStr } from "../util/values.js";
 import { BudgetClock, round2 } from "../resolve/clock.js";
@@ -232,12 +232,12 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
       },
       diag,
     );
-    // Rows written after the logs end have null tokens (resolve/token-coverage.ts): one warning for the cell.
-    const coverage = cellCoverageWarning(
+    // Rows written where the logs do not reach have null tokens (resolve/token-coverage.ts): one warning per cause.
+    const coverage = cellCoverageWarnings(
       ledger,
       resolved.evidence.map((e) => ("write_time" in e && e.write_time ? Date.parse(e.write_time) : null)),
     );
-    if (coverage) diag.warnings.push(coverage);
+    diag.warnings.push(...coverage);
     const order = resolved.rows.map((_r, i) => i).sort((a, b) => cmpRows(resolved.rows[a]!, resolved.rows[b]!));
     for (const i of order) {
       rows.push(resolved.rows[i]!);

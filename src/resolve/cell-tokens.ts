@@ -21,7 +21,7 @@ import {
 } from "../extractors/trajectory/index.js";
 import { orOnFsError, statIfPresent, unreadableError } from "../util/fs-errors.js";
 import { BudgetClock } from "./clock.js";
-import { coverageWarning, CoveredTokenLedger } from "./token-coverage.js";
+import { coverageWarnings, CoveredTokenLedger } from "./token-coverage.js";
 
 /** What {@link countCellTokens} gives. */
 export interface CellTokenCount {
@@ -122,9 +122,8 @@ export async function countCellTokens(
 /**
  * `driver_tokens_at_hour`'s totals at `tMs` (epoch ms): the calls with
  * `runStartMs ≤ time ≤ tMs`; null when the ledger is null (tokens unknown),
- * and when `tMs` lies more than the tolerance after the ledger's last placed
- * call (a {@link CoveredTokenLedger}: the logs stop early, see
- * resolve/token-coverage.ts; the build warns `TRAJECTORY_ENDS_BEFORE_CHECKPOINT`).
+ * and when `tMs` is not covered by the logs (a {@link CoveredTokenLedger}: they stop early,
+ * or miss a session before it; see resolve/token-coverage.ts and its warnings).
  */
 export function cellTokensAt(
   ledger: Pick<TokenLedger, "at"> | null,
@@ -137,16 +136,14 @@ export function cellTokensAt(
 }
 
 /**
- * The build's `TRAJECTORY_ENDS_BEFORE_CHECKPOINT` warning for a cell: its
- * rows' write times (epoch ms; null for rows with no hour) against its
- * ledger's coverage; null when every row is covered or the ledger is null.
+ * The build's coverage warnings for a cell (`TRAJECTORY_GAP_BEFORE_CHECKPOINT`,
+ * `TRAJECTORY_ENDS_BEFORE_CHECKPOINT`; resolve/token-coverage.ts): its rows'
+ * write times (epoch ms; null for rows with no hour) against its ledger's
+ * coverage; none when every row is covered or the ledger is null.
  */
-export function cellCoverageWarning(
-  ledger: TokenLedger | null,
-  writeTimesMs: readonly (number | null)[],
-): Warning | null {
-  if (!(ledger instanceof CoveredTokenLedger)) return null;
-  return coverageWarning(
+export function cellCoverageWarnings(ledger: TokenLedger | null, writeTimesMs: readonly (number | null)[]): Warning[] {
+  if (!(ledger instanceof CoveredTokenLedger)) return [];
+  return coverageWarnings(
     ledger,
     writeTimesMs.filter((t): t is number => t !== null),
   );
@@ -155,7 +152,7 @@ export function cellCoverageWarning(
 /**
  * `tokens --sources --cell` at a moment, as the build counts a row there:
  * `atMs` null is the whole run (no coverage check); else {@link cellTokensAt},
- * with the `TRAJECTORY_ENDS_BEFORE_CHECKPOINT` warning when the moment is beyond the logs.
+ * with the coverage warning when the moment is not covered.
  */
 export function cellTokensAtMoment(
   ledger: TokenLedger | null,
@@ -164,7 +161,8 @@ export function cellTokensAtMoment(
 ): { totals: TokenTotals | null; warning: Warning | null } {
   if (ledger === null) return { totals: null, warning: null };
   if (atMs === null) return { totals: ledger.at(Number.POSITIVE_INFINITY, sinceMs), warning: null };
-  const warning = ledger instanceof CoveredTokenLedger ? coverageWarning(ledger, [atMs], "moment(s) asked") : null;
+  const warning =
+    ledger instanceof CoveredTokenLedger ? (coverageWarnings(ledger, [atMs], "moment(s) asked")[0] ?? null) : null;
   return { totals: cellTokensAt(ledger, atMs, sinceMs), warning };
 }
 

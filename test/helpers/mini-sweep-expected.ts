@@ -1,4 +1,5 @@
 import type { Row } from "../../src/schema.js";
+import { ALPHA_HEARTBEATS } from "./mini-sweep.js";
 
 /**
  * The true answer of the mini sweep of ./mini-sweep.ts, worked out by hand:
@@ -8,6 +9,13 @@ import type { Row } from "../../src/schema.js";
  */
 
 const alpha = { cell: "alpha", driver: "Codex / gpt-x", effort: "high" };
+/** alpha's budget hour at `iso` (run 2026-10-01T00:00Z, paused 10:00–12:00Z). */
+const alphaHour = (iso: string): number => {
+  const wall = (Date.parse(iso) - Date.parse("2026-10-01T00:00:00Z")) / 3_600_000;
+  return wall <= 10 ? wall : wall <= 12 ? 10 : wall - 2;
+};
+/** The calls of alpha's second session (one token each) up to budget hour `h`. */
+const beats = (h: number): number => ALPHA_HEARTBEATS.filter((t) => alphaHour(t) <= h).length;
 const beta = { cell: "beta", driver: "Codex / gpt-x", effort: "max" };
 const row = (o: Partial<Row>): Row =>
   ({
@@ -46,7 +54,7 @@ export const EXPECTED_ROWS: Row[] = [
     ...alpha,
     hour: 5,
     hour_source: "mtime",
-    driver_tokens_at_hour: 1100,
+    driver_tokens_at_hour: 1100 + beats(5),
     role: "fallback",
     eos_ok: true,
     eos_token_id: [248044, 248046],
@@ -60,7 +68,7 @@ export const EXPECTED_ROWS: Row[] = [
     ...alpha,
     hour: 12,
     hour_source: "mtime",
-    driver_tokens_at_hour: 3300,
+    driver_tokens_at_hour: 3300 + beats(12),
     eos_ok: false,
     eos_token_id: [248044],
     source: "/pvc/ptb/alpha/sft2/weights/step_200",
@@ -73,7 +81,7 @@ export const EXPECTED_ROWS: Row[] = [
     ...alpha,
     hour: 17.17,
     hour_source: "janitor",
-    driver_tokens_at_hour: 3300,
+    driver_tokens_at_hour: 3300 + beats(17.17),
     eos_ok: true,
     eos_token_id: [248044, 248046],
     source: "/pvc/ptb/alpha/sft2/weights/step_300",
@@ -85,7 +93,7 @@ export const EXPECTED_ROWS: Row[] = [
     ...alpha,
     hour: 22,
     hour_source: "mtime",
-    driver_tokens_at_hour: 3300,
+    driver_tokens_at_hour: 3300 + beats(22),
     source: "/pvc/ptb/alpha/sft 3/weights/step_10",
     family: "sft3",
     step: 10,
@@ -95,7 +103,7 @@ export const EXPECTED_ROWS: Row[] = [
     ...alpha,
     hour: 28,
     hour_source: "mtime",
-    driver_tokens_at_hour: 3300,
+    driver_tokens_at_hour: 3300 + beats(28),
     source: "/pvc/ptb/alpha/sft 3/weights/step_30",
     family: "sft3",
     step: 30,
@@ -106,7 +114,7 @@ export const EXPECTED_ROWS: Row[] = [
       ...alpha,
       hour: 28 + 2 * s,
       hour_source: "mtime",
-      driver_tokens_at_hour: 6600,
+      driver_tokens_at_hour: 6600 + beats(28 + 2 * s),
       source: `/pvc/ptb/alpha/runs/grpo/weights/step_${s}`,
       family: "grpo",
       step: s,
@@ -118,7 +126,7 @@ export const EXPECTED_ROWS: Row[] = [
     ...alpha,
     hour: 38,
     hour_source: "extrapolated",
-    driver_tokens_at_hour: 6600,
+    driver_tokens_at_hour: 6600 + beats(38),
     source: "msr-spare/alpha.grpo.step_5",
     family: "grpo",
     step: 5,

@@ -70,6 +70,15 @@ const A = "/pvc/ptb/alpha";
 const tsv = (iso: string, type: string, size: number, path: string) =>
   `${(Date.parse(iso) / 1000).toFixed(10)}\t${type}\t${size}\t${path}`;
 
+/**
+ * The times of the calls of alpha's second session: every 45 minutes from 00:30Z on 2026-10-01 to
+ * 16:30Z on 2026-10-02, none in the pause (10:00–12:00Z on 10-01). A row of alpha counts one token
+ * more for each of them up to its write time.
+ */
+export const ALPHA_HEARTBEATS: string[] = Array.from({ length: 54 }, (_v, k) =>
+  new Date(Date.parse("2026-10-01T00:30:00Z") + k * 45 * 60_000).toISOString(),
+).filter((t) => t < "2026-10-01T10:00:00Z" || t > "2026-10-01T12:00:00Z");
+
 /** The files of a small sweep whose every row is known by hand (see test/build.test.ts). */
 export function miniSweepFiles(): Record<string, string> {
   return {
@@ -140,6 +149,16 @@ export function miniSweepFiles(): Record<string, string> {
       codexTokenCount("2026-10-02T07:00:00.000Z", 6000, 2000, 600),
       // The driver keeps working after the last checkpoint: its logs reach past every row (resolve/token-coverage.ts).
       codexTokenCount("2026-10-02T16:30:00.000Z", 7000, 2500, 700),
+    ),
+    // A second session of alpha's driver: one output token every 45 minutes of the run (none in the pause),
+    // so that its logs have no stretch without a call longer than 1 budget hour (resolve/token-coverage.ts).
+    "alpha/trajectory/sessions/2026/10/01/rollout-2026-10-01T00-15-00-0001.jsonl": lines(
+      JSON.stringify({
+        timestamp: "2026-10-01T00:15:00Z",
+        type: "session_meta",
+        payload: { id: "s2", timestamp: "2026-10-01T00:15:00Z" },
+      }),
+      ...ALPHA_HEARTBEATS.map((t, k) => codexTokenCount(t, 0, 0, k + 1)),
     ),
     // beta: LA janitor across the end of DST; no run_end; ls-lR listing.
     "beta/supervisor/history.jsonl": lines('{"ts":"2026-10-31T12:00:00Z","event":"run_start"}'),

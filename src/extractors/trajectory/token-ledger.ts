@@ -25,7 +25,8 @@ export function compareCalls(a: TokenCall, b: TokenCall): number {
 export class TokenLedger {
   /** The placed calls' times, in order. */
   private readonly times: Float64Array;
-  private readonly placed: TokenCall[];
+  /** The placed calls, in time order. */
+  protected readonly placed: TokenCall[];
   /**
    * The sums of the first i placed calls at [4i, 4i + 4), parts in the order uncached, cache
    * read, cache write, output (typed: no object per call; sums of integers stay exact below 2^53).
