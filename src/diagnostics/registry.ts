@@ -566,6 +566,12 @@ export const REGISTRY = {
       "rows of a cell (one warning per cell, at the call that ends the stretch: its start and end, how many rows, the latest row's budget hour) written more than 1 budget hour after the start of a stretch of its run with no model call for more than 1 budget hour (from `run_start` to the first call, or between two calls): a running driver calls its model every few minutes, so a session is probably missing there and every count after it misses that session's calls. Those rows' `driver_tokens_at_hour` is null; `tokens --sources --cell --at T` (or `--hour`) gives null with this warning for such a moment",
     remedy: "restore the missing session file (a rollout of those hours?), or check `run_start` and the pauses",
   },
+  TRAJECTORY_NO_SESSION_META: {
+    level: "warning",
+    meaning:
+      "codex: a rollout holding calls whose first line is not its `session_meta` (codex writes it first; a line lost or damaged): whether the file is a fork or a sub-agent, whose replayed history of its parent would then be counted again, cannot be told. The cell's `driver_tokens_at_hour` is null (as for `TRAJECTORY_READ_ERROR`); `tokens` prints what it read, with this warning",
+    remedy: "restore the rollout's first line (its session_meta, e.g. from a backup of the file)",
+  },
   TRAJECTORY_NO_CALLS_IN_RUN: {
     level: "warning",
     meaning:

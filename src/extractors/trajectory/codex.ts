@@ -202,6 +202,8 @@ async function scanFile(file: TrajectoryFile, sink: Diagnostics, io: ScanIO = {}
     return false;
   };
   const fast = trajectoryFastPath();
+  // Whether the file's first line is its session_meta (null: no line yet). Every line is handed over until one is.
+  let firstIsMeta: boolean | null = null;
   await scanTrajectory(
     file,
     sink,
@@ -213,6 +215,8 @@ async function scanFile(file: TrajectoryFile, sink: Diagnostics, io: ScanIO = {}
       onBytes: io.onBytes,
     },
     (line) => {
+      const first = firstIsMeta === null;
+      if (first) firstIsMeta = false; // until the line proves to be the session_meta
       // The usual token_count line, read from its bytes (proven valid JSON); any other line is parsed whole.
       const tc = fast ? readCodexTokenCount(line.buf, line.start, line.end) : null;
       if (tc !== null) {
@@ -248,6 +252,7 @@ async function scanFile(file: TrajectoryFile, sink: Diagnostics, io: ScanIO = {}
       if (type === "session_meta" && payload && !sawMeta) {
         // Only the first session_meta owns the file: a child copies its ancestors' after it.
         sawMeta = true;
+        if (first) firstIsMeta = true;
         scan.ownId = str(payload, "id") ?? str(payload, "session_id") ?? null;
         const spawn = obj(obj(obj(payload, "source"), "subagent"), "thread_spawn");
         scan.parentId =
@@ -321,6 +326,15 @@ async function scanFile(file: TrajectoryFile, sink: Diagnostics, io: ScanIO = {}
   if (scan.observations.length === 0) {
     appendAll(sink.warnings, recordSink.warnings);
     recordShape.flush(sink, file.display, "token_usage_record");
+  }
+  if (firstIsMeta === false && (scan.observations.length > 0 || scan.records.length > 0)) {
+    sink.warn(
+      "TRAJECTORY_NO_SESSION_META",
+      "the rollout's first line is not its session_meta (codex writes it first: a line lost or damaged?): whether the file is a fork or a sub-agent, " +
+        "whose replayed history would be counted again, cannot be told, so the run's tokens are unknown (null)",
+      file.display,
+      1,
+    );
   }
   times.flush(sink, file.display);
   shape.flush(

@@ -23,6 +23,8 @@
  * - `TRAJECTORY_PARENT_ABSENT`       a fork/branch/sub-agent whose parent file is not among the files
  *                                    (codex: replayed prefix not counted; pi, kimi-code: the copies are counted).
  * - `TRAJECTORY_FOREIGN_THREAD`      codex: token_count lines of another thread in a rollout; skipped.
+ * - `TRAJECTORY_NO_SESSION_META`     codex: a rollout with calls whose first line is not its session_meta (fork or not
+ *                                    cannot be told): the reading is incomplete, the build writes null tokens for the cell.
  * - `TRAJECTORY_INCONSISTENT_TOTAL`  codex: a running total grew while one part shrank; counted from last_token_usage.
  * - `TRAJECTORY_NO_FILES`            a folder given holds no session file of the format (the tokens are unknown: null).
  * - `TRAJECTORY_NO_CALLS`            session files were found but none records a call of the format (wrong format?):
@@ -308,8 +310,11 @@ export async function readTrajectory(
  * (DESIGN.md: Trust).
  */
 export function incompleteReading(reading: TrajectoryReading): Warning | null {
-  return reading.warnings.find((w) => w.code === "TRAJECTORY_READ_ERROR") ?? null;
+  return reading.warnings.find((w) => INCOMPLETE.has(w.code)) ?? null;
 }
+
+/** The warnings after which a reading's counts cannot be stood behind: a file not read, a codex rollout of unknown kind. */
+const INCOMPLETE = new Set<string>(["TRAJECTORY_READ_ERROR", "TRAJECTORY_NO_SESSION_META"]);
 
 /** The total size in bytes of the session files {@link readTrajectory} would read (for progress bars). */
 export async function trajectoryBytes(format: TrajectoryFormat, paths: string[]): Promise<number> {
