@@ -32,7 +32,8 @@ interface FormatCase {
 const CASES: Record<TrajectoryFormat, FormatCase> = {
   codex: {
     file: "rollout-2026-03-01T10-00-00-x.jsonl",
-    head: [],
+    // Codex writes the session_meta first (a rollout without it is TRAJECTORY_NO_SESSION_META).
+    head: [{ timestamp: at(0), type: "session_meta", payload: { id: "x" } }],
     line: (i, u) => ({
       timestamp: at(10 * i + 5),
       type: "event_msg",
@@ -375,11 +376,11 @@ describe("counts that contradict their format, or a total that disagrees with it
     }));
     expect([r.totals.calls, r.totals.total]).toEqual([0, 0]);
     expect(r.warnings.map((w) => [w.code, w.line])).toEqual([
-      ["TRAJECTORY_UNREADABLE_USAGE", 1],
+      ["TRAJECTORY_UNREADABLE_USAGE", 2],
       ["TRAJECTORY_NO_CALLS", null],
     ]);
     expect(r.warnings[0]!.message).toMatch(
-      /^3 token_count record\(s\) have counts that contradict the format \(cached_input_tokens > input_tokens\), first at line 1/,
+      /^3 token_count record\(s\) have counts that contradict the format \(cached_input_tokens > input_tokens\), first at line 2/,
     );
   });
 
@@ -396,7 +397,7 @@ describe("counts that contradict their format, or a total that disagrees with it
     expect([r.totals.calls, r.totals.uncachedInput, r.totals.cacheRead, r.totals.output, r.totals.total]).toEqual([
       2, 1500, 500, 20, 2020,
     ]);
-    expect(r.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_UNREADABLE_USAGE", 2]]);
+    expect(r.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_UNREADABLE_USAGE", 3]]);
     expect(r.warnings[0]!.message).toMatch(
       /^1 token_count record\(s\) have counts that contradict the format \(a growth of cached_input_tokens/,
     );
@@ -404,9 +405,9 @@ describe("counts that contradict their format, or a total that disagrees with it
 
   it("codex: reasoning_output_tokens above output_tokens contradicts the format (output includes reasoning)", async () => {
     const r = await read("codex", 2, (i, u) => (i === 1 ? { ...u, reasoning_output_tokens: 999 } : u));
-    // The unreadable total at line 2 is skipped: with no readable total after it, its call is not counted.
+    // The unreadable total at line 3 is skipped: with no readable total after it, its call is not counted.
     expect([r.totals.calls, r.totals.total]).toEqual([1, 1010]);
-    expect(r.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_UNREADABLE_USAGE", 2]]);
+    expect(r.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_UNREADABLE_USAGE", 3]]);
     expect(r.warnings[0]!.message).toContain("(reasoning_output_tokens > output_tokens)");
   });
 
@@ -415,7 +416,7 @@ describe("counts that contradict their format, or a total that disagrees with it
       i === 0 ? u : { ...u, total_tokens: (u.total_tokens as number) + 100 * (i + 1) },
     );
     expect([r.totals.calls, r.totals.total]).toEqual([3, 3 * 1010]);
-    expect(r.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_USAGE_TOTAL_MISMATCH", 2]]);
+    expect(r.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_USAGE_TOTAL_MISMATCH", 3]]);
     expect(r.warnings[0]!.message).toMatch(
       /^2 token_count record\(s\) .* \(total_tokens 2220 ≠ input_tokens \+ output_tokens 2020\)/,
     );
