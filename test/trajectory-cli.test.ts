@@ -115,6 +115,22 @@ describe("tokens command on a fixture", () => {
     });
   });
 
+  it("a window outside the logs is null with TRAJECTORY_WINDOW_OUTSIDE_LOGS; a quiet stretch inside them counts 0", async () => {
+    const d = fixture();
+    const ask = async (...args: string[]) => {
+      out.length = 0;
+      expect(await run("tokens", "--format", "kimi-code", d, ...args, "--json")).toBe(0);
+      const r = JSON.parse(out.join(""));
+      return [r.total, r.calls, r.warnings.map((w: { code: string; line: number }) => [w.code, w.line])];
+    };
+    const bad = ["TRAJECTORY_BAD_JSON", 4];
+    // Calls at 10, 20 and 30 (lines 2, 3 and 5).
+    expect(await ask("--at", at(5))).toEqual([null, 0, [bad, ["TRAJECTORY_WINDOW_OUTSIDE_LOGS", 2]]]);
+    expect(await ask("--since", at(35))).toEqual([null, 0, [bad, ["TRAJECTORY_WINDOW_OUTSIDE_LOGS", 5]]]);
+    expect(await ask("--since", at(12), "--at", at(18))).toEqual([0, 0, [bad]]);
+    expect(await ask("--at", at(10))).toEqual([116, 1, [bad]]); // the first call alone
+  });
+
   it("--at with an offset is the same instant", async () => {
     const d = fixture();
     const local = at(20).replace("T10:", "T11:").replace("Z", "+01:00");

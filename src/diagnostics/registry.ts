@@ -566,6 +566,12 @@ export const REGISTRY = {
       "rows of a cell (one warning per cell, at the call that ends the stretch: its start and end, how many rows, the latest row's budget hour) written more than 1 budget hour after the start of a stretch of its run with no model call for more than 1 budget hour (from `run_start` to the first call, or between two calls): a running driver calls its model every few minutes, so a session is probably missing there and every count after it misses that session's calls. Those rows' `driver_tokens_at_hour` is null; `tokens --sources --cell --at T` (or `--hour`) gives null with this warning for such a moment",
     remedy: "restore the missing session file (a rollout of those hours?), or check `run_start` and the pauses",
   },
+  TRAJECTORY_WINDOW_OUTSIDE_LOGS: {
+    level: "warning",
+    meaning:
+      "`tokens --format` with `--at` before the logs' first placed call, or `--since` after their last: the logs do not reach the window, so its counts print as null (unknown), not 0. A window inside the logs with no call counts 0",
+    remedy: "check the moment asked, or add the session files of that time",
+  },
   TRAJECTORY_NO_SESSION_META: {
     level: "warning",
     meaning:

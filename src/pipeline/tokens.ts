@@ -221,13 +221,41 @@ export async function countTokens(
     // The ledger (prefix sums in time order) only for a window; the totals of all calls need one pass.
     if (atMs !== null || sinceMs !== null) {
       const ledger = new TokenLedger(reading.calls);
+      const outside = ledger.placedCalls() === 0 ? null : windowOutsideLogs(ledger, atMs, sinceMs);
+      if (outside !== null) warnings = [...warnings, outside];
       totals =
-        ledger.placedCalls() === 0
+        ledger.placedCalls() === 0 || outside !== null
           ? null
           : ledger.at(atMs ?? Number.POSITIVE_INFINITY, sinceMs ?? Number.NEGATIVE_INFINITY);
     } else totals = reading.calls.length === 0 ? null : callTotals(reading.calls);
   }
   return { format, warnings, totals, cellName, atMs, sinceMs };
+}
+
+/**
+ * `TRAJECTORY_WINDOW_OUTSIDE_LOGS` when the window of `tokens --format --at/--since` lies outside the
+ * logs (`--at` before their first placed call, `--since` after their last): the logs do not reach it,
+ * so its count is unknown, not 0 (DESIGN.md: Trust); null when the window meets the logs (a quiet stretch
+ * inside them counts 0 truly).
+ */
+function windowOutsideLogs(ledger: TokenLedger, atMs: number | null, sinceMs: number | null): Warning | null {
+  const first = ledger.around(Number.NEGATIVE_INFINITY, 0, 1)[0]!;
+  const last = ledger.around(Number.POSITIVE_INFINITY, 1, 0)[0]!;
+  const iso = (t: number) => new Date(t).toISOString();
+  const side =
+    atMs !== null && atMs < first.timeMs!
+      ? `--at ${iso(atMs)} is before the logs' first placed call (${iso(first.timeMs!)})`
+      : sinceMs !== null && sinceMs > last.timeMs!
+        ? `--since ${iso(sinceMs)} is after the logs' last placed call (${iso(last.timeMs!)})`
+        : null;
+  if (side === null) return null;
+  const call = side.startsWith("--at") ? first : last;
+  return {
+    code: "TRAJECTORY_WINDOW_OUTSIDE_LOGS",
+    message: `${side}: the logs do not reach the window asked, so its tokens are unknown (null), not 0`,
+    file: call.file,
+    line: call.line,
+  };
 }
 
 /** The window `tokens` counts in, from its options: epoch ms (null: unbounded) and budget hours (null: no `--hour`). */
