@@ -36,6 +36,27 @@ describe("explain", () => {
     ]);
   });
 
+  it("says which warning made a row's tokens null: alpha's logs without their second session miss hours of calls", async () => {
+    const gapped = await makeMiniSweep({
+      "alpha/trajectory/sessions/2026/10/01/rollout-2026-10-01T00-15-00-0001.jsonl": null,
+    });
+    roots.push(gapped);
+    const text = await runCli("explain", "--sources", gapped, "alpha/sft2/300");
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(
+      "Driver tokens: null (unknown), after the build's warning(s) on the cell's trajectory:\n" +
+        "  TRAJECTORY_GAP_BEFORE_CHECKPOINT at alpha/trajectory/sessions/2026/10/01/rollout-2026-10-01T00-00-00-0000.jsonl:3: " +
+        "the trajectory has no placed call for 7.00 budget hours, from the call at 2026-10-01T04:00:00.000Z (budget hour 4.00)",
+    );
+    const json = JSON.parse((await runCli("explain", "--sources", gapped, "--json", "alpha/sft2/300")).stdout);
+    expect(json.tokensUnknownBecause.map((w: { code: string }) => w.code)).toEqual([
+      "TRAJECTORY_GAP_BEFORE_CHECKPOINT",
+    ]);
+    // A row with its tokens has no such list.
+    const counted = JSON.parse((await runCli("explain", "--sources", gapped, "--json", "alpha/sft2/100")).stdout);
+    expect(counted.tokensUnknownBecause).toBeUndefined();
+  });
+
   it("explains an extrapolated row by cell/family/step with its fit and bounds (text)", async () => {
     const r = await runCli("explain", "--sources", dir, "alpha/grpo/5");
     expect(r.code).toBe(0);

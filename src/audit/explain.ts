@@ -1,4 +1,5 @@
 import type { BuildResult } from "../model.js";
+import type { Warning } from "../diagnostics.js";
 import { InputError } from "../errors.js";
 import { parseModelId } from "../manifest/model-id.js";
 import { familyOfName } from "../resolve/family-names.js";
@@ -15,7 +16,23 @@ export interface Explanation {
   run: BuildResult["runs"][string] | null;
   /** Which build this explains: the last one written into `--out`, or one derived now (set by the command). */
   build?: DescribedBuild;
+  /**
+   * When the row has an hour but null driver tokens: the build's warnings of its cell that make
+   * tokens unknown (codes in {@link TOKENS_UNKNOWN}); absent otherwise.
+   */
+  tokensUnknownBecause?: Warning[];
 }
+
+/** The warnings after which a cell's driver tokens (or some of them) are null. */
+const TOKENS_UNKNOWN = new Set<string>([
+  "TRAJECTORY_READ_ERROR",
+  "TRAJECTORY_NO_SESSION_META",
+  "TRAJECTORY_NO_FILES",
+  "TRAJECTORY_NO_CALLS",
+  "TRAJECTORY_NO_CALLS_IN_RUN",
+  "TRAJECTORY_GAP_BEFORE_CHECKPOINT",
+  "TRAJECTORY_ENDS_BEFORE_CHECKPOINT",
+]);
 
 /**
  * Finds the row an ID names: a model id (current, or a stale or `hNA` one as
@@ -74,7 +91,14 @@ export function findRow(result: BuildResult, id: string): { row: Row; index: num
 /** Builds the explanation of one row from a build result. */
 export function explainRow(result: BuildResult, id: string): Explanation {
   const { row, index } = findRow(result, id);
-  return { query: id, row, provenance: result.provenance[index]!, run: result.runs[row.cell] ?? null };
+  const x: Explanation = { query: id, row, provenance: result.provenance[index]!, run: result.runs[row.cell] ?? null };
+  if (row.hour !== null && row.driver_tokens_at_hour === null) {
+    const prefix = `${row.cell}/trajectory`;
+    x.tokensUnknownBecause = result.warnings.filter(
+      (w) => TOKENS_UNKNOWN.has(w.code) && (w.file === prefix || w.file?.startsWith(`${prefix}/`)),
+    );
+  }
+  return x;
 }
 
 const fmtH = (h: number | null) => (h === null ? "null" : h.toFixed(2));
@@ -165,12 +189,15 @@ export function renderExplanation(x: Explanation): string {
       lines.push(
         `  ${c.counted ? "counted " : "after   "} ${c.time}  +${c.total}  (cumulative ${c.cumulativeTotal})  ${c.file}:${c.line}`,
       );
+  } else if (p.write_time === null) lines.push("", "Driver tokens: null (no hour)");
+  else if (x.tokensUnknownBecause?.length) {
+    lines.push("", "Driver tokens: null (unknown), after the build's warning(s) on the cell's trajectory:");
+    for (const w of x.tokensUnknownBecause)
+      lines.push(`  ${w.code}${w.file ? ` at ${w.file}${w.line !== null ? `:${w.line}` : ""}` : ""}: ${w.message}`);
   } else {
     lines.push(
       "",
-      p.write_time === null
-        ? "Driver tokens: null (no hour)"
-        : "Driver tokens: null (unknown: no model call of the cell's trajectory is placed in the run, or a session file could not be read, or the logs end more than 1 budget hour before the write time, or miss more than 1 budget hour of calls before it; see the build's TRAJECTORY_* warnings)",
+      "Driver tokens: null (unknown: no model call of the cell's trajectory is placed in the run, or a session file could not be read, or the logs end more than 1 budget hour before the write time, or miss more than 1 budget hour of calls before it; see the build's TRAJECTORY_* warnings)",
     );
   }
   lines.push(
