@@ -337,7 +337,7 @@ describe("null tokens through every consumer (the mini sweep's beta has an empty
     expect(ex.code, ex.stderr).toBe(0);
     expect(ex.stdout).toContain("driver_tokens_at_hour null");
     expect(ex.stdout).toContain(
-      "Driver tokens: null (unknown: no model call of the cell's trajectory is placed in the run",
+      "Driver tokens: null (unknown), after the build's warning(s) on the cell's trajectory:\n  TRAJECTORY_NO_FILES at beta/trajectory: ",
     );
     const html = await readFile(join(out, "report.html"), "utf8");
     const beta = html.slice(html.indexOf('id="cell-beta"'));

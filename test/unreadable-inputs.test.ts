@@ -261,8 +261,8 @@ describe.skipIf(skipReason !== null)("an unreadable input, as an unprivileged us
         s.root,
       );
       expect(explain.stderr).not.toContain("internal error");
-      expect(explain.stdout).toContain(
-        "Driver tokens: null (unknown: no model call of the cell's trajectory is placed in the run, or a session file could not be read",
+      expect(explain.stdout).toMatch(
+        /Driver tokens: null \(unknown\), after the build's warning\(s\) on the cell's trajectory:\n {2}TRAJECTORY_READ_ERROR at alpha\/trajectory\/sessions\/2026\/10\/01\/rollout-2026-10-01T00-00-00-0000\.jsonl: /,
       );
       const validate = run(["validate", "--sources", s.sources, "--out", join(s.root, "no-build")], true, s.root);
       expect(validate.stderr).not.toContain("internal error");
