@@ -40,6 +40,19 @@ describe("trajectory inputs found by a new user", () => {
     expect(reading.warnings.map((w) => w.code)).toEqual(["TRAJECTORY_DUPLICATE_PATH"]);
   });
 
+  it("a dangling link with a session name is a read error that says so, not 'removed while the command ran'", async () => {
+    const root = await session();
+    await symlink("gone.jsonl", join(root, "sessions", "s1", "agents", "main", "wire.jsonl.gz"));
+    const reading = await readTrajectory("kimi-code", [root], { displayRoot: root });
+    expect(reading.warnings.map((w) => [w.code, w.file, w.message])).toEqual([
+      [
+        "TRAJECTORY_READ_ERROR",
+        "sessions/s1/agents/main/wire.jsonl.gz",
+        "cannot follow the link sessions/s1/agents/main/wire.jsonl.gz: its target does not exist (a dangling link); the session files there are not counted, so the run's tokens are incomplete",
+      ],
+    ]);
+  });
+
   it("a session folder copied whole is counted once (P5)", async () => {
     const root = await session();
     await cp(join(root, "sessions", "s1", "agents"), join(root, "sessions", "s1", "backup", "agents"), {

@@ -177,9 +177,14 @@ async function listTrajectoryFiles(
             ? display(dir, dir)
             : toPosix(`${given.replace(/[\\/]+$/, "")}${sub ? `/${sub}` : ""}`);
         const what = err.syscall === "stat" ? `cannot follow the link ${shown}` : `cannot list the folder ${shown}`;
+        // A link whose target is not there was left dangling, not removed while the command ran.
+        const reason =
+          err.syscall === "stat" && err.code === "ENOENT"
+            ? "its target does not exist (a dangling link)"
+            : fsReason(err);
         warnings.push({
           code: "TRAJECTORY_READ_ERROR",
-          message: `${what}: ${fsReason(err)}; the session files there are not counted, so the run's tokens are incomplete`,
+          message: `${what}: ${reason}; the session files there are not counted, so the run's tokens are incomplete`,
           file: shown,
           line: null,
         });
