@@ -327,6 +327,8 @@ async function scanFile(file: TrajectoryFile, sink: Diagnostics, io: ScanIO = {}
     appendAll(sink.warnings, recordSink.warnings);
     recordShape.flush(sink, file.display, "token_usage_record");
   }
+  // TRAJECTORIES.md, "codex": a fork's or sub-agent's session_meta names its parent, and its replayed
+  // history must not be counted again; without its session_meta a rollout cannot be told from a session.
   if (firstIsMeta === false && (scan.observations.length > 0 || scan.records.length > 0)) {
     sink.warn(
       "TRAJECTORY_NO_SESSION_META",
