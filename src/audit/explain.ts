@@ -1,5 +1,6 @@
 import type { BuildResult } from "../model.js";
 import type { Warning } from "../diagnostics.js";
+import { INCOMPLETE_READING_CODES } from "../extractors/trajectory/index.js";
 import { InputError } from "../errors.js";
 import { parseModelId } from "../manifest/model-id.js";
 import { familyOfName } from "../resolve/family-names.js";
@@ -23,10 +24,9 @@ export interface Explanation {
   tokensUnknownBecause?: Warning[];
 }
 
-/** The warnings after which a cell's driver tokens (or some of them) are null. */
+/** The warnings after which a cell's driver tokens (or some of them) are null: an incomplete reading, no call, the coverage. */
 const TOKENS_UNKNOWN = new Set<string>([
-  "TRAJECTORY_READ_ERROR",
-  "TRAJECTORY_NO_SESSION_META",
+  ...INCOMPLETE_READING_CODES,
   "TRAJECTORY_NO_FILES",
   "TRAJECTORY_NO_CALLS",
   "TRAJECTORY_NO_CALLS_IN_RUN",

@@ -242,20 +242,17 @@ function windowOutsideLogs(ledger: TokenLedger, atMs: number | null, sinceMs: nu
   const first = ledger.around(Number.NEGATIVE_INFINITY, 0, 1)[0]!;
   const last = ledger.around(Number.POSITIVE_INFINITY, 1, 0)[0]!;
   const iso = (t: number) => new Date(t).toISOString();
-  const side =
-    atMs !== null && atMs < first.timeMs!
-      ? `--at ${iso(atMs)} is before the logs' first placed call (${iso(first.timeMs!)})`
-      : sinceMs !== null && sinceMs > last.timeMs!
-        ? `--since ${iso(sinceMs)} is after the logs' last placed call (${iso(last.timeMs!)})`
-        : null;
-  if (side === null) return null;
-  const call = side.startsWith("--at") ? first : last;
-  return {
+  const outside = (side: string, call: typeof first): Warning => ({
     code: "TRAJECTORY_WINDOW_OUTSIDE_LOGS",
-    message: `${side}: the logs do not reach the window asked, so its tokens are unknown (null), not 0`,
+    message: `${side} (${iso(call.timeMs!)}): the logs do not reach the window asked, so its tokens are unknown (null), not 0`,
     file: call.file,
     line: call.line,
-  };
+  });
+  if (atMs !== null && atMs < first.timeMs!)
+    return outside(`--at ${iso(atMs)} is before the logs' first placed call`, first);
+  if (sinceMs !== null && sinceMs > last.timeMs!)
+    return outside(`--since ${iso(sinceMs)} is after the logs' last placed call`, last);
+  return null;
 }
 
 /** The window `tokens` counts in, from its options: epoch ms (null: unbounded) and budget hours (null: no `--hour`). */

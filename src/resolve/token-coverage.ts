@@ -15,7 +15,8 @@
  * every other cell ≤ 0.75), every cell's first call is within it of
  * `run_start`, and every row is written before its cell's last call; so 1
  * budget hour leaves every real row alone and catches logs that miss more
- * than an hour. */
+ * than an hour.
+ */
 import type { Warning } from "../diagnostics.js";
 import { TokenLedger, type TokenCall } from "../extractors/trajectory/index.js";
 import { type BudgetClock, round2 } from "./clock.js";

@@ -121,14 +121,10 @@ export async function statIfPresent(path: string): Promise<nodeFs.Stats | null> 
  * A `fs` option for fast-glob that reports every folder it cannot list
  * (fast-glob, with `suppressErrors`, would skip it without a word):
  * `onError(absPath, err)` is called once per such folder, then the walk goes
- * on with the rest. With `followSymbolicLinks`, a link that cannot be
- * followed (a link loop, ELOOP; a dangling link, ENOENT) is reported to
- * `onLinkError(absPath, err)` (fast-glob would skip it too). Use with
- * `suppressErrors: true`.
+ * on with the rest. Use with `suppressErrors: true`.
  */
 export function reportingGlobFs(
   onError: (absPath: string, err: NodeJS.ErrnoException) => void,
-  onLinkError?: (absPath: string, err: NodeJS.ErrnoException) => void,
 ): NonNullable<GlobOptions["fs"]> {
   type Callback = (err: NodeJS.ErrnoException | null, value?: unknown) => void;
   const wrap =
@@ -143,10 +139,7 @@ export function reportingGlobFs(
       else fn(path, optsOrCb, reporting);
     };
   type Adapter = NonNullable<GlobOptions["fs"]>;
-  const adapter: Adapter = {
+  return {
     readdir: wrap(nodeFs.readdir as (...args: unknown[]) => void, onError) as unknown as Adapter["readdir"],
   };
-  if (onLinkError)
-    adapter.stat = wrap(nodeFs.stat as (...args: unknown[]) => void, onLinkError) as unknown as Adapter["stat"];
-  return adapter;
 }

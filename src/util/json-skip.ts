@@ -1,7 +1,8 @@
 /**
  * The JSON value check of the trajectory readers (json-bytes.ts `skipValue`;
  * TRAJECTORIES.md, "The quantity": a line that is not valid JSON is reported
- * and skipped, so a line read from its bytes must be proven valid) done in WebAssembly (`json-skip.wat` beside this file) for a value that lies
+ * and skipped, so a line read from its bytes must be proven valid) done in
+ * WebAssembly (`json-skip.wat` beside this file) for a value that lies
  * in a marker search's memory (marker-scan.ts), where the line scanner read
  * it: a usage line's large values (a message's content) are checked there
  * without a copy, with the same grammar and the same answer.

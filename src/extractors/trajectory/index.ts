@@ -319,7 +319,8 @@ export function incompleteReading(reading: TrajectoryReading): Warning | null {
 }
 
 /** The warnings after which a reading's counts cannot be stood behind: a file not read, a codex rollout of unknown kind. */
-const INCOMPLETE = new Set<string>(["TRAJECTORY_READ_ERROR", "TRAJECTORY_NO_SESSION_META"]);
+export const INCOMPLETE_READING_CODES: readonly string[] = ["TRAJECTORY_READ_ERROR", "TRAJECTORY_NO_SESSION_META"];
+const INCOMPLETE = new Set(INCOMPLETE_READING_CODES);
 
 /** The total size in bytes of the session files {@link readTrajectory} would read (for progress bars). */
 export async function trajectoryBytes(format: TrajectoryFormat, paths: string[]): Promise<number> {

@@ -55,7 +55,7 @@ export function findSessionFiles(root: string, isSessionName: (name: string) => 
   const files: string[] = [];
   const unreadable: [string, NodeJS.ErrnoException][] = [];
   const walked = new Map<string, string>(); // folder id -> its path relative to the root
-  const links: [string, string][] = []; // links to folders: [absolute path, relative path]
+  const links: [string, string, string][] = []; // links to folders: [absolute path, relative path, the folder's id]
   const again: [string, string][] = []; // [a link's relative path, the relative path of the folder walked]
   const stat = (path: string): BigIntStats | null => {
     try {
@@ -88,7 +88,7 @@ export function findSessionFiles(root: string, isSessionName: (name: string) => 
           if (isSessionName(entry.name)) unreadable.push([path, err as NodeJS.ErrnoException]);
           continue;
         }
-        if (target.isDirectory()) links.push([path, relPath]);
+        if (target.isDirectory()) links.push([path, relPath, folderId(target)]);
         else if (target.isFile() && isSessionName(entry.name)) files.push(relPath);
       } else if (entry.isFile() && isSessionName(entry.name)) files.push(relPath);
     }
@@ -102,10 +102,7 @@ export function findSessionFiles(root: string, isSessionName: (name: string) => 
   if (top !== null) walk(root, "", folderId(top));
   // The links to folders, after every folder reached without one (in name order); those found on the way in turn.
   for (let batch = links.splice(0); batch.length > 0; batch = links.splice(0))
-    for (const [path, rel] of batch.sort((a, b) => cmpStr(a[1], b[1]))) {
-      const st = stat(path);
-      if (st !== null) visit(path, rel, folderId(st));
-    }
+    for (const [path, rel, id] of batch.sort((a, b) => cmpStr(a[1], b[1]))) visit(path, rel, id);
   files.sort(cmpStr);
   const aliases: string[] = [];
   for (const [link, folder] of again)
