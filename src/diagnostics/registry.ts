@@ -184,6 +184,12 @@ export const REGISTRY = {
     meaning: "a janitor time outside the run",
     remedy: "check the zone and the run's events",
   },
+  JANITOR_ZONE_MISMATCH: {
+    level: "warning",
+    meaning:
+      "a cell whose v1 janitor times (no offset: read in `janitor_tz`) come a median of more than 45 minutes after, or 15 minutes before, the STABLE mtimes of the same checkpoints (at least 3 with both; the janitor acts minutes after a write): the zone is probably wrong (the message gives the offset the times fit) or the janitor's clock was off, so none of the cell's v1 times is used (`zone_in_doubt` in provenance.jsonl); checkpoints that only a v1 time dates lose that hour (a cadence fit may extrapolate them)",
+    remedy: "correct the cell's `janitor_tz` in cells.json",
+  },
   HOUR_CONFLICT: {
     level: "warning",
     meaning: "mtime and janitor time of one checkpoint differ by more than the tolerance",

@@ -5,6 +5,7 @@
  * give an hour (SOURCES.md: "Where a checkpoint's hour comes from", 3;
  * docs/resolution.md: Cadence fit).
  */
+import { median } from "../util/arrays.js";
 
 /** A point `(step, hour)`; hour in budget hours. */
 export interface CadencePoint {
@@ -44,12 +45,6 @@ export const DEFAULT_TOLERANCE_H = 1.5;
  */
 export const DEFAULT_OUTLIER_FLOOR_H = 1.5;
 const MIN_POINTS = 3;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const n = s.length;
-  return n % 2 ? s[(n - 1) / 2]! : (s[n / 2 - 1]! + s[n / 2]!) / 2;
-}
 
 /** Theil–Sen line: median of pairwise slopes, median of `hour − slope·step`. Needs 2+ distinct steps. */
 export function theilSen(points: CadencePoint[]): { slope: number; intercept: number } {

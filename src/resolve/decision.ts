@@ -12,7 +12,9 @@ import type { HubRepoObservation } from "../extractors/hub-files.js";
  * mtime after the run's end), `before_run_start`, `outside_run` (a janitor
  * time), `retry` (a later archive of one checkpoint), `directory_mtime`,
  * `lower_precedence` (a janitor time under a trustworthy mtime),
- * `clock_unknown` (inside a pause never resumed before run_end).
+ * `clock_unknown` (inside a pause never resumed before run_end),
+ * `zone_in_doubt` (a v1 janitor time of a cell whose v1 times are off as a
+ * whole: janitor-zone.ts).
  */
 export type RejectReason =
   | "copy_back"
@@ -21,13 +23,15 @@ export type RejectReason =
   | "retry"
   | "directory_mtime"
   | "lower_precedence"
-  | "clock_unknown";
+  | "clock_unknown"
+  | "zone_in_doubt";
 
 /**
  * The reasons that make a time no evidence of the write at all, so `validate`
  * does not compare it with the row's hour: a copy-back, a retry, a directory
- * mtime, a time outside the run. A time of lower precedence, or one inside an
- * unresumed pause, still is evidence.
+ * mtime, a time outside the run, a v1 janitor time whose zone is in doubt.
+ * A time of lower precedence, or one inside an unresumed pause, still is
+ * evidence.
  */
 export const NOT_WRITE_EVIDENCE: ReadonlySet<RejectReason> = new Set<RejectReason>([
   "copy_back",
@@ -35,6 +39,7 @@ export const NOT_WRITE_EVIDENCE: ReadonlySet<RejectReason> = new Set<RejectReaso
   "directory_mtime",
   "outside_run",
   "before_run_start",
+  "zone_in_doubt",
 ]);
 
 /** A time set aside: the observation, the reason, and the sentence provenance shows. */

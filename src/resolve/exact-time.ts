@@ -8,6 +8,7 @@ import type { Observation } from "../observations.js";
 import { round2 } from "./clock.js";
 import type { Candidate, Rejection, TimeDecision } from "./decision.js";
 import { contradictsWrite, timeIsOf } from "./hour-conflict.js";
+import type { ZoneDoubt } from "./janitor-zone.js";
 import { clockUnknownAt, iso, type RunWindow } from "./run-window.js";
 
 /**
@@ -16,11 +17,19 @@ import { clockUnknownAt, iso, type RunWindow } from "./run-window.js";
  * survives. A write inside a pause never resumed before run_end is
  * `clock_unknown`: unrecoverable, with its own rule.
  *
+ * `zoneDoubt` (janitor-zone.ts): the cell's v1 janitor times are off as a
+ * whole, so each is set aside (`zone_in_doubt`), never a write time.
+ *
  * Warnings: `PVC_DUPLICATE_ENTRY`, `PVC_MTIME_AFTER_RUN_END`,
  * `PVC_MTIME_BEFORE_RUN_START`, `JANITOR_TIME_OUTSIDE_RUN`, `HOUR_CONFLICT`
  * (see {@link contradictsWrite}).
  */
-export function exactTime(c: Candidate, w: RunWindow, diag: Diagnostics): TimeDecision {
+export function exactTime(
+  c: Candidate,
+  w: RunWindow,
+  diag: Diagnostics,
+  zoneDoubt: ZoneDoubt | null = null,
+): TimeDecision {
   const stable = pickStable(c, w, diag);
   const dirs: Rejection[] = c.obs
     .filter((o) => o.kind === "pvc_dir")
@@ -29,7 +38,7 @@ export function exactTime(c: Candidate, w: RunWindow, diag: Diagnostics): TimeDe
       reason: "directory_mtime",
       why: "a directory's mtime moves when entries inside it change (e.g. shards deleted by pruning): never a write time",
     }));
-  const archive = pickArchive(c, w, diag);
+  const archive = pickArchive(c, w, diag, zoneDoubt);
   const rejected = [...stable.rejected, ...dirs, ...archive.rejected];
   const d: TimeDecision = {
     chosen: null,
@@ -141,20 +150,24 @@ function pickStable(
 
 /**
  * The first janitor archive within the run (in log order), and the ones set
- * aside: `outside_run` (warns `JANITOR_TIME_OUTSIDE_RUN`), `retry` (a later
- * archive of the same checkpoint).
+ * aside: `zone_in_doubt` (a v1 time when `zoneDoubt`), `outside_run` (warns
+ * `JANITOR_TIME_OUTSIDE_RUN`), `retry` (a later archive of the same
+ * checkpoint).
  */
 function pickArchive(
   c: Candidate,
   w: RunWindow,
   diag: Diagnostics,
+  zoneDoubt: ZoneDoubt | null,
 ): { first: Observation | null; rejected: Rejection[] } {
   const archives = c.obs.filter((o) => o.kind === "janitor_archive").sort((a, b) => a.seq - b.seq);
   let first: Observation | null = null;
   const rejected: Rejection[] = [];
   for (const o of archives) {
     const t = o.utcMs!;
-    if (t < w.runStartMs || t > w.runEndMs) {
+    if (zoneDoubt && o.detail.version === "v1") {
+      rejected.push({ observation: o, reason: "zone_in_doubt", why: zoneDoubt.why });
+    } else if (t < w.runStartMs || t > w.runEndMs) {
       rejected.push({ observation: o, reason: "outside_run", why: `janitor time ${iso(t)} is outside the run` });
       diag.warn(
         "JANITOR_TIME_OUTSIDE_RUN",

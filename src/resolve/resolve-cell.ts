@@ -2,7 +2,7 @@
  * The resolver of one cell (docs/resolution.md), a sequence of small steps,
  * each in its own file named for its rule: grouping.ts (observations →
  * checkpoint candidates), existence.ts, family-warnings.ts, known-anchors.ts,
- * exact-time.ts (precedence; hour-conflict.ts), step-order.ts, cadence-hours.ts
+ * janitor-zone.ts, exact-time.ts (precedence; hour-conflict.ts), step-order.ts, cadence-hours.ts
  * (cadence fit and validation; bounds.ts), roles.ts, row-source.ts, eos.ts,
  * ids.ts, provenance.ts. Their decisions are typed records (decision.ts).
  */
@@ -25,6 +25,7 @@ import {
   warnUnusedAliases,
 } from "./family-warnings.js";
 import { groupCandidates } from "./grouping.js";
+import { janitorZoneDoubt } from "./janitor-zone.js";
 import { checkUniqueIds, rowModelId } from "./ids.js";
 import { knownAnchors } from "./known-anchors.js";
 import { type RowEvidence, rowEvidence, type TokensAt } from "./provenance.js";
@@ -83,7 +84,8 @@ export interface CellInputs {
  *   `DUPLICATE_MODEL_ID`.
  * Warnings: `PVC_MTIME_AFTER_RUN_END` (copy-back), `PVC_MTIME_BEFORE_RUN_START`,
  *   `JANITOR_TIME_OUTSIDE_RUN`, `HOUR_CONFLICT` (mtime and janitor differ by
- *   more than the tolerance), `SUPERVISOR_UNKNOWN_CHECKPOINT`,
+ *   more than the tolerance), `JANITOR_ZONE_MISMATCH` (the cell's v1 janitor
+ *   times lag its STABLE mtimes by hours: none is used, janitor-zone.ts), `SUPERVISOR_UNKNOWN_CHECKPOINT`,
  *   `EXTRAPOLATION_CLAMPED`, `CHECKPOINT_LOST` (at the first evidence of it),
  *   `PVC_DUPLICATE_ENTRY` (one STABLE listed twice with different mtimes),
  *   `HUB_NO_EOS` (a published repo whose files give no stop ids: `eos_ok` null),
@@ -110,8 +112,9 @@ export function resolveCell(input: CellInputs, diag: Diagnostics): CellResolutio
   warnInterleavedDirectories(cell.cell, [...g.cands.values()], diag);
   warnUnknownFamilies(cell.cell, rowsCands, [...g.cands.values()], diag);
   const anchorsByFamily = knownAnchors(cell.cell, g.anchorsByFamily, rowsCands, lost, diag);
-  // 3. Exact hours: STABLE mtime within the run, else the first janitor archive.
-  const timed = rowsCands.map((cand) => ({ cand, time: exactTime(cand, w, diag) }));
+  // 3. Exact hours: STABLE mtime within the run, else the first janitor archive (v1 times only when their zone holds).
+  const zoneDoubt = janitorZoneDoubt(cell.cell, cell.janitor_tz, rowsCands, w, diag);
+  const timed = rowsCands.map((cand) => ({ cand, time: exactTime(cand, w, diag, zoneDoubt) }));
   warnUnresumedPause(cell.cell, timed, w, supervisor, diag);
   // 4. Families: step order, then cadence fits for untimed checkpoints, with bounds.
   warnStepOrder(
