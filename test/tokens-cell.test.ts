@@ -192,7 +192,7 @@ describe("tokens --since and unknown tokens", () => {
     const r = await runCli("tokens", "--format", "codex", d, "--json");
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
-    expect([report.total, report.uncached_input, report.calls]).toEqual([null, null, 0]);
+    expect([report.total, report.uncached_input, report.calls]).toEqual([null, null, null]);
     expect(report.warnings.map((w: { code: string }) => w.code)).toEqual(["TRAJECTORY_NO_FILES"]);
     const text = await runCli("tokens", "--format", "codex", d);
     expect(text.stdout).toMatch(/total\s+null \(unknown\)\n/);

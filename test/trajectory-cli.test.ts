@@ -125,10 +125,41 @@ describe("tokens command on a fixture", () => {
     };
     const bad = ["TRAJECTORY_BAD_JSON", 4];
     // Calls at 10, 20 and 30 (lines 2, 3 and 5).
-    expect(await ask("--at", at(5))).toEqual([null, 0, [bad, ["TRAJECTORY_WINDOW_OUTSIDE_LOGS", 2]]]);
-    expect(await ask("--since", at(35))).toEqual([null, 0, [bad, ["TRAJECTORY_WINDOW_OUTSIDE_LOGS", 5]]]);
+    expect(await ask("--at", at(5))).toEqual([null, null, [bad, ["TRAJECTORY_WINDOW_OUTSIDE_LOGS", 2]]]);
+    expect(await ask("--since", at(35))).toEqual([null, null, [bad, ["TRAJECTORY_WINDOW_OUTSIDE_LOGS", 5]]]);
     expect(await ask("--since", at(12), "--at", at(18))).toEqual([0, 0, [bad]]);
     expect(await ask("--at", at(10))).toEqual([116, 1, [bad]]); // the first call alone
+  });
+
+  it("a reading left incomplete (a codex rollout without its session_meta) is null, not the count of what was read", async () => {
+    const d = tempDir();
+    const tokenCount = (s: number, input: number) => ({
+      timestamp: at(s),
+      type: "event_msg",
+      payload: {
+        type: "token_count",
+        info: {
+          total_token_usage: { input_tokens: input, cached_input_tokens: 0, output_tokens: 5, total_tokens: input + 5 },
+          last_token_usage: { input_tokens: input, cached_input_tokens: 0, output_tokens: 5, total_tokens: input + 5 },
+        },
+      },
+    });
+    const meta = { timestamp: at(0), type: "session_meta", payload: { id: "a", timestamp: at(0) } };
+    writeJsonl(d, "rollout-a.jsonl", [meta, tokenCount(10, 100)]);
+    expect(await run("tokens", "--format", "codex", d, "--json")).toBe(0);
+    expect(JSON.parse(out.join(""))).toMatchObject({ total: 105, calls: 1, warnings: [] });
+    writeJsonl(d, "rollout-b.jsonl", [tokenCount(20, 50)]);
+    for (const window of [[], ["--at", at(30)]]) {
+      out.length = 0;
+      expect(await run("tokens", "--format", "codex", d, ...window, "--json")).toBe(0);
+      const r = JSON.parse(out.join(""));
+      expect([r.total, r.calls, r.last_call_time, r.warnings.map((w: { code: string }) => w.code)]).toEqual([
+        null,
+        null,
+        null,
+        ["TRAJECTORY_NO_SESSION_META"],
+      ]);
+    }
   });
 
   it("--at with an offset is the same instant", async () => {

@@ -238,9 +238,18 @@ describe.skipIf(skipReason !== null)("an unreadable input, as an unprivileged us
     await chmod(session, 0o000);
     await chmod(join(s.out, "manifest.json"), 0o000);
     try {
+      // The files read give only a floor of the run's count: null, as the build writes, never the smaller number.
       const tokens = run(["tokens", "--format", "codex", join(s.sources, "alpha/trajectory")], true, s.root);
       expect(tokens.code).toBe(0);
       expect(tokens.stderr).toContain("TRAJECTORY_READ_ERROR");
+      expect(tokens.stdout).toMatch(/^total {11}null \(unknown\)\ncalls {11}null \(unknown\)\nlast call time {2}-$/m);
+      const json = run(["tokens", "--format", "codex", join(s.sources, "alpha/trajectory"), "--json"], true, s.root);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        uncached_input: null,
+        total: null,
+        calls: null,
+        last_call_time: null,
+      });
       const diff = run(["diff", join(s.out, "manifest.json"), join(s.out, "manifest.csv")], true, s.root);
       expect(diff.code).toBe(2); // diff(1)'s "trouble": a side cannot be read
       expect(diff.stderr).toMatch(

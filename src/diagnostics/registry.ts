@@ -389,7 +389,7 @@ export const REGISTRY = {
   TRAJECTORY_READ_ERROR: {
     level: "warning",
     meaning:
-      "a session file that cannot be read to its end (a corrupt `.gz`, no permission, an I/O error, a link loop) or a folder under `trajectory/` that cannot be listed: the run's counts are incomplete, so every `driver_tokens_at_hour` of the cell is null (never a smaller count); `tokens` prints what it could read, with the warning",
+      "a session file that cannot be read to its end (a corrupt `.gz`, no permission, an I/O error, a link loop) or a folder under `trajectory/` that cannot be listed: the run's counts are incomplete, so every `driver_tokens_at_hour` of the cell is null (never a smaller count), and so are the counts `tokens` prints (the files it read give only a floor)",
     remedy: "fix the file or its permissions",
   },
   TRAJECTORY_TIME_NO_OFFSET: {
@@ -581,7 +581,7 @@ export const REGISTRY = {
   TRAJECTORY_NO_SESSION_META: {
     level: "warning",
     meaning:
-      "codex: a rollout holding calls whose first line is not its `session_meta` (codex writes it first; a line lost or damaged): whether the file is a fork or a sub-agent, whose replayed history of its parent would then be counted again, cannot be told. The cell's `driver_tokens_at_hour` is null (as for `TRAJECTORY_READ_ERROR`); `tokens` prints what it read, with this warning",
+      "codex: a rollout holding calls whose first line is not its `session_meta` (codex writes it first; a line lost or damaged): whether the file is a fork or a sub-agent, whose replayed history of its parent would then be counted again, cannot be told. The cell's `driver_tokens_at_hour` is null, and so are the counts `tokens` prints (as for `TRAJECTORY_READ_ERROR`)",
     remedy: "restore the rollout's first line (its session_meta, e.g. from a backup of the file)",
   },
   TRAJECTORY_NO_CALLS_IN_RUN: {

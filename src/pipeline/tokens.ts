@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { Diagnostics, type Warning } from "../diagnostics.js";
 import { InputError } from "../errors.js";
 import {
+  incompleteReading,
   readTrajectory,
   callTotals,
   TokenLedger,
@@ -19,8 +20,9 @@ import { parseIsoTime } from "../util/values.js";
 
 /**
  * The JSON object printed by `tokens --json`. Times are ISO 8601 UTC with ms.
- * The counts are null when the tokens are unknown (no call to count; with
- * `--cell`, exactly when the build writes null). `cell`, `format`, `since`
+ * The counts (and `calls`) are null when the tokens are unknown (no call to
+ * count, a session file not read to its end; with `--cell`, exactly when the
+ * build writes null). `cell`, `format`, `since`
  * and `at` are there with `--cell` or `--since` (the scope counted).
  */
 interface TokensReport {
@@ -33,7 +35,7 @@ interface TokensReport {
   cache_write: number | null;
   output: number | null;
   total: number | null;
-  calls: number;
+  calls: number | null;
   last_call_time: string | null;
   warnings: Warning[];
 }
@@ -65,7 +67,7 @@ function tokensReport(t: TokenTotals | null, warnings: Warning[]): TokensReport 
     cache_write: t === null ? null : t.cacheWrite,
     output: t === null ? null : t.output,
     total: t === null ? null : t.total,
-    calls: t === null ? 0 : t.calls,
+    calls: t === null ? null : t.calls,
     last_call_time: t === null ? null : isoOrNull(t.lastCallTimeMs),
     warnings,
   };
@@ -218,8 +220,11 @@ export async function countTokens(
     });
     warnings = reading.warnings;
     // No call to count (no session file, none of the format, none placed in time for --at/--since): unknown, null.
+    // A file not read to its end (or a codex rollout of unknown kind) leaves the run's count unknown too: the
+    // files read give a floor, which would read as the run's total (as the build: null, never a smaller count).
     // The ledger (prefix sums in time order) only for a window; the totals of all calls need one pass.
-    if (atMs !== null || sinceMs !== null) {
+    if (incompleteReading(reading) !== null) totals = null;
+    else if (atMs !== null || sinceMs !== null) {
       const ledger = new TokenLedger(reading.calls);
       const outside = ledger.placedCalls() === 0 ? null : windowOutsideLogs(ledger, atMs, sinceMs);
       if (outside !== null) warnings = [...warnings, outside];
