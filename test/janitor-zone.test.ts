@@ -58,7 +58,7 @@ describe("janitor zone check (SOURCES.md: janitor_tz)", () => {
       {
         code: "JANITOR_ZONE_MISMATCH",
         message:
-          "cell \"c\": v1 archive times read in janitor_tz UTC come a median 8.02 h after the STABLE mtimes of the same checkpoints (3 checkpoints with both; the janitor acts minutes after a write): janitor_tz is probably wrong (the times fit a zone about 8.00 h east of it) or the janitor's clock was off; none of the cell's v1 times is used (1 checkpoint(s) only a v1 time dates lose that hour)",
+          "cell \"c\": v1 archive times read in janitor_tz UTC come a median 8.02 h after the STABLE mtimes of the same checkpoints (3 checkpoints with both; the janitor acts minutes after a write), as if its zone lay about 8.00 h east of it: janitor_tz is probably wrong (or the janitor's clock was off); none of the cell's v1 times is used (1 checkpoint(s) only a v1 time dates lose that hour)",
         file: "c/janitor_archive",
         line: 1,
       },
@@ -67,10 +67,39 @@ describe("janitor zone check (SOURCES.md: janitor_tz)", () => {
     const d = exactTime(onlyV1, window(30), diag, doubt);
     expect([d.source, d.hour, d.rejected.map((r) => r.reason)]).toEqual(["unrecoverable", null, ["zone_in_doubt"]]);
     expect(d.rejected[0]!.why).toMatch(
-      /^the cell's v1 archive times read in janitor_tz UTC come a median 8\.02 h after/,
+      /^the cell's janitor_tz is in doubt \(JANITOR_ZONE_MISMATCH\): v1 archive times read in janitor_tz UTC come a median 8\.02 h after/,
     );
     const timed = exactTime(cands[0]!, window(30), diag, doubt);
     expect([timed.source, timed.hour, timed.rejected.map((r) => r.reason)]).toEqual(["mtime", 1, ["zone_in_doubt"]]);
+  });
+
+  it("doubts v1 times whose janitor's startup line states a zone at another offset, even with no STABLE mtime to compare", () => {
+    const stated = (tz: string, seq: number) =>
+      obs("janitor_archive", "sft", seq, at(seq), {
+        seq,
+        detail: { version: "v1", statedTz: tz, statedTzAt: "c/janitor/ckpt-janitor.log.1:1" },
+      });
+    const diag = new Diagnostics();
+    // The same offsets under another name, or a name the zone database does not know: nothing to say.
+    for (const tz of ["Etc/UTC", "Europe/London", "Mars/Olympus"])
+      expect(janitorZoneDoubt("c", "UTC", [candidate("sft", 1, [stated(tz, 1)])], window(30), diag)).toBeNull();
+    expect(diag.warnings).toEqual([]);
+    const doubt = janitorZoneDoubt(
+      "c",
+      "UTC",
+      [candidate("sft", 2, [stated("UTC", 2)]), candidate("sft", 3, [stated("Asia/Shanghai", 3)])],
+      window(30),
+      diag,
+    );
+    expect(doubt).toMatchObject({ medianLagH: null, pairs: 0 });
+    expect(diag.warnings.map((w) => [w.code, w.file, w.line, w.message])).toEqual([
+      [
+        "JANITOR_ZONE_MISMATCH",
+        "c/janitor/ckpt-janitor.log.1",
+        1,
+        "cell \"c\": the janitor's startup line (c/janitor/ckpt-janitor.log.1:1) says it writes in tz=Asia/Shanghai, 8.00 h east of janitor_tz UTC: janitor_tz is probably wrong (or the janitor's clock was off); none of the cell's v1 times is used (2 checkpoint(s) only a v1 time dates lose that hour)",
+      ],
+    ]);
   });
 
   it("doubts v1 times before the writes (a zone west of janitor_tz); v2 times, which carry their offset, still count", () => {
@@ -83,7 +112,7 @@ describe("janitor zone check (SOURCES.md: janitor_tz)", () => {
       diag,
     );
     expect(doubt!.medianLagH).toBeCloseTo(-55 / 60, 9);
-    expect(diag.warnings.map((w) => w.message.match(/median [^(]*|about .* of it/g))).toEqual([
+    expect(diag.warnings.map((w) => w.message.match(/median [^(]*|about [^:]* of it/g))).toEqual([
       ["median 0.92 h before the STABLE mtimes of the same checkpoints ", "about 1.00 h west of it"],
     ]);
     const v2 = obs("janitor_archive", "sft", 9, at(12), { seq: 9 });
@@ -96,7 +125,7 @@ describe("a wrong janitor_tz on the embedded sources/", () => {
   const roots: string[] = [];
   afterAll(async () => Promise.all(roots.map(removeTree)));
 
-  it("opus-max read in UTC instead of Asia/Shanghai: one JANITOR_ZONE_MISMATCH, and its two janitor-timed rows lose their hour instead of moving 8 h later", async () => {
+  it("opus-max read in UTC instead of Asia/Shanghai (its janitor's startup line says Asia/Shanghai): one JANITOR_ZONE_MISMATCH, and its two janitor-timed rows lose their hour instead of moving 8 h later", async () => {
     const repo = join(import.meta.dirname, "..");
     const root = mkdtempSync(join(tmpdir(), "ptb-zone-"));
     roots.push(root);
@@ -111,7 +140,7 @@ describe("a wrong janitor_tz on the embedded sources/", () => {
     const key = (w: { code: string; file: string | null; line: number | null }) => `${w.code} ${w.file}:${w.line}`;
     const before = new Set(base.warnings.map(key));
     expect(wrong.warnings.map(key).filter((k) => !before.has(k))).toEqual([
-      "JANITOR_ZONE_MISMATCH opus-max/janitor/ckpt-janitor.log.1:34",
+      "JANITOR_ZONE_MISMATCH opus-max/janitor/ckpt-janitor.log.1:1",
     ]);
     const changed = wrong.rows.filter((r) => !base.rows.some((b) => JSON.stringify(b) === JSON.stringify(r)));
     expect(changed.map((r) => [r.model_id, r.hour, r.hour_source, r.hour_lower_bound, r.hour_upper_bound])).toEqual([

@@ -52,6 +52,25 @@ describe("janitor log", () => {
     expect(obs[0]!.origin).toMatchObject({ file: "c1/janitor/ckpt-janitor.log", line: 2 });
   });
 
+  it("gives each v1 line the zone its janitor's last startup line states (tz=...), for the zone check", async () => {
+    const { obs, warnings } = await read(cellLa, {
+      "ckpt-janitor.log": lines(
+        "2026-10-03 14:22:07 archived /pvc/ptb/c2/a/weights/step_1 -> msr-spare/c2.a.step_1",
+        "ckpt-janitor 1.4.2 starting (watch=/pvc/ptb/c2, every 600s, tz=Asia/Shanghai)",
+        "2026-10-03 14:32:07 archived /pvc/ptb/c2/a/weights/step_2 -> msr-spare/c2.a.step_2",
+        "Terminated",
+        "ckpt-janitor 1.4.2 starting (watch=/pvc/ptb/c2, every 600s, tz=America/Los_Angeles)",
+        "2026-10-03 14:42:07 archived /pvc/ptb/c2/a/weights/step_3 -> msr-spare/c2.a.step_3",
+      ),
+    });
+    expect(warnings).toEqual([]);
+    expect(obs.map((o) => [o.step, o.detail.statedTz, o.detail.statedTzAt])).toEqual([
+      [1, null, null],
+      [2, "Asia/Shanghai", "c2/janitor/ckpt-janitor.log:2"],
+      [3, "America/Los_Angeles", "c2/janitor/ckpt-janitor.log:5"],
+    ]);
+  });
+
   it("orders rotated parts oldest first (.3.gz, .2.gz, .1, current) and joins a line split around a rotation", async () => {
     const { obs, warnings } = await read(cellUtc, {
       "ckpt-janitor.log.3.gz": lines(

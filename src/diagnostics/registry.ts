@@ -187,7 +187,7 @@ export const REGISTRY = {
   JANITOR_ZONE_MISMATCH: {
     level: "warning",
     meaning:
-      "a cell whose v1 janitor times (no offset: read in `janitor_tz`) come a median of more than 45 minutes after, or 15 minutes before, the STABLE mtimes of the same checkpoints (at least 3 with both; the janitor acts minutes after a write): the zone is probably wrong (the message gives the offset the times fit) or the janitor's clock was off, so none of the cell's v1 times is used (`zone_in_doubt` in provenance.jsonl); checkpoints that only a v1 time dates lose that hour (a cadence fit may extrapolate them)",
+      "a cell whose v1 janitor times (no offset: read in `janitor_tz`) are off as a whole: the v1 janitor's startup line states a zone (`tz=...`) whose offset differs from `janitor_tz`'s, or those times come a median of more than 45 minutes after, or 15 minutes before, the STABLE mtimes of the same checkpoints (at least 3 with both; the janitor acts minutes after a write; the message gives the offset they fit). `janitor_tz` is probably wrong (or the janitor's clock was off), so none of the cell's v1 times is used (`zone_in_doubt` in provenance.jsonl); checkpoints that only a v1 time dates lose that hour (a cadence fit may extrapolate them)",
     remedy: "correct the cell's `janitor_tz` in cells.json",
   },
   HOUR_CONFLICT: {

@@ -58,6 +58,8 @@ interface JanitorState {
   seq: number;
   /** Whether any non-blank line was read (JANITOR_MISSING when none). */
   anyLine: boolean;
+  /** The zone the janitor's last v1 startup line states (`tz=...`) and where: given to the v1 lines after it. */
+  statedTz?: { tz: string; at: string };
   /** v1 times in a repeated hour: where each was read as the first occurrence, and how many as the second. */
   repeated: { first: Origin[]; second: number };
 }
@@ -327,8 +329,13 @@ function handleLine(text: string, origin: Origin, ctx: LineContext): void {
     );
   } else {
     state.freeForm += 1;
+    const banner = V1_BANNER.exec(trimmed);
+    if (banner) state.statedTz = { tz: banner[1]!, at: `${origin.file}:${origin.line}` };
   }
 }
+
+/** The v1 janitor's startup line, which states the zone of its times: `ckpt-janitor 1.4.2 starting (watch=/pvc/ptb/kimi, every 600s, tz=America/Los_Angeles)`. */
+const V1_BANNER = /^ckpt-janitor \S+ starting \(.*\btz=([^,\s)]+)/;
 
 function handleV2(body: string, utcMs: number, origin: Origin, ctx: LineContext): void {
   const { cell, state, diag, out } = ctx;
@@ -454,7 +461,15 @@ function handleV1(body: string, utcMs: number, note: string, origin: Origin, ctx
     timeNote: archived ? `v1 action time, ${note}` : null,
     origin,
     extractor: "janitor-log",
-    detail: { version: "v1", action: verb, dest: m[3] ?? null, actionUtc: new Date(utcMs).toISOString() },
+    detail: {
+      version: "v1",
+      action: verb,
+      dest: m[3] ?? null,
+      actionUtc: new Date(utcMs).toISOString(),
+      // The zone the janitor said it wrote in, checked against janitor_tz (resolve/janitor-zone.ts).
+      statedTz: state.statedTz?.tz ?? null,
+      statedTzAt: state.statedTz?.at ?? null,
+    },
     seq: state.seq++,
   });
 }
