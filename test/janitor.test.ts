@@ -71,6 +71,25 @@ describe("janitor log", () => {
     ]);
   });
 
+  it("warns JANITOR_PART_MISSING when the parts skip a rotation number, and reads the others", async () => {
+    const { obs, warnings } = await read(cellUtc, {
+      "ckpt-janitor.log.2.gz": lines(
+        "2026-10-01 01:00:00 archived /pvc/ptb/c1/a/weights/step_2 -> msr-spare/c1.a.step_2",
+      ),
+      "ckpt-janitor.log": lines("2026-10-01 03:00:00 archived /pvc/ptb/c1/a/weights/step_4 -> msr-spare/c1.a.step_4"),
+    });
+    expect(obs.map((o) => o.step)).toEqual([2, 4]);
+    expect(warnings).toEqual([
+      {
+        code: "JANITOR_PART_MISSING",
+        message:
+          'cell "c1": the janitor log\'s parts skip ckpt-janitor.log.1[.gz] (found: ckpt-janitor.log.2.gz, ckpt-janitor.log): the lines it held are lost, so the checkpoints only they time lose that hour',
+        file: "c1/janitor/ckpt-janitor.log",
+        line: null,
+      },
+    ]);
+  });
+
   it("orders rotated parts oldest first (.3.gz, .2.gz, .1, current) and joins a line split around a rotation", async () => {
     const { obs, warnings } = await read(cellUtc, {
       "ckpt-janitor.log.3.gz": lines(
@@ -182,7 +201,7 @@ describe("janitor log", () => {
 
   it("keeps the lines read before a corrupt .gz part, with a warning", async () => {
     const root = await makeTree({
-      "c1/janitor/ckpt-janitor.log.2.gz": Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x01, 0x02]),
+      "c1/janitor/ckpt-janitor.log.1.gz": Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x01, 0x02]),
       "c1/janitor/ckpt-janitor.log": lines(
         "2026-10-01 00:00:00 archived /pvc/ptb/c1/a/weights/step_1 -> msr-spare/c1.a.step_1",
       ),
@@ -192,7 +211,7 @@ describe("janitor log", () => {
     const obs = await readJanitorLog(root, cellUtc, diag);
     expect(obs.map((o) => o.step)).toEqual([1]);
     expect(diag.warnings.map((w) => [w.code, w.file])).toEqual([
-      ["JANITOR_UNREADABLE", "c1/janitor/ckpt-janitor.log.2.gz"],
+      ["JANITOR_UNREADABLE", "c1/janitor/ckpt-janitor.log.1.gz"],
     ]);
   });
 });

@@ -102,11 +102,15 @@ describe("scanning with worker threads", () => {
     );
     const byWorker: number[] = [];
     const scanned: number[] = [];
+    // This thread takes 100 ms more per file (a synchronous sleep), so that even on a loaded machine the
+    // worker is ready long before the last file: it is heard only if this thread yields between files.
+    const pause = new Int32Array(new SharedArrayBuffer(4));
     const scans = await scanFiles("claude-code", files, {
       threads: 2,
       onScanned: (i, worker) => {
         scanned.push(i);
         if (worker) byWorker.push(i);
+        else Atomics.wait(pause, 0, 0, 100);
       },
     });
     expect(scans).toHaveLength(24);

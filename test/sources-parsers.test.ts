@@ -15,6 +15,7 @@ import {
   janitorDirPath,
   listingTsvPath,
   lsLRPath,
+  missingJanitorParts,
   orderJanitorParts,
   supervisorHistoryPath,
   trajectoryDirPath,
@@ -82,6 +83,17 @@ describe("layout (SOURCES.md: Layout)", () => {
         "notes",
       ]),
     ).toEqual(["ckpt-janitor.log.10.gz", "ckpt-janitor.log.2.gz", "ckpt-janitor.log.1", "ckpt-janitor.log"]);
+  });
+  it("names the janitor parts missing: a skipped rotation number, or no current log beside rotated parts", () => {
+    expect(missingJanitorParts([])).toEqual([]);
+    expect(missingJanitorParts(["ckpt-janitor.log", "notes"])).toEqual([]);
+    expect(missingJanitorParts(["ckpt-janitor.log", "ckpt-janitor.log.1", "ckpt-janitor.log.2.gz"])).toEqual([]);
+    expect(missingJanitorParts(["ckpt-janitor.log", "ckpt-janitor.log.4.gz", "ckpt-janitor.log.1"])).toEqual([
+      "ckpt-janitor.log.3[.gz]",
+      "ckpt-janitor.log.2[.gz]",
+    ]);
+    expect(missingJanitorParts(["ckpt-janitor.log.2.gz", "ckpt-janitor.log.1"])).toEqual(["ckpt-janitor.log"]);
+    expect(missingJanitorParts(["ckpt-janitor.log", "ckpt-janitor.log.20261003"])).toEqual([]);
   });
   it("picks listing.tsv over ls-lR.txt, with PVC_TWO_LISTINGS; neither is PVC_LISTING_MISSING", () => {
     const diag = new Diagnostics();

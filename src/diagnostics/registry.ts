@@ -483,6 +483,12 @@ export const REGISTRY = {
       "files in `<cell>/trajectory/` that are not session files of the cell's format (kimi-cli, kimi-code: named `wire.jsonl[.gz]`; the others: ending in `.jsonl` or `.jsonl.gz`): their calls are not counted",
     remedy: "name it `wire.jsonl` (kimi) or `*.jsonl`, or move it out",
   },
+  JANITOR_PART_MISSING: {
+    level: "warning",
+    meaning:
+      "a janitor log whose parts skip a rotation number (`ckpt-janitor.log.2.gz` and `ckpt-janitor.log` without `.1`), or rotated parts without the current `ckpt-janitor.log` (copytruncate always leaves it): the lines the missing part held are lost, so the checkpoints only they time lose that hour",
+    remedy: "restore the part from the volume or a backup",
+  },
   JANITOR_PART_NOT_READ: {
     level: "warning",
     meaning:

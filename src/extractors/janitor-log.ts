@@ -3,7 +3,7 @@ import type { Cell } from "../schema.js";
 import type { Diagnostics } from "../diagnostics.js";
 import type { Observation, Origin } from "../observations.js";
 import { familyIdOf } from "../sources/cells.js";
-import { orderJanitorParts, JANITOR_LOG as LOG } from "../sources/layout.js";
+import { missingJanitorParts, orderJanitorParts, JANITOR_LOG as LOG } from "../sources/layout.js";
 import { snapshotSources, type JanitorInput } from "../sources/sources.js";
 import { localToUtcCandidates, pickMonotonic } from "../util/local-time.js";
 import { clip } from "./pvc-listing.js";
@@ -96,7 +96,9 @@ interface JanitorState {
  * (a line earlier than the one before it), `JANITOR_OUTSIDE_ROOT`, `JANITOR_UNREADABLE` (a corrupt `.gz`
  * part, or a part or the folder that cannot be read: the lines read before the fault, and the other parts, are kept), `JANITOR_MISSING` (no
  * `ckpt-janitor.log` nor any rotated part, or only empty ones: the janitor
- * writes a line at least every 10 minutes, so that is lost evidence).
+ * writes a line at least every 10 minutes, so that is lost evidence),
+ * `JANITOR_PART_MISSING` (a rotation number skipped, or no current log beside
+ * rotated parts: {@link missingJanitorParts}).
  */
 export async function readJanitorLog(
   sourcesDir: string,
@@ -208,6 +210,15 @@ export async function parseJanitorLog(
       `${state.repeated.first.length} line(s) fall in the hour that ${cell.janitor_tz} repeats at the end of daylight saving time, and no line shows the clock set back: read as the first occurrence, though any of them may be an hour later`,
       at.file,
       at.line,
+    );
+  }
+  const missing = missingJanitorParts(parts);
+  if (missing.length > 0 && state.anyLine) {
+    diag.warn(
+      "JANITOR_PART_MISSING",
+      `cell "${cell.cell}": the janitor log's parts skip ${missing.join(" and ")} (found: ${parts.join(", ")}): the lines it held are lost, so the checkpoints only they time lose that hour`,
+      `${relDir}/${parts[parts.length - 1]}`,
+      null,
     );
   }
   // A folder that cannot be listed is not a missing log: say why there is no janitor evidence.

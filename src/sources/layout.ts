@@ -60,6 +60,29 @@ export function orderJanitorParts(names: readonly string[]): string[] {
   return parts;
 }
 
+/**
+ * The janitor log's parts missing among `names` (SOURCES.md: janitor, "the
+ * log is rotated with copytruncate"): rotation numbers 1 up to the highest
+ * present without a gap, and the current `ckpt-janitor.log` (copytruncate
+ * always leaves it), when any part is there at all. Each missing rotated part
+ * is named `ckpt-janitor.log.N[.gz]`; empty when none is missing.
+ */
+export function missingJanitorParts(names: readonly string[]): string[] {
+  const numbers = new Set<number>();
+  for (const name of names) {
+    const m = /^ckpt-janitor\.log\.(\d+)(\.gz)?$/.exec(name);
+    if (m) numbers.add(Number(m[1]));
+  }
+  if (numbers.size === 0) return [];
+  const missing: string[] = [];
+  const highest = Math.max(...numbers);
+  // A rotation number beyond what any real log reaches is a stray name, not thousands of lost parts.
+  if (highest <= 1000)
+    for (let n = highest - 1; n >= 1; n -= 1) if (!numbers.has(n)) missing.push(`${JANITOR_LOG}.${n}[.gz]`);
+  if (!names.includes(JANITOR_LOG)) missing.push(JANITOR_LOG);
+  return missing;
+}
+
 /** `rel` (a layout path) inside the sources folder `sourcesDir`, as a path on disk. */
 export function absPath(sourcesDir: string, rel: string): string {
   return join(sourcesDir, ...rel.split("/"));
