@@ -80,7 +80,7 @@ describe("CoveredTokenLedger", () => {
     ]);
   });
 
-  it("does not cover a moment more than the tolerance after run_start and before the first call; from the first call on, it does", () => {
+  it("with a call logged without a time (it may fill the stretch), does not cover a moment more than the tolerance after run_start and before the first placed call; from that call on, it does", () => {
     const late = every(3, 10);
     const ledger = new CoveredTokenLedger(late, new BudgetClock(START, []));
     expect(ledger.startGap).toMatchObject({ from: null, fromHour: 0, toHour: 3, to: { line: 1 } });
@@ -102,6 +102,35 @@ describe("CoveredTokenLedger", () => {
       totals: null,
       warning: { code: "TRAJECTORY_GAP_BEFORE_CHECKPOINT" },
     });
+  });
+
+  it("without a call logged without a time, a late first call ends the coverage of every later moment (the first session is missing)", () => {
+    const late = every(3, 10).filter((c) => c.timeMs !== null);
+    const ledger = new CoveredTokenLedger(late, new BudgetClock(START, []));
+    expect([ledger.startGap?.toHour, ledger.startEndsCoverage, ledger.gap]).toEqual([3, true, null]);
+    expect([0.5, 1, 1.01, 2.9, 3, 10.9].map((h) => ledger.covers(START + h * H))).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(cellCoverageWarnings(ledger, [START + 0.5 * H, START + 2 * H, START + 9 * H, START + 12 * H])).toEqual([
+      {
+        code: "TRAJECTORY_GAP_BEFORE_CHECKPOINT",
+        message:
+          "the trajectory has no placed call for 3.00 budget hours, from run_start 2026-10-01T00:00:00.000Z to the call at 2026-10-01T03:00:00.000Z (budget hour 3.00), " +
+          "and 3 row(s) lie in it or after it, more than 1 budget hour(s) after its start (the latest at budget hour 12.00): a running driver calls its model every few minutes, " +
+          "so the logs probably miss a session there (a missing session file?), and the driver tokens from then on are unknown (null), not the count of the calls logged",
+        file: "c/trajectory/s.jsonl",
+        line: 1,
+      },
+    ]);
+    // Calls from the first hour on: nothing changes.
+    expect(new CoveredTokenLedger(every(0.5, 10).slice(0, -1), new BudgetClock(START, [])).covers(START + 9 * H)).toBe(
+      true,
+    );
   });
 
   it("the build's end warning: one per cell, at the last call, with the number of rows and the latest row's hour", () => {
@@ -155,7 +184,11 @@ describe("tokens --sources --cell agrees with the build past the logs' end", () 
           type: "session_meta",
           payload: { id: "s1", timestamp: "2026-10-01T00:00:01Z" },
         }),
-        // A running total every 45 minutes from 02:30Z to 13:00Z (budget hours 0.5 to 11), ending at 3000 + 300.
+        // Three small running totals from 00:45Z (the logs reach the run's start), then one every 45 minutes
+        // from 02:30Z to 13:00Z (budget hour 11), ending at 3000 + 300.
+        codexTokenCount("2026-10-01T00:45:00Z", 50, 10, 5),
+        codexTokenCount("2026-10-01T01:30:00Z", 100, 20, 10),
+        codexTokenCount("2026-10-01T02:15:00Z", 150, 30, 15),
         ...Array.from({ length: 15 }, (_v, k) =>
           codexTokenCount(
             new Date(Date.parse("2026-10-01T02:30:00Z") + k * 45 * 60_000).toISOString(),
@@ -175,7 +208,7 @@ describe("tokens --sources --cell agrees with the build past the logs' end", () 
     const report = JSON.parse(past.stdout);
     expect(report.total).toBeNull();
     expect(report.warnings.map((w: { code: string; file: string; line: number }) => [w.code, w.file, w.line])).toEqual([
-      ["TRAJECTORY_ENDS_BEFORE_CHECKPOINT", file, 16],
+      ["TRAJECTORY_ENDS_BEFORE_CHECKPOINT", file, 19],
     ]);
     const b = await runCli("build", "--sources", dir, "--out", `${dir}-out`, "-q", "--no-cache");
     expect(b.code, b.stderr).toBe(0);

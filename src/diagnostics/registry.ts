@@ -575,7 +575,7 @@ export const REGISTRY = {
   TRAJECTORY_GAP_BEFORE_CHECKPOINT: {
     level: "warning",
     meaning:
-      "rows of a cell (one warning per cell, at the call that ends the stretch: its start and end, how many rows, the latest row's budget hour) written more than 1 budget hour after the start of a stretch of its run with no model call for more than 1 budget hour (from `run_start` to the first call, or between two calls): a running driver calls its model every few minutes, so a session is probably missing there and every count after it misses that session's calls. Those rows' `driver_tokens_at_hour` is null; `tokens --sources --cell --at T` (or `--hour`) gives null with this warning for such a moment",
+      "rows of a cell (one warning per cell, at the call that ends the stretch: its start and end, how many rows, the latest row's budget hour) written more than 1 budget hour after the start of a stretch of its run with no model call for more than 1 budget hour (from `run_start` to the first call, or between two calls): a running driver calls its model every few minutes, so a session is probably missing there and every count after it misses that session's calls. A stretch from `run_start` that calls logged without a time may fill (`TRAJECTORY_UNPLACED_CALLS`) nulls only the rows inside it. Those rows' `driver_tokens_at_hour` is null; `tokens --sources --cell --at T` (or `--hour`) gives null with this warning for such a moment",
     remedy: "restore the missing session file (a rollout of those hours?), or check `run_start` and the pauses",
   },
   TRAJECTORY_WINDOW_OUTSIDE_LOGS: {

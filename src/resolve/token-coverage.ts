@@ -44,12 +44,15 @@ export interface TokenLogGap {
  *   of the first stretch between two calls longer than the tolerance
  *   ({@link gap}): a session is missing there, and every count after it misses
  *   that session's calls.
- * - The run's first hour of tolerance is covered; a moment after it and before
- *   the first placed call is not ({@link startGap}: the logs of the start are
- *   missing, or the driver had not started; a checkpoint then has no count to
- *   stand behind). From the first call on, counts are the calls logged: a
- *   late first call can have a reason (calls logged without a time, a driver
- *   started late), so it does not end the coverage.
+ * - The run's first hour of tolerance is covered. A first placed call later
+ *   than that ({@link startGap}) means the logs of the run's start are
+ *   missing (a deleted first session): every count from then on misses that
+ *   session's calls, as after a gap between two calls, so no moment past the
+ *   tolerance is covered. Only calls logged without a time can fill such a
+ *   stretch (kimi-code's early `usage.record`s): with any of them the moments
+ *   before the first placed call are still not covered, but the counts from
+ *   it on are the calls logged, those untimed calls left out
+ *   (`TRAJECTORY_UNPLACED_CALLS`).
  *
  * `build` and `tokens --sources --cell` both get one from `countCellTokens`.
  */
@@ -64,6 +67,8 @@ export class CoveredTokenLedger extends TokenLedger {
   readonly gap: TokenLogGap | null;
   /** The budget hour up to which moments are covered (from the first call on). */
   readonly coveredToHour: number;
+  /** Whether {@link startGap} ends the coverage of every later moment (no call without a time can fill it). */
+  readonly startEndsCoverage: boolean;
 
   /**
    * @param calls the cell's counted calls (at least one placed in time)
@@ -84,6 +89,7 @@ export class CoveredTokenLedger extends TokenLedger {
     this.startGap = startGap;
     this.gap = gap;
     this.coveredToHour = (gap === null ? this.lastCallHour : gap.fromHour) + toleranceH;
+    this.startEndsCoverage = startGap !== null && this.placedCalls() === calls.length;
   }
 
   /** Budget hours from the last placed call to `tMs` (epoch ms); negative before it. */
@@ -99,8 +105,9 @@ export class CoveredTokenLedger extends TokenLedger {
   /** Why `tMs` is not covered: before the first call (`start`), after a gap (`gap`), after the logs (`end`); null when it is. */
   uncoveredBy(tMs: number): "start" | "gap" | "end" | null {
     const hour = this.clock.hourAt(tMs);
+    if (this.startGap !== null && hour > this.toleranceH && (this.startEndsCoverage || hour < this.startGap.toHour))
+      return "start";
     if (hour > this.coveredToHour) return this.gap === null ? "end" : "gap";
-    if (this.startGap !== null && hour > this.toleranceH && hour < this.startGap.toHour) return "start";
     return null;
   }
 }
@@ -145,14 +152,16 @@ export function coverageWarnings(ledger: CoveredTokenLedger, momentsMs: readonly
   const hourOf = (t: number) => round2(ledger.clock.hourAt(t)).toFixed(2);
   const callAt = (call: TokenCall, hour: number) =>
     `the call at ${new Date(call.timeMs!).toISOString()} (budget hour ${round2(hour).toFixed(2)})`;
+  // A stretch from run_start that calls without a time may fill: only the moments inside it are unknown.
+  const within = (gap: TokenLogGap): boolean => gap.from === null && !ledger.startEndsCoverage;
   const gapWarning = (gap: TokenLogGap, beyond: number[]): Warning => ({
     code: "TRAJECTORY_GAP_BEFORE_CHECKPOINT",
     message:
       `the trajectory has no placed call for ${round2(gap.toHour - gap.fromHour).toFixed(2)} budget hours, ` +
       `from ${gap.from === null ? `run_start ${new Date(ledger.clock.runStartMs).toISOString()}` : callAt(gap.from, gap.fromHour)} to ${callAt(gap.to, gap.toHour)}, ` +
-      `and ${beyond.length} ${what} lie ${gap.from === null ? "in it" : "after it"}, more than ${ledger.toleranceH} budget hour(s) after its start (the latest at budget hour ${hourOf(Math.max(...beyond))}): ` +
+      `and ${beyond.length} ${what} lie ${gap.from !== null ? "after it" : within(gap) ? "in it" : "in it or after it"}, more than ${ledger.toleranceH} budget hour(s) after its start (the latest at budget hour ${hourOf(Math.max(...beyond))}): ` +
       `a running driver calls its model every few minutes, so the logs probably miss a session there (a missing session file?), ` +
-      `and the driver tokens ${gap.from === null ? "there" : "from then on"} are unknown (null), not the count of the calls logged`,
+      `and the driver tokens ${within(gap) ? "there" : "from then on"} are unknown (null), not the count of the calls logged`,
     file: gap.to.file,
     line: gap.to.line,
   });
