@@ -158,6 +158,34 @@ describe("janitor log", () => {
     ]);
   });
 
+  it("warns on timed lines that name a checkpoint with an action the janitor never writes, instead of skipping them (found by a new user)", async () => {
+    const { obs, warnings } = await read(cellUtc, {
+      "ckpt-janitor.log": lines(
+        "2026-10-03 14:00:00 INFO archived /pvc/ptb/c1/a/weights/step_1 -> msr-spare/c1.a.step_1",
+        "2026-10-03 14:10:00 Archived /pvc/ptb/c1/a/weights/step_2 -> msr-spare/c1.a.step_2",
+        "2026-10-03 14:20:00 archived: /pvc/ptb/c1/a/weights/step_3 -> msr-spare/c1.a.step_3",
+        "2026-10-03 14:30:00 skip /pvc/ptb/c1/a/weights/step_4: no STABLE yet",
+        "2026-10-03 14:40:00 nothing to archive (4 checkpoints on volume)",
+        "2026-10-03T14:50:00+00:00 level=info action=ARCHIVE family=a step=5 src_mtime=1790000000",
+        "2026-10-03T14:51:00+00:00 level=info action=archive step=6 src_mtime=1790000000",
+        "2026-10-03T14:52:00+00:00 level=info family=a step=7 src_mtime=1790000000",
+        "2026-10-03T14:53:00+00:00 level=debug action=skip reason=idle checkpoints=4",
+        "2026-10-03 15:00:00 archived /pvc/ptb/c1/a/weights/step_8 -> msr-spare/c1.a.step_8",
+      ),
+    });
+    expect(obs.map((o) => [o.kind, o.step])).toEqual([["janitor_archive", 8]]);
+    expect(
+      warnings.map((w) => [w.code, w.line, w.message.replace(/ \(archived, .*?\)| \(archive, prune.*?\)|: .*$/g, "")]),
+    ).toEqual([
+      ["JANITOR_UNPARSED_LINE", 1, 'names a checkpoint, but "INFO" is not an action the v1 janitor writes'],
+      ["JANITOR_UNPARSED_LINE", 2, 'names a checkpoint, but "Archived" is not an action the v1 janitor writes'],
+      ["JANITOR_UNPARSED_LINE", 3, 'names a checkpoint, but "archived:" is not an action the v1 janitor writes'],
+      ["JANITOR_UNPARSED_LINE", 6, "action=ARCHIVE is not an action the v2 janitor writes"],
+      ["JANITOR_UNPARSED_LINE", 7, "an archive line without family="],
+      ["JANITOR_UNPARSED_LINE", 8, "names a checkpoint (family=, step=) but no action="],
+    ]);
+  });
+
   it("reads offset-less v1 times in janitor_tz and resolves the repeated hour at the end of DST by the log's order", async () => {
     // 2026-11-01 in Los Angeles: 01:00-02:00 happens at 08:00-09:00Z (PDT) and again at 09:00-10:00Z (PST).
     const { obs, warnings } = await read(cellLa, {

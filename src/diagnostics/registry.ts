@@ -129,7 +129,7 @@ export const REGISTRY = {
   JANITOR_UNPARSED_LINE: {
     level: "warning",
     meaning:
-      "a line that names a checkpoint or an action but fits neither janitor format (free-form startup lines are skipped silently)",
+      "a line that names a checkpoint or an action but fits neither janitor format, or a timed line that names one with an action the janitor never writes (v1 `INFO archived`, `Archived`, `archived:`; v2 `action=ARCHIVE`, an archive without `family=` or `step=`, a `family=` and `step=` without `action=`): skipped, so the checkpoint may lose its janitor hour (free-form startup lines and idle `action=skip` lines are skipped silently)",
     remedy: "check whether it held an archive",
   },
   JANITOR_CUT_LINE: {

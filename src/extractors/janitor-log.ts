@@ -345,14 +345,43 @@ function handleLine(text: string, origin: Origin, ctx: LineContext): void {
   }
 }
 
+/** The actions a v1 line starts with (SOURCES.md: janitor, and the logs seen): any other before a checkpoint path is warned. */
+const V1_VERBS: ReadonlySet<string> = new Set([
+  "archived",
+  "archive",
+  "pruned",
+  "prune",
+  "skip",
+  "skipped",
+  "error",
+  "ERROR",
+]);
+/** The `action=` values of v2 lines (SOURCES.md: janitor). */
+const V2_ACTIONS: ReadonlySet<string> = new Set(["archive", "prune", "skip", "error"]);
+
+/**
+ * Why a v2 line cannot be read though it names a checkpoint or an archive, or
+ * null: an `action=` the janitor never writes (`ARCHIVE`) on a line with a
+ * `family=` or `step=`, an archive without its `family=` or `step=`, or a
+ * `family=` and `step=` with no `action=`. An idle `action=skip reason=idle`
+ * names nothing and is no evidence.
+ */
+function unreadV2(action: string | undefined, family: boolean, step: boolean): string | null {
+  if (action !== undefined && !V2_ACTIONS.has(action) && (family || step || /archiv/i.test(action)))
+    return `action=${clip(action)} is not an action the v2 janitor writes (${[...V2_ACTIONS].join(", ")})`;
+  if (action === "archive" && (!family || !step)) return `an archive line without ${family ? "step=" : "family="}`;
+  if (action === undefined && family && step) return "names a checkpoint (family=, step=) but no action=";
+  return null;
+}
+
 /** The v1 janitor's startup line, which states the zone of its times: `ckpt-janitor 1.4.2 starting (watch=/pvc/ptb/kimi, every 600s, tz=America/Los_Angeles)`. */
 const V1_BANNER = /^ckpt-janitor \S+ starting \(.*\btz=([^,\s)]+)/;
 
 function handleV2(body: string, utcMs: number, origin: Origin, ctx: LineContext): void {
   const { cell, state, diag, out } = ctx;
-  // No `action=` means no action (the line is skipped below); without a `"` there is no
+  // No `action=` (nor `step=`) means no action (the line is skipped below); without a `"` there is no
   // quoted value whose decoding could throw either: nothing to parse.
-  if (!body.includes("action=") && !body.includes('"')) return;
+  if (!body.includes("action=") && !body.includes('"') && !body.includes("step=")) return;
   // Only the keys read below are kept (a fixed shape is much faster than a dictionary
   // of every key); a later duplicate wins, as before. Quoted values are still decoded,
   // so a broken one throws as it always did.
@@ -372,7 +401,12 @@ function handleV2(body: string, utcMs: number, origin: Origin, ctx: LineContext)
   }
   const action = kv.action;
   if (action === "error") state.inTraceback = true;
-  if (!action || !kv.family || kv.step === undefined) return; // startup or summary lines
+  const unread = unreadV2(action, kv.family !== undefined, kv.step !== undefined);
+  if (unread !== null) {
+    diag.warn("JANITOR_UNPARSED_LINE", `${unread}: ${clip(body)}`, origin.file, origin.line);
+    return;
+  }
+  if (!action || !kv.family || kv.step === undefined) return; // startup or summary lines (action=skip reason=idle)
   const step = parseStep(kv.step);
   if (step === null) {
     diag.warn("JANITOR_BAD_FIELD", `step=${kv.step} is not a step number`, origin.file, origin.line);
@@ -435,6 +469,17 @@ function handleV1(body: string, utcMs: number, note: string, origin: Origin, ctx
   const m = /^(\w+)\s+(\/.*?\/weights\/step_\d+)\/?(?:\s+->\s+(\S+))?(?:\s+.*)?$/.exec(body);
   const verb = m?.[1] ?? body.split(/\s+/)[0] ?? "";
   if (/^(error|ERROR)/.test(verb)) state.inTraceback = true;
+  if (!V1_VERBS.has(verb) && body.includes("/weights/step_")) {
+    // A checkpoint named with an action the janitor never writes (`INFO archived`, `Archived`, `archived:`):
+    // it may be an archive, so it is said, never skipped in silence.
+    diag.warn(
+      "JANITOR_UNPARSED_LINE",
+      `names a checkpoint, but "${clip(verb)}" is not an action the v1 janitor writes (${[...V1_VERBS].join(", ")}): ${clip(body)}`,
+      origin.file,
+      origin.line,
+    );
+    return;
+  }
   if (!m) {
     // A checkpoint path whose step is not a number would otherwise vanish without a word.
     const bad = [...body.matchAll(/\/weights\/step_([^\s/:,;]*)/g)].find((x) => parseStep(x[1]!) === null);
