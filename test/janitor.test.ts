@@ -186,6 +186,21 @@ describe("janitor log", () => {
     ]);
   });
 
+  it("a v2 value quoted wrong is JANITOR_BAD_FIELD for its line; the lines after it are read (it used to end the part's reading)", async () => {
+    const { obs, warnings } = await read(cellUtc, {
+      "ckpt-janitor.log": lines(
+        '2026-10-03T14:50:00+00:00 level=info action=archive family=a step="55"00 src_mtime=1790000000',
+        '2026-10-03T14:51:00+00:00 level=info action=archive family="bad\\q" step=8 src_mtime=1790000000',
+        '2026-10-03T14:52:00+00:00 level=info action=archive family="sft 3" step=7 src_mtime=1790000000 msg="a b"',
+      ),
+    });
+    expect(obs.map((o) => [o.family, o.step, o.familyDir])).toEqual([["sft3", 7, "sft 3"]]);
+    expect(warnings.map((w) => [w.code, w.line, w.message])).toEqual([
+      ["JANITOR_BAD_FIELD", 1, 'step="55"00 is not a well-formed value'],
+      ["JANITOR_BAD_FIELD", 2, 'family="bad\\q" is not a well-formed value'],
+    ]);
+  });
+
   it("reads offset-less v1 times in janitor_tz and resolves the repeated hour at the end of DST by the log's order", async () => {
     // 2026-11-01 in Los Angeles: 01:00-02:00 happens at 08:00-09:00Z (PDT) and again at 09:00-10:00Z (PST).
     const { obs, warnings } = await read(cellLa, {

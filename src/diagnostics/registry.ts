@@ -146,7 +146,7 @@ export const REGISTRY = {
   JANITOR_BAD_FIELD: {
     level: "warning",
     meaning:
-      "a janitor line with a bad step (not a number), time, path, `family=` (empty, `.` or `..` parts) or `src_mtime` (not a number, or no date can hold it)",
+      'a janitor line with a bad step (not a number), time, path, `family=` (empty, `.` or `..` parts), `src_mtime` (not a number, or no date can hold it) or a v2 quoted value that is not well formed (`step="55"00`, a bad escape); that line is skipped, the lines after it are read',
     remedy: "check the line",
   },
   JANITOR_NONEXISTENT_LOCAL_TIME: {

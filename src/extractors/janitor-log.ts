@@ -13,7 +13,8 @@ import { isTimeMs, parseIsoTime, parseStep } from "../util/values.js";
 
 const V2_RE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}))\s+(.*)$/;
 const V1_RE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?\s+(.*)$/;
-const KV_RE = /([A-Za-z_][\w.]*)=("(?:[^"\\]|\\.)*"|\S*)/g;
+// A quoted value ends at a space or the line's end: `step="55"00` (a line joined wrong) is one unquoted value, not 55.
+const KV_RE = /([A-Za-z_][\w.]*)=("(?:[^"\\]|\\.)*"(?=\s|$)|\S*)/g;
 
 /**
  * Lists a cell's janitor log parts in the folder `dir`, oldest first
@@ -374,6 +375,16 @@ function unreadV2(action: string | undefined, family: boolean, step: boolean): s
   return null;
 }
 
+/** A logfmt quoted value (`"b c"`, with JSON escapes) decoded, or null when it is not one (`"55"00`, `"bad\q"`). */
+function quotedValue(v: string): string | null {
+  try {
+    const decoded: unknown = JSON.parse(v);
+    return typeof decoded === "string" ? decoded : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The v1 janitor's startup line, which states the zone of its times: `ckpt-janitor 1.4.2 starting (watch=/pvc/ptb/kimi, every 600s, tz=America/Los_Angeles)`. */
 const V1_BANNER = /^ckpt-janitor \S+ starting \(.*\btz=([^,\s)]+)/;
 
@@ -383,8 +394,8 @@ function handleV2(body: string, utcMs: number, origin: Origin, ctx: LineContext)
   // quoted value whose decoding could throw either: nothing to parse.
   if (!body.includes("action=") && !body.includes('"') && !body.includes("step=")) return;
   // Only the keys read below are kept (a fixed shape is much faster than a dictionary
-  // of every key); a later duplicate wins, as before. Quoted values are still decoded,
-  // so a broken one throws as it always did.
+  // of every key); a later duplicate wins, as before. Quoted values are still decoded:
+  // a broken one is JANITOR_BAD_FIELD for its line.
   const kv: { action?: string; family?: string; step?: string; src_mtime?: string; dest?: string } = {
     action: undefined,
     family: undefined,
@@ -395,8 +406,16 @@ function handleV2(body: string, utcMs: number, origin: Origin, ctx: LineContext)
   KV_RE.lastIndex = 0;
   for (let m = KV_RE.exec(body); m !== null; m = KV_RE.exec(body)) {
     let v = m[2]!;
-    if (v.startsWith('"')) v = JSON.parse(v) as string;
     const key = m[1]!;
+    if (v.startsWith('"')) {
+      const decoded = quotedValue(v);
+      if (decoded === null) {
+        // One bad value is this line's fault, never the rest of the log's.
+        diag.warn("JANITOR_BAD_FIELD", `${key}=${clip(v)} is not a well-formed value`, origin.file, origin.line);
+        return;
+      }
+      v = decoded;
+    }
     if (key === "action" || key === "family" || key === "step" || key === "src_mtime" || key === "dest") kv[key] = v;
   }
   const action = kv.action;
