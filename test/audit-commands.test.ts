@@ -45,15 +45,17 @@ describe("explain", () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(
       "Driver tokens: null (unknown), after the build's warning(s) on the cell's trajectory:\n" +
-        "  TRAJECTORY_GAP_BEFORE_CHECKPOINT at alpha/trajectory/sessions/2026/10/01/rollout-2026-10-01T00-00-00-0000.jsonl:3: " +
-        "the trajectory has no placed call for 7.00 budget hours, from the call at 2026-10-01T04:00:00.000Z (budget hour 4.00)",
+        "  TRAJECTORY_GAP_BEFORE_CHECKPOINT at alpha/trajectory/sessions/2026/10/01/rollout-2026-10-01T00-00-00-0000.jsonl:2: " +
+        "the trajectory has no placed call for 4.00 budget hours, from run_start 2026-10-01T00:00:00.000Z to the call at 2026-10-01T04:00:00.000Z (budget hour 4.00), " +
+        "and 10 row(s) lie in it or after it,",
     );
     const json = JSON.parse((await runCli("explain", "--sources", gapped, "--json", "alpha/sft2/300")).stdout);
     expect(json.tokensUnknownBecause.map((w: { code: string }) => w.code)).toEqual([
       "TRAJECTORY_GAP_BEFORE_CHECKPOINT",
     ]);
-    // A row with its tokens has no such list.
-    const counted = JSON.parse((await runCli("explain", "--sources", gapped, "--json", "alpha/sft2/100")).stdout);
+    // A row with its tokens (the whole mini sweep's) has no such list.
+    const counted = JSON.parse((await runCli("explain", "--sources", dir, "--json", "alpha/sft2/100")).stdout);
+    expect(counted.row.driver_tokens_at_hour).toBe(1107);
     expect(counted.tokensUnknownBecause).toBeUndefined();
   });
 

@@ -2,8 +2,9 @@
  * How far a cell's driver logs reach (resolve/token-coverage.ts; MANIFEST.md
  * `driver_tokens_at_hour`): a moment more than 1 budget hour after the last
  * placed call, or after the start of a longer silence between two calls, or
- * before a late first call, has unknown tokens (null), with one warning per
- * cause; pauses do not count.
+ * after a late first call (only before it when calls without a time may fill
+ * the stretch), has unknown tokens (null), with one warning per cause; pauses
+ * do not count.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { codexTokenCount, makeMiniSweep } from "./helpers/mini-sweep.js";
