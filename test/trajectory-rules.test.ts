@@ -271,6 +271,23 @@ describe("claude-code (TRAJECTORIES.md: claude-code)", () => {
     expect(parts(totals)).toEqual([4, 2200, 250, 160, 2614, 2]);
   });
 
+  it("a line without requestId joins its message.id's response, in one file and across files (a copy whose writer left requestId off)", async () => {
+    const d = tempDir();
+    writeJsonl(d, "a/s.jsonl", [
+      asst(1, "msg_1", null, [3, 1000, 200, 1]), // the first line of the response lost its requestId
+      asst(2, "msg_1", "req_1", [3, 1000, 200, 120]),
+      asst(5, "msg_2", "req_2", [1, 1200, 50, 40]),
+      asst(6, "msg_3", "req_3", [2, 10, 0, 5]),
+      asst(7, "msg_3", "req_other", [2, 10, 0, 6]), // the same id with another requestId: another response
+    ]);
+    writeJsonl(d, "b/s.jsonl", [
+      asst(2, "msg_1", null, [3, 1000, 200, 120]),
+      asst(5, "msg_2", null, [1, 1200, 50, 40]),
+    ]);
+    const { totals } = await count("claude-code", [d]);
+    expect(parts(totals)).toEqual([8, 2220, 250, 171, 2649, 4]);
+  });
+
   it("a response's lines that follow one another are folded as the file is scanned: one record each, the same calls", async () => {
     const d = tempDir();
     writeJsonl(d, "s.jsonl", [

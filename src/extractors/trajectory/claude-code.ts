@@ -34,10 +34,21 @@ import type { TokenCall, TokenParts } from "./types.js";
 import { HashIndex, hashString } from "./hash-index.js";
 import { CLAUDE_CODE_USAGE_SHAPE as USAGE_SHAPE, readClaudeCodeUsage } from "./claude-code-usage.js";
 
-/** The hash of a usage line's response key. */
+/** The hash of a usage line's response key (its `message.id`: lines with and without a `requestId` meet, {@link sameResponse}). */
 function lineHash(u: ClaudeUsageLine): number {
-  const h = hashString(0x510e527f, u.key);
-  return u.request === null ? h : hashString(h, u.request);
+  return hashString(0x510e527f, u.key);
+}
+
+/**
+ * True when usage lines `a` and `b` are of one response (TRAJECTORIES.md,
+ * "claude-code": grouped by `message.id` + `requestId`, by `message.id` alone
+ * where `requestId` is missing): the same key, and the same `requestId` or
+ * none on one of them (a gateway, or a writer, that left it off some lines).
+ */
+function sameResponse(a: ClaudeUsageLine, b: ClaudeUsageLine): boolean {
+  if (a.key !== b.key) return false;
+  if (a.request === b.request) return true;
+  return a.request !== null && b.request !== null && (a.request === "" || b.request === "");
 }
 
 /** A response whose largest `output_tokens` is below this kept its streaming-start value. */
@@ -99,7 +110,8 @@ const CLAUDE_MEMBERS = new JsonMembers([
 /**
  * The claude-code counter (TRAJECTORIES.md, "claude-code"): `scan` reads the
  * usage lines of one transcript; `merge` groups them into responses across
- * every file of the run (by `message.id` + `requestId`), keeping the largest
+ * every file of the run (by `message.id` + `requestId`, or `message.id` alone
+ * on a line without `requestId`: {@link sameResponse}), keeping the largest
  * value of each part and the time of the response's last line.
  * A response's time is the timestamp of its last line (the latest of its lines).
  */
@@ -113,7 +125,7 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
     /** Keeps usage line `u`: folded into the file's last record when it is of the same response (they mostly follow one another). */
     const keep = (u: ClaudeUsageLine): void => {
       const last = data[data.length - 1];
-      if (last !== undefined && last.key === u.key && last.request === u.request) fold(last, u);
+      if (last !== undefined && sameResponse(last, u)) fold(last, u);
       else data.push(u);
     };
     await scanTrajectory(
@@ -191,7 +203,7 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
       for (const u of scans[i]?.data ?? []) {
         const h = lineHash(u);
         let g = groups.first(h);
-        while (g !== -1 && !(firstLine[g]!.key === u.key && firstLine[g]!.request === u.request)) g = groups.next();
+        while (g !== -1 && !sameResponse(firstLine[g]!, u)) g = groups.next();
         if (g === -1) {
           groups.add(h, list.length);
           firstLine.push(u);
