@@ -115,6 +115,22 @@ describe("codex (TRAJECTORIES.md: codex)", () => {
     expect(parts(totals)).toEqual([1000 + 100 + 300, 100, 0, 100 + 10 + 20, 1630, 3]);
   });
 
+  it("a total that falls for one line and is back on the next, without a reset's all-zero last usage, is a glitch: warned, not a reset", async () => {
+    const d = tempDir();
+    writeJsonl(d, "rollout-g.jsonl", [
+      meta(0, "T"),
+      tc(5, [1000, 0, 100]),
+      tc(6, [0, 0, 0], [50, 0, 5]), // a damaged total: its last usage is not the all-zero one of a reset
+      tc(7, [1050, 0, 105], [50, 0, 5]),
+      tc(8, [200, 0, 10], [0, 0, 0]), // a real reset, all-zero last usage
+      tc(9, [250, 0, 15], [50, 0, 5]),
+    ]);
+    const { totals, reading } = await count("codex", [d]);
+    // 1100, then the growth of 55 from the total before the glitch (not 1155 again from 0), then 55 after the reset
+    expect(parts(totals)).toEqual([1000 + 50 + 50, 0, 0, 100 + 5 + 5, 1210, 3]);
+    expect(reading.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_INCONSISTENT_TOTAL", 3]]);
+  });
+
   it("token_usage_record lines repeat token_count: counted once, never both", async () => {
     const d = tempDir();
     writeJsonl(d, "rollout-d.jsonl", [

@@ -378,7 +378,8 @@ export const REGISTRY = {
   },
   TRAJECTORY_INCONSISTENT_TOTAL: {
     level: "warning",
-    meaning: "codex: a running total grew while one of its parts shrank; counted from `last_token_usage`",
+    meaning:
+      "codex: a running total grew while one of its parts shrank (counted from `last_token_usage`); or a running total fell for one line and was back on the next, without the all-zero `last_token_usage` of a context reset (skipped as a glitch, so the history before it is not counted again)",
     remedy: "check the log line",
   },
   TRAJECTORY_UNKNOWN_FORMAT: {

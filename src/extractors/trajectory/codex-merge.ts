@@ -132,6 +132,18 @@ class Sightings {
   }
 }
 
+/**
+ * True when running total `o` fell below `prev` (the baseline) without being
+ * a context reset (TRAJECTORIES.md, "codex": a reset writes an all-zero
+ * `last_token_usage`, and later calls grow from the lower value), and the next
+ * line's total `next` is back at or above `prev`: a glitch of one line.
+ */
+function isDip(o: Observation, prev: Vec, next: Observation | undefined): boolean {
+  if (next === undefined || vecTotal(o.total) >= vecTotal(prev)) return false;
+  if (o.last !== null && vecTotal(o.last) === 0) return false;
+  return vecTotal(next.total) >= vecTotal(prev);
+}
+
 /** Is this item of a child file part of the parent's replayed prefix? */
 function inherited(
   scan: CodexScan,
@@ -172,7 +184,11 @@ function resolveFile(
   // Growths whose cached part exceeds their input part: each total may be consistent while the calls are not.
   const contradicting = new UsageShapeTally();
   const growths = out.growthsOf(thread, scan.observations.length);
-  for (const o of scan.observations) {
+  let dips = 0;
+  let firstDip: number | null = null;
+  const observations = scan.observations;
+  for (let k = 0; k < observations.length; k += 1) {
+    const o = observations[k]!;
     const foreignThread = o.threadId !== null && scan.ownId !== null && o.threadId !== scan.ownId;
     if (prefixOpen) {
       if (foreignThread || inherited(scan, o, parentTotals, o.total)) {
@@ -188,6 +204,13 @@ function resolveFile(
     }
     const prev = baseline;
     if (vecEqual(o.total, prev)) continue; // an unchanged repeat
+    if (isDip(o, prev, observations[k + 1])) {
+      // One line's total fell and the next is back: not a reset (the baseline stays), else the whole
+      // history would be counted again from the fallen value.
+      dips += 1;
+      firstDip ??= o.line;
+      continue;
+    }
     baseline = o.total;
     if (vecTotal(o.total) <= vecTotal(prev)) continue; // a drop (context reset): new baseline, not a call
     // The growth of each part (allocated only as the call).
@@ -252,6 +275,14 @@ function resolveFile(
       `${foreign} token_count line(s) name another thread than the file's own (${scan.ownId}); skipped`,
       display,
       null,
+    );
+  }
+  if (dips > 0) {
+    sink.warn(
+      "TRAJECTORY_INCONSISTENT_TOTAL",
+      `${dips} running total(s) fell for one line and were back at or above the total before on the next, without the all-zero last_token_usage of a context reset: skipped as glitches (the first at this line), not counted as resets`,
+      display,
+      firstDip,
     );
   }
   if (inconsistent > 0) {
