@@ -121,6 +121,7 @@ function kimiCodeReference(files: TrajectoryFile[], scans: FileScan<KimiCodeScan
   const calls: TokenCall[] = [];
   const own = new Map<string, number>();
   const duplicates = new Map<string, number>();
+  const repeated = new Map<string, number>();
   files.forEach((file, i) => {
     const { records, markers } = scans[i]!.data;
     for (const r of records) {
@@ -129,8 +130,10 @@ function kimiCodeReference(files: TrajectoryFile[], scans: FileScan<KimiCodeScan
       const first = own.get(key);
       if (r.call.timeMs !== null) {
         if (first === undefined || first === -1) own.set(key, i);
-        else if (first !== i && files[first]!.display !== file.display) {
-          duplicates.set(file.display, (duplicates.get(file.display) ?? 0) + 1);
+        else {
+          // Another file's record (a copied session), or the same file's again (a line written twice): once.
+          const where = first !== i && files[first]!.display !== file.display ? duplicates : repeated;
+          where.set(file.display, (where.get(file.display) ?? 0) + 1);
           continue;
         }
       } else if (first === undefined) own.set(key, -1);
@@ -138,6 +141,7 @@ function kimiCodeReference(files: TrajectoryFile[], scans: FileScan<KimiCodeScan
     }
   });
   for (const [file, n] of duplicates) sink.warn("TRAJECTORY_DUPLICATE_RECORDS", `${n}`, file, null);
+  for (const [file, n] of repeated) sink.warn("TRAJECTORY_DUPLICATE_RECORDS", `${n}`, file, null);
   const counted = new Set<string>();
   files.forEach((file, i) => {
     const { records, markers } = scans[i]!.data;

@@ -673,6 +673,24 @@ describe("kimi-code (TRAJECTORIES.md: kimi-code)", () => {
     expect(totals.lastCallTimeMs).toBe(ms(9));
   });
 
+  it("a timed usage.record written twice in one file is one call, with TRAJECTORY_DUPLICATE_RECORDS (an untimed repeat may be a real call)", async () => {
+    const d = tempDir();
+    writeJsonl(d, "s1/agents/main/wire.jsonl", [
+      kcMeta,
+      record(5, [100, 10, 1000, 0]),
+      record(5, [100, 10, 1000, 0]),
+      record(9, [20, 5, 1100, 0]),
+    ]);
+    const { totals, reading } = await count("kimi-code", [d]);
+    expect(parts(totals)).toEqual([120, 2100, 0, 15, 2235, 2]);
+    expect(reading.warnings.map((w) => [w.code, w.message])).toEqual([
+      [
+        "TRAJECTORY_DUPLICATE_RECORDS",
+        "1 usage record(s) repeat an earlier record of the same file, with the same time (to the ms), model, scope and usage (a line written twice?): counted once",
+      ],
+    ]);
+  });
+
   it("both usageScope values count (a 'session' call such as compaction is a model call)", async () => {
     const d = tempDir();
     writeJsonl(d, "s1/agents/main/wire.jsonl", [

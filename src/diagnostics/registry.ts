@@ -430,7 +430,8 @@ export const REGISTRY = {
   },
   TRAJECTORY_DUPLICATE_RECORDS: {
     level: "warning",
-    meaning: "a kimi-code session folder copied whole: each record is counted once",
+    meaning:
+      "kimi-code: a session folder copied whole, or a usage record written twice in one file (the same time to the ms, model, scope and usage): each record is counted once",
     remedy: "remove the copy or the link",
   },
   TRAJECTORY_NO_CALLS: {

@@ -15,8 +15,9 @@
  *   a real call, and its original time places it correctly (the same choice
  *   TRAJECTORIES.md makes for pi). A `TRAJECTORY_PARENT_ABSENT` warning says so.
  * Records are matched by time + model + scope + usage. A timed record that
- * two files both have as their own (a session folder copied whole) is one
- * call: counted once, with a `TRAJECTORY_DUPLICATE_RECORDS` warning.
+ * two files both have as their own (a session folder copied whole), or that
+ * one file has twice (a line written twice), is one call: counted once, with
+ * a `TRAJECTORY_DUPLICATE_RECORDS` warning.
  */
 import { Diagnostics } from "../../diagnostics.js";
 import {
@@ -192,6 +193,7 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
     const own = new HashIndex(total);
     const laterOwner = new Map<number, number>();
     const duplicates = new Map<string, number>();
+    const repeatedInFile = new Map<string, number>();
     const skipped = new Set<number>();
     const unplaced: TokenCall[] = [];
     let counted = 0;
@@ -209,8 +211,10 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
         else if (timed) {
           const first = recordAt(e).call.timeMs !== null ? fileOfRecord(e) : (laterOwner.get(e) ?? -1);
           if (first === -1) laterOwner.set(e, i);
-          else if (first !== i && files[first]!.display !== display) {
-            duplicates.set(display, (duplicates.get(display) ?? 0) + 1);
+          else {
+            // The same record twice in one file (a line written twice) is one call too, said apart.
+            const where = first === i || files[first]!.display === display ? repeatedInFile : duplicates;
+            where.set(display, (where.get(display) ?? 0) + 1);
             skipped.add(start[i]! + k);
             continue;
           }
@@ -223,6 +227,14 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
       sink.warn(
         "TRAJECTORY_DUPLICATE_RECORDS",
         `${n} usage record(s) repeat, with the same time and usage, records of another file (a copied session?): counted once`,
+        file,
+        null,
+      );
+    }
+    for (const [file, n] of repeatedInFile) {
+      sink.warn(
+        "TRAJECTORY_DUPLICATE_RECORDS",
+        `${n} usage record(s) repeat an earlier record of the same file, with the same time (to the ms), model, scope and usage (a line written twice?): counted once`,
         file,
         null,
       );
