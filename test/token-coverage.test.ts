@@ -8,6 +8,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { codexTokenCount, makeMiniSweep } from "./helpers/mini-sweep.js";
+import { buildManifest } from "../src/pipeline/build-manifest.js";
 import { runCli } from "./helpers/cli.js";
 import { removeTree } from "./helpers/tree.js";
 import type { TokenCall } from "../src/extractors/trajectory/types.js";
@@ -168,6 +169,52 @@ describe("CoveredTokenLedger", () => {
     expect(late.warning?.code).toBe("TRAJECTORY_ENDS_BEFORE_CHECKPOINT");
     expect(cellTokensAtMoment(null, START, START)).toEqual({ totals: null, warning: null });
   });
+});
+
+describe("a call dated far outside the run (TRAJECTORY_CALL_OUTSIDE_RUN)", () => {
+  const roots: string[] = [];
+  afterAll(async () => Promise.all(roots.map(removeTree)));
+
+  it("is a call without a time, with the warning: the rows after its true time lack it visibly, none drops it in silence", async () => {
+    const file = "alpha/trajectory/sessions/2026/10/01/rollout-2026-10-01T00-15-00-0001.jsonl";
+    // alpha's heartbeat session, one output token every 30 minutes (outside the 10:00-12:00Z pause).
+    const beats = Array.from({ length: 140 }, (_v, k) =>
+      new Date(Date.parse("2026-10-01T00:30:00Z") + k * 30 * 60_000).toISOString(),
+    ).filter((t) => t < "2026-10-01T10:00:00Z" || t > "2026-10-01T12:00:00Z");
+    const session = (times: string[]) =>
+      `${[
+        JSON.stringify({
+          timestamp: "2026-10-01T00:15:00Z",
+          type: "session_meta",
+          payload: { id: "s2", timestamp: "2026-10-01T00:15:00Z" },
+        }),
+        ...times.map((t, k) => codexTokenCount(t, 0, 0, k + 1)),
+      ].join("\n")}\n`;
+    // The 12th beat (06:00Z) written a year early.
+    const base = await makeMiniSweep({ [file]: session(beats) });
+    const dir = await makeMiniSweep({
+      [file]: session(beats.map((t, k) => (k === 11 ? t.replace("2026-", "2025-") : t))),
+    });
+    roots.push(base, dir);
+    const [want, got] = await Promise.all([buildManifest({ sourcesDir: base }), buildManifest({ sourcesDir: dir })]);
+    const key = (w: { code: string; file: string | null; line: number | null }) => `${w.code} ${w.file}:${w.line}`;
+    expect(got.warnings.map(key).filter((k) => !want.warnings.map(key).includes(k))).toEqual([
+      `TRAJECTORY_CALL_OUTSIDE_RUN ${file}:13`,
+    ]);
+    const sinceMs = Date.parse("2026-10-01T06:00:00Z");
+    const wantRows = want.rows.filter((r) => r.cell === "alpha");
+    expect(wantRows.filter((r) => r.driver_tokens_at_hour !== null).length).toBeGreaterThan(5);
+    expect(got.rows.filter((r) => r.cell === "alpha").map((r) => [r.model_id, r.driver_tokens_at_hour])).toEqual(
+      wantRows.map((r) => {
+        const p = want.provenance.find((x) => x.model_id === r.model_id) as { write_time?: string } | undefined;
+        const after = p?.write_time !== undefined && Date.parse(p.write_time) >= sinceMs;
+        return [
+          r.model_id,
+          r.driver_tokens_at_hour !== null && after ? r.driver_tokens_at_hour - 1 : r.driver_tokens_at_hour,
+        ];
+      }),
+    );
+  }, 60_000);
 });
 
 describe("tokens --sources --cell agrees with the build past the logs' end", () => {

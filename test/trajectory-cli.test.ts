@@ -162,6 +162,36 @@ describe("tokens command on a fixture", () => {
     }
   });
 
+  it("a call timed in the wrong unit (epoch seconds as ms: 1970) is a call without a time, with TRAJECTORY_IMPLAUSIBLE_TIME, not dropped from --at", async () => {
+    const d = tempDir();
+    const rec = (time: number, other: number) => ({
+      type: "usage.record",
+      model: "m",
+      usage: { inputOther: other, output: 10, inputCacheRead: 100, inputCacheCreation: 1 },
+      usageScope: "turn",
+      time,
+    });
+    writeJsonl(d, "s1/agents/main/wire.jsonl", [
+      { type: "metadata", created_at: Date.parse(at(0)) },
+      rec(Date.parse(at(10)), 5),
+      rec(Math.floor(Date.parse(at(20)) / 1000), 6), // seconds, not ms
+      rec(Date.parse(at(30)), 7),
+    ]);
+    expect(await run("tokens", "--format", "kimi-code", d, "--json")).toBe(0);
+    const all = JSON.parse(out.join(""));
+    expect([all.total, all.calls, all.last_call_time]).toEqual([351, 3, at(30)]);
+    expect(all.warnings.map((w: { code: string; line: number }) => [w.code, w.line])).toEqual([
+      ["TRAJECTORY_IMPLAUSIBLE_TIME", 3],
+    ]);
+    expect(all.warnings[0].message).toMatch(
+      /^1 call\(s\) are timed outside 2020-01-01T00:00:00.000Z – 2100-01-01T00:00:00.000Z \(the first at 1970-/,
+    );
+    // At a moment after it, the misdated call is left out (as a call without a time), not counted in 1970.
+    out.length = 0;
+    expect(await run("tokens", "--format", "kimi-code", d, "--at", at(25), "--json")).toBe(0);
+    expect(JSON.parse(out.join("")).calls).toBe(1);
+  });
+
   it("--at with an offset is the same instant", async () => {
     const d = fixture();
     const local = at(20).replace("T10:", "T11:").replace("Z", "+01:00");

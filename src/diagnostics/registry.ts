@@ -428,6 +428,18 @@ export const REGISTRY = {
     meaning: "a session file reached twice through links (or a link loop): it is counted once",
     remedy: "remove the copy or the link",
   },
+  TRAJECTORY_IMPLAUSIBLE_TIME: {
+    level: "warning",
+    meaning:
+      "calls (one warning per reading: how many, the first's file, line and time) timed before 2020 or from 2100 on: a time in the wrong unit (epoch seconds read as milliseconds lands in January 1970; milliseconds read as seconds thousands of years ahead). Such a call is treated as one without a time: counted in totals, left out of `tokens(t)` and `driver_tokens_at_hour` (as `TRAJECTORY_UNPLACED_CALLS`), never dropped from the counts in silence",
+    remedy: "check the logger's time unit on that line",
+  },
+  TRAJECTORY_CALL_OUTSIDE_RUN: {
+    level: "warning",
+    meaning:
+      "build, `tokens --cell`: calls (one warning per cell: how many, the first's file, line and time) dated more than 24 h before `run_start` or after the run's 100 budget hours while the cell's other calls are in the run (a wrong year or day on the line?). Such a call is treated as one without a time: counted in totals, left out of `driver_tokens_at_hour`",
+    remedy: "check the line's timestamp",
+  },
   TRAJECTORY_DUPLICATE_RECORDS: {
     level: "warning",
     meaning:

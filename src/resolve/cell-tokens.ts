@@ -18,9 +18,13 @@ import {
   type TokenLedger,
   type TokenTotals,
   type TrajectoryReading,
+  unplaceImplausibleTimes,
 } from "../extractors/trajectory/index.js";
 import { orOnFsError, statIfPresent, unreadableError } from "../util/fs-errors.js";
 import { BudgetClock } from "./clock.js";
+
+/** Hours a call may lie before `run_start`, or after the run's 100 budget hours, and still be dated right (a driver set up early, or stopped late). */
+const CALL_OUTSIDE_RUN_SLACK_H = 24;
 import { coverageWarnings, CoveredTokenLedger } from "./token-coverage.js";
 
 /** What {@link countCellTokens} gives. */
@@ -92,7 +96,7 @@ export async function countCellTokens(
       prefix,
     );
   }
-  const reading = await readTrajectory(cell.trajectory_format, [dir], {
+  let reading = await readTrajectory(cell.trajectory_format, [dir], {
     displayRoot: dir,
     displayPrefix: prefix,
     cache: opts.cache,
@@ -102,20 +106,40 @@ export async function countCellTokens(
   });
   // A session file or folder that could not be read: every count of the cell may be short, so none is written.
   if (incompleteReading(reading) !== null) return { reading, ledger: null, dir };
-  if (!reading.calls.some((c) => c.timeMs !== null)) return { reading, ledger: null, dir };
-  const ledger = new CoveredTokenLedger(reading.calls, opts.clock ?? new BudgetClock(runStartMs, []));
-  const last = ledger.totals().lastCallTimeMs!;
+  let placed = 0;
+  let last = Number.NEGATIVE_INFINITY;
+  for (const c of reading.calls) {
+    if (c.timeMs === null) continue;
+    placed += 1;
+    if (c.timeMs > last) last = c.timeMs;
+  }
+  if (placed === 0) return { reading, ledger: null, dir };
   if (last < runStartMs) {
     const warning: Warning = {
       code: "TRAJECTORY_NO_CALLS_IN_RUN",
       message:
-        `all ${ledger.placedCalls()} placed call(s) of the ${cell.trajectory_format} trajectory are before run_start ` +
+        `all ${placed} placed call(s) of the ${cell.trajectory_format} trajectory are before run_start ` +
         `${new Date(runStartMs).toISOString()} (the last at ${new Date(last).toISOString()}): is it this cell's trajectory? the tokens are unknown (null), not 0`,
       file: prefix,
       line: null,
     };
     return { reading: { calls: reading.calls, warnings: [...reading.warnings, warning] }, ledger: null, dir };
   }
+  // A call dated far from the run (a wrong year on its line) would drop out of every row's count: it is
+  // a call without a time (TRAJECTORY_CALL_OUTSIDE_RUN), like one in the wrong unit (readTrajectory).
+  const clock = opts.clock ?? new BudgetClock(runStartMs, []);
+  const slackMs = CALL_OUTSIDE_RUN_SLACK_H * 3_600_000;
+  const toMs = clock.timeAt(100) + slackMs;
+  const inRun = unplaceImplausibleTimes(
+    reading.calls,
+    runStartMs - slackMs,
+    Number.isFinite(toMs) ? toMs : Number.POSITIVE_INFINITY,
+    "TRAJECTORY_CALL_OUTSIDE_RUN",
+    `more than ${CALL_OUTSIDE_RUN_SLACK_H} h before run_start ${new Date(runStartMs).toISOString()} or after the run's 100 budget hours, while the others are in it (a wrong date on the line?)`,
+  );
+  if (inRun.warning !== null) reading = { calls: [...inRun.calls], warnings: [...reading.warnings, inRun.warning] };
+  if (!reading.calls.some((c) => c.timeMs !== null)) return { reading, ledger: null, dir };
+  const ledger = new CoveredTokenLedger(reading.calls, clock);
   return { reading, ledger, dir };
 }
 

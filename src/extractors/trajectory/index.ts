@@ -47,6 +47,9 @@ import { InputError } from "../../errors.js";
 import type { FileCache } from "../../util/file-cache.js";
 import { fsErrorCode, fsReason, unreadableError } from "../../util/fs-errors.js";
 import type { FileScan, TrajectoryFile } from "./common.js";
+import { unplaceImplausibleTimes } from "./call-times.js";
+
+export { unplaceImplausibleTimes };
 import { COUNTERS } from "./counters.js";
 import { scanFiles } from "./parallel.js";
 import { findSessionFiles } from "./session-files.js";
@@ -293,8 +296,11 @@ export async function readTrajectory(
     if (cache && keys[i] !== null) await cache.put(kind, keys[i]!, counter.pack ? counter.pack(fresh[j]!) : fresh[j]);
   }
   const result = counter.merge(listed.files, scans as FileScan<unknown>[]);
-  const calls = [...result.calls].sort(compareCalls);
+  // A time no call can have (a unit error) places its call nowhere: it is a call without a time.
+  const plausible = unplaceImplausibleTimes(result.calls);
+  const calls = [...plausible.calls].sort(compareCalls);
   const warnings = [...listed.warnings, ...result.warnings];
+  if (plausible.warning !== null) warnings.push(plausible.warning);
   if (listed.files.length > 0 && calls.length === 0) {
     // Session files with no call of this format: most often the wrong trajectory_format.
     warnings.push({
