@@ -278,6 +278,21 @@ describe("cost per point of gain", () => {
     const f = await runCli("cost", "--scores", join(out, "twice.csv"), "--manifest", join(out, "manifest.json"));
     expect([f.code, f.stderr]).toEqual([1, expect.stringContaining("error COST_DUPLICATE_SCORE")]);
     expect(f.stderr).toContain("agentic-ptb/alpha.h017.sft2.300 is scored twice on suite mmlu");
+    // A column named twice would be read from its last copy (every gain 0, silently): refused.
+    await writeFile(join(out, "score2.csv"), lines("model_id,suite,score,score", "Qwen/Qwen3.5-9B-Base,mmlu,40,99"));
+    const twiceCol = await runCli(
+      "cost",
+      "--scores",
+      join(out, "score2.csv"),
+      "--manifest",
+      join(out, "manifest.json"),
+    );
+    expect([twiceCol.code, twiceCol.stderr]).toEqual([
+      1,
+      expect.stringContaining(
+        `error COST_BAD_SCORES at ${join(out, "score2.csv")}:1: not a CSV of model_id,suite,score: the header names the column "score" twice`,
+      ),
+    ]);
     await writeFile(join(out, "empty.csv"), lines("model_id,suite,score"));
     const g = await runCli("cost", "--scores", join(out, "empty.csv"), "--manifest", join(out, "manifest.json"));
     expect([g.code, g.stderr]).toEqual([1, expect.stringContaining("error COST_BAD_SCORES")]);

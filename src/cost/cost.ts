@@ -48,12 +48,20 @@ export interface CostReport {
   unmatched: { model_id: string; suite: string; at: string }[];
 }
 
+/** The CSV header's column names, each once: a column named twice would be read from its last copy, in silence. */
+function headerOnce(header: string[]): string[] {
+  const twice = header.find((name, i) => header.indexOf(name) !== i);
+  if (twice !== undefined) throw Object.assign(new Error(`the header names the column "${twice}" twice`), { lines: 1 });
+  return header;
+}
+
 /**
  * Reads a scores file: CSV with a header (`model_id,suite,score`) or JSONL
  * (`{"model_id","suite","score"}` a line).
  *
  * @throws InputError `COST_BAD_SCORES` naming the file and line (a missing
- *   column, a score that is not a finite number, a line that is not JSON),
+ *   column, a column named twice, a score that is not a finite number, a
+ *   line that is not JSON),
  *   `COST_DUPLICATE_SCORE` (one model scored twice on one suite).
  */
 export async function readScores(path: string): Promise<Score[]> {
@@ -77,7 +85,7 @@ export async function readScores(path: string): Promise<Score[]> {
   } else {
     let rows: { record: Record<string, string>; info: { lines: number } }[];
     try {
-      rows = parse(text, { columns: true, skip_empty_lines: true, info: true }) as typeof rows;
+      rows = parse(text, { columns: headerOnce, skip_empty_lines: true, info: true }) as typeof rows;
     } catch (err) {
       const e = err as Error & { lines?: number };
       throw new InputError(

@@ -713,7 +713,8 @@ export const REGISTRY = {
   },
   COST_BAD_SCORES: {
     level: "error",
-    meaning: "`cost`: a scores line without model_id, suite and a numeric score",
+    meaning:
+      "`cost`: a scores file that cannot be read, a line without model_id, suite and a numeric score, or a CSV header that names a column twice",
     remedy: "fix the scores file",
   },
   COST_DUPLICATE_SCORE: {
