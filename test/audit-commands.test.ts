@@ -1,5 +1,7 @@
 import { describe, expect, it, beforeAll, afterAll } from "vitest";
 import { readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { makeMiniSweep, miniCells } from "./helpers/mini-sweep.js";
 import { removeTree, lines } from "./helpers/tree.js";
 import { runCli } from "./helpers/cli.js";
@@ -257,5 +259,26 @@ describe("validate and a bad anchor (found by a new user)", () => {
     expect(v.anchors.map((a: any) => [a.family, a.step, a.row_hour, a.hour_source, a.residual_h, a.miss])).toEqual([
       ["grpo", 5, null, "unrecoverable", -14, true],
     ]);
+  });
+});
+
+describe("explain and validate with no build in --out and no sources folder (found by a new user)", () => {
+  it("say that --out was looked in first, not only that sources/ is missing", async () => {
+    const { describedResult } = await import("../src/pipeline/last-build.js");
+    const none = join(tmpdir(), `ptb-none-${process.pid}`);
+    await expect(
+      describedResult({
+        out: join(none, "out"),
+        sources: join(none, "sources"),
+        sourcesGiven: false,
+        toleranceH: 1.5,
+        outlierFloorH: 1.5,
+      }),
+    ).rejects.toMatchObject({
+      code: "SOURCES_NOT_FOUND",
+      message: expect.stringMatching(
+        /^no build in --out .*ptb-none-\d+\/out \(no build-report\.json\), and nothing to derive one from now: no such folder: /,
+      ),
+    });
   });
 });

@@ -315,6 +315,16 @@ export async function describedResult(
       sourcesDir: resolve(opts.sources),
       toleranceH: opts.toleranceH,
       outlierFloorH: opts.outlierFloorH,
+    }).catch((err: unknown) => {
+      // No build in --out and no sources where none were named: say that --out was looked in first.
+      if (!report && !opts.sourcesGiven && err instanceof InputError && err.code === "SOURCES_NOT_FOUND")
+        throw new InputError(
+          err.code,
+          `no build in --out ${opts.out} (no build-report.json), and nothing to derive one from now: ${err.message}`,
+          err.file,
+          err.line,
+        );
+      throw err;
     });
     const args = { sources: opts.sources, tolerance_h: opts.toleranceH, outlier_floor_h: opts.outlierFloorH };
     return {
