@@ -534,6 +534,7 @@ describe("pi (TRAJECTORIES.md: pi)", () => {
       piHeader(7200, "b", { parentSession: "/home/u/.pi/agent/sessions/x/2026-03-01T10-00-00-000Z_a.jsonl" }),
       piAsst(10, "e1", [5, 50, 1000, 20]),
       piAsst(20, "e2", [1, 60, 1100, 30]),
+      piAsst(20, "e2", [1, 60, 1100, 30]), // written twice: one call, counted once and said once
     ]);
     const { totals, reading, ledger } = await count("pi", [d], d);
     expect(parts(totals)).toEqual([6, 2100, 50, 110, 2266, 2]);
@@ -541,6 +542,7 @@ describe("pi (TRAJECTORIES.md: pi)", () => {
     expect(reading.warnings).toEqual([
       expect.objectContaining({ code: "TRAJECTORY_PARENT_ABSENT", file: "2026-03-01T12-00-00-000Z_b.jsonl", line: 1 }),
     ]);
+    expect(reading.warnings[0]!.message).toMatch(/all its 2 call\(s\) count$/);
   });
 
   it("aborted and errored assistant entries with usage count (also an all-zero aborted one)", async () => {

@@ -194,22 +194,30 @@ export const piCounter: FormatCounter<PiScan> = {
     for (const f of files) present.add(sessionKeyOfName(f.path));
     const branches: { file: TrajectoryFile; parent: string; calls: number }[] = [];
     const perFile: TokenCall[][] = [];
+    /** The file of kept[k]. */
+    const keptFrom: number[] = [];
     for (let i = 0; i < files.length; i += 1) {
       const file = files[i]!;
       const scan = scans[i]!.data;
       if (scan.headerId) present.add(scan.headerId);
-      if (scan.parent) branches.push({ file, parent: scan.parent, calls: scan.entries.length });
       // Files are read in path order: the first sighting of a copied entry is kept.
       const mine: TokenCall[] = [];
+      let repeatsHere = 0;
       for (const e of scan.entries) {
         const h = e.hash;
         let k = seen.first(h);
         while (k !== -1 && !sameEntry(kept[k]!, e)) k = seen.next();
-        if (k !== -1) continue;
+        if (k !== -1) {
+          if (keptFrom[k] === i) repeatsHere += 1;
+          continue;
+        }
         seen.add(h, kept.length);
         kept.push(e);
+        keptFrom.push(i);
         mine.push(e.call);
       }
+      // Its calls: its entries, an entry written twice in it counted once.
+      if (scan.parent) branches.push({ file, parent: scan.parent, calls: scan.entries.length - repeatsHere });
       perFile.push(mine);
     }
     for (const b of branches) {
