@@ -293,6 +293,16 @@ describe("cost per point of gain", () => {
         `error COST_BAD_SCORES at ${join(out, "score2.csv")}:1: not a CSV of model_id,suite,score: the header names the column "score" twice`,
       ),
     ]);
+    // A suite on two scales (a fraction and a percentage) is computed as given, and said on stderr.
+    await writeFile(
+      join(out, "scales.csv"),
+      lines("model_id,suite,score", "Qwen/Qwen3.5-9B-Base,mmlu,0.31", "agentic-ptb/alpha.h005.sft2.100,mmlu,30.5"),
+    );
+    const mixed = await runCli("cost", "--scores", join(out, "scales.csv"), "--manifest", join(out, "manifest.json"));
+    expect(mixed.code).toBe(0);
+    expect(mixed.stderr).toContain(
+      `warning COST_MIXED_SCALE at ${join(out, "scales.csv")}:2: suite mmlu mixes 1 score(s) between 0 and 1`,
+    );
     await writeFile(join(out, "empty.csv"), lines("model_id,suite,score"));
     const g = await runCli("cost", "--scores", join(out, "empty.csv"), "--manifest", join(out, "manifest.json"));
     expect([g.code, g.stderr]).toEqual([1, expect.stringContaining("error COST_BAD_SCORES")]);

@@ -8,6 +8,7 @@ import { earlierNamesBeside } from "../diff/diff.js";
 import { readManifestRows } from "../manifest/read.js";
 import { computeCost, costCsv, readScores, renderCost } from "../cost/cost.js";
 import { costHtml } from "../cost/cost-html.js";
+import { mixedScaleWarnings } from "../cost/score-scale.js";
 import { writeFilesAtomically } from "../util/atomic.js";
 import { type CommandIo, outPathOption } from "../options.js";
 
@@ -64,7 +65,10 @@ export function register(program: Command, io: CommandIo): void {
             err.line,
           );
         }
-        const report = computeCost(rows, await readScores(o.scores), {
+        const scores = await readScores(o.scores);
+        // A suite on two scales is said on stderr, whatever the output format.
+        for (const w of mixedScaleWarnings(scores)) io.stderr.write(warningLine(w, io.style.stderr.warning));
+        const report = computeCost(rows, scores, {
           suite: o.suite,
           includeEosBroken: o.includeEosBroken,
           earlierNames: await earlierNamesBeside(

@@ -738,6 +738,12 @@ export const REGISTRY = {
     meaning: "`cost`: a scores file none of whose model ids is a row of the manifest. Nothing written",
     remedy: "give the manifest the scored models come from",
   },
+  COST_MIXED_SCALE: {
+    level: "warning",
+    meaning:
+      "`cost` (stderr): a suite whose scores include fractions between 0 and 1 and values above 1 (one warning per suite, at its first fraction, with one score of each kind): a fraction and a percentage mixed, so its gains compare them as they are",
+    remedy: "put the suite's scores on one scale",
+  },
   COST_UNMATCHED_SCORE: {
     level: "warning",
     meaning: "`cost` (stderr): scores whose model id has no row (count and first line); they are not in the figures",
