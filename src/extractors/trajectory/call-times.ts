@@ -9,6 +9,7 @@
  */
 import type { Warning } from "../../diagnostics.js";
 import type { WarningCode } from "../../diagnostics/registry.js";
+import { isTimeMs } from "../../util/values.js";
 import type { TokenCall } from "./types.js";
 
 /** Before this no coding agent logged a model call: 2020-01-01T00:00:00Z. */
@@ -30,25 +31,25 @@ export function unplaceImplausibleTimes(
   code: WarningCode = "TRAJECTORY_IMPLAUSIBLE_TIME",
   why = "no model call of a coding agent can be dated there (a time in the wrong unit: epoch seconds read as milliseconds, or milliseconds as seconds?)",
 ): { calls: readonly TokenCall[]; warning: Warning | null } {
+  const outside = (c: TokenCall): boolean => c.timeMs !== null && !(c.timeMs >= fromMs && c.timeMs < toMs);
+  // Most readings have none: the calls are then kept as they are, not copied.
+  if (!calls.some(outside)) return { calls, warning: null };
   let first: TokenCall | null = null;
   let n = 0;
   const out = calls.map((c) => {
-    if (c.timeMs === null || (c.timeMs >= fromMs && c.timeMs < toMs)) return c;
+    if (!outside(c)) return c;
     n += 1;
     if (first === null || c.file < first.file || (c.file === first.file && c.line < first.line)) first = c;
     return { ...c, timeMs: null };
   });
-  if (first === null) return { calls, warning: null };
-  const at = first as TokenCall;
-  const shown =
-    Number.isFinite(at.timeMs) && Math.abs(at.timeMs!) <= 8.64e15
-      ? new Date(at.timeMs!).toISOString()
-      : String(at.timeMs);
+  const at = first as unknown as TokenCall;
+  // A bound or a time no Date can hold (an open end, a unit error of thousands of years) is shown as a number.
+  const shown = (ms: number): string => (isTimeMs(ms) ? new Date(ms).toISOString() : String(ms));
   return {
     calls: out,
     warning: {
       code,
-      message: `${n} call(s) are timed outside ${new Date(fromMs).toISOString()} – ${new Date(toMs).toISOString()} (the first at ${shown}): ${why}; they count in the totals but are not placed in time, as calls without a time`,
+      message: `${n} call(s) are timed outside ${shown(fromMs)} – ${shown(toMs)} (the first at ${shown(at.timeMs!)}): ${why}; they count in the totals but are not placed in time, as calls without a time`,
       file: at.file,
       line: at.line,
     },
