@@ -22,10 +22,10 @@ import {
 } from "../extractors/trajectory/index.js";
 import { orOnFsError, statIfPresent, unreadableError } from "../util/fs-errors.js";
 import { BudgetClock } from "./clock.js";
+import { coverageWarnings, CoveredTokenLedger } from "./token-coverage.js";
 
 /** Hours a call may lie before `run_start`, or after the run's 100 budget hours, and still be dated right (a driver set up early, or stopped late). */
 const CALL_OUTSIDE_RUN_SLACK_H = 24;
-import { coverageWarnings, CoveredTokenLedger } from "./token-coverage.js";
 
 /** What {@link countCellTokens} gives. */
 export interface CellTokenCount {

@@ -43,6 +43,12 @@ export function isExtractedPath(rel: string): boolean {
   return /^[^/]+\/(trajectory|pvc|janitor)\//.test(rel);
 }
 
+/** The rotation number N of a rotated janitor log part `ckpt-janitor.log.N[.gz]`, or null for any other name. */
+function rotationNumber(name: string): number | null {
+  const m = /^ckpt-janitor\.log\.(\d+)(\.gz)?$/.exec(name);
+  return m ? Number(m[1]) : null;
+}
+
 /**
  * The janitor log's parts among a folder's names, oldest first:
  * `ckpt-janitor.log.N[.gz]` from the highest N down, then `ckpt-janitor.log`
@@ -51,8 +57,8 @@ export function isExtractedPath(rel: string): boolean {
 export function orderJanitorParts(names: readonly string[]): string[] {
   const rotated: { n: number; name: string }[] = [];
   for (const name of names) {
-    const m = /^ckpt-janitor\.log\.(\d+)(\.gz)?$/.exec(name);
-    if (m) rotated.push({ n: Number(m[1]), name });
+    const n = rotationNumber(name);
+    if (n !== null) rotated.push({ n, name });
   }
   rotated.sort((a, b) => b.n - a.n || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const parts = rotated.map((r) => r.name);
@@ -70,8 +76,8 @@ export function orderJanitorParts(names: readonly string[]): string[] {
 export function missingJanitorParts(names: readonly string[]): string[] {
   const numbers = new Set<number>();
   for (const name of names) {
-    const m = /^ckpt-janitor\.log\.(\d+)(\.gz)?$/.exec(name);
-    if (m) numbers.add(Number(m[1]));
+    const n = rotationNumber(name);
+    if (n !== null) numbers.add(n);
   }
   if (numbers.size === 0) return [];
   const missing: string[] = [];

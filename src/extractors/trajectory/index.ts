@@ -48,8 +48,6 @@ import type { FileCache } from "../../util/file-cache.js";
 import { fsErrorCode, fsReason, unreadableError } from "../../util/fs-errors.js";
 import type { FileScan, TrajectoryFile } from "./common.js";
 import { unplaceImplausibleTimes } from "./call-times.js";
-
-export { unplaceImplausibleTimes };
 import { COUNTERS } from "./counters.js";
 import { scanFiles } from "./parallel.js";
 import { findSessionFiles } from "./session-files.js";
@@ -60,6 +58,7 @@ import type { TrajectoryReading } from "./types.js";
 export { TRAJECTORY_FORMATS };
 export type { TokenCall, TokenTotals, TrajectoryReading } from "./types.js";
 export { callTotals, TokenLedger } from "./token-ledger.js";
+export { unplaceImplausibleTimes } from "./call-times.js";
 export type { TrajectoryFormat } from "../../trajectory-formats.js";
 
 /** Options of {@link readTrajectory}. */
