@@ -92,11 +92,6 @@ export class CoveredTokenLedger extends TokenLedger {
     this.startEndsCoverage = startGap !== null && this.placedCalls() === calls.length;
   }
 
-  /** Budget hours from the last placed call to `tMs` (epoch ms); negative before it. */
-  hoursAfterLastCall(tMs: number): number {
-    return this.clock.hourAt(tMs) - this.lastCallHour;
-  }
-
   /** True when the count at `tMs` (epoch ms) can be stood behind (see the class). */
   covers(tMs: number): boolean {
     return this.uncoveredBy(tMs) === null;

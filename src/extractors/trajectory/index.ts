@@ -25,14 +25,18 @@
  * - `TRAJECTORY_FOREIGN_THREAD`      codex: token_count lines of another thread in a rollout; skipped.
  * - `TRAJECTORY_NO_SESSION_META`     codex: a rollout with calls whose first line is not its session_meta (fork or not
  *                                    cannot be told): the reading is incomplete, the build writes null tokens for the cell.
- * - `TRAJECTORY_INCONSISTENT_TOTAL`  codex: a running total grew while one part shrank; counted from last_token_usage.
+ * - `TRAJECTORY_INCONSISTENT_TOTAL`  codex: a running total grew while one part shrank (counted from last_token_usage),
+ *                                    or fell for one line and came back (skipped as a glitch, not a reset).
  * - `TRAJECTORY_NO_FILES`            a folder given holds no session file of the format (the tokens are unknown: null).
  * - `TRAJECTORY_NO_CALLS`            session files were found but none records a call of the format (wrong format?):
  *                                    the tokens are unknown (null), not 0.
  * - `TRAJECTORY_NO_CALLS_IN_RUN`     (build, `tokens --cell`; resolve/cell-tokens.ts) every placed call is before run_start:
  *                                    the tokens are unknown (null).
  * - `TRAJECTORY_DUPLICATE_PATH`      a session file reached by several paths (links, a link loop): read once.
- * - `TRAJECTORY_DUPLICATE_RECORDS`   kimi-code: timed records repeated in another file (a copied session): counted once.
+ * - `TRAJECTORY_DUPLICATE_RECORDS`   kimi-code: timed records repeated in another file (a copied session), or in the
+ *                                    same file (a line written twice): counted once.
+ * - `TRAJECTORY_IMPLAUSIBLE_TIME`    calls timed before 2020 or from 2100 (a unit error): calls without a time
+ *                                    (call-times.ts); `TRAJECTORY_CALL_OUTSIDE_RUN` is its run-window twin in cell-tokens.ts.
  *
  * Fatal: `InputError` `TRAJECTORY_PATH_MISSING` (a path that does not exist),
  * `TRAJECTORY_PATH_UNREADABLE` (a given path that cannot be looked at: no permission on a folder above it),
