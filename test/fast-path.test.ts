@@ -20,6 +20,7 @@ import {
 } from "../src/util/line-scan.js";
 import { MarkerSearch } from "../src/util/marker-scan.js";
 import { LeadingScalarReader } from "../src/util/json-prefix.js";
+import { skipInMemory } from "../src/util/json-skip.js";
 
 const REPO = resolve(import.meta.dirname, "..");
 const SAMPLES = resolve(REPO, "../shared/samples/trajectories");
@@ -205,6 +206,23 @@ describe("scanLines filter", () => {
       buf[s + 2] === 0x61 ? LINE_SKIP : buf[s + 2] === 0x62 ? LINE_TAKE : LINE_UNKNOWN;
     const text = `${['{"a":"token_count"}', '{"b":1}', '{"c":1}', '{"c":"token_count"}'].join("\n")}\n`;
     expect(await kept(text, { needles, classify })).toEqual([2, 4]);
+  });
+
+  it("classify mode reads into WebAssembly memory, where a line's values are checked (json-skip), also without the line search", async () => {
+    const classify = () => LINE_TAKE;
+    const p = join(tmp, "in-memory.jsonl");
+    writeFileSync(p, '{"a":{"b":[1,2]}}\n{"a":{"b":[1,2,]}}\n');
+    for (const wasm of [true, false]) {
+      setWasmMarkerSearch(wasm);
+      const got: (number | undefined)[] = [];
+      try {
+        await scanLines(p, { classify, needles }, (b, s, e) => got.push(skipInMemory(b, s + 5, e, 1)));
+      } finally {
+        setWasmMarkerSearch(true);
+      }
+      // In WebAssembly memory: the end of `{"b":[1,2]}` (line 1), -1 for the trailing comma (line 2); else not there.
+      expect(got).toEqual(wasm ? [16, -1] : [undefined, undefined]);
+    }
   });
 
   it("hands every line over without a filter, and wantAll lines in the fast path", async () => {

@@ -88,9 +88,11 @@ async function scan(
     : opts.classify !== undefined && opts.detectGlued === true && opts.searchLines === true;
   const search = useWasm && wasm ? MarkerSearch.load() : null;
   // Two buffers, kept across files (a fresh one page-faults on its first fill): the next read fills
-  // one while the lines of the other are scanned. With the WebAssembly search they are its own
-  // memory, searched where they are read.
-  const region = search ? MarkerSearch.takeRegion(chunk) : null;
+  // one while the lines of the other are scanned. With the WebAssembly on they are the search's own
+  // memory, searched where they are read, and where the readers' JSON check of a line's values
+  // (json-skip.ts) runs without a copy, also in classify mode without the search (codex: a forked
+  // file's every line is checked, 2.3 times as fast there as in JavaScript).
+  const region = search || (useWasm && opts.classify !== undefined) ? MarkerSearch.takeRegion(chunk) : null;
   let buf = region ? region.a : takeReadBuffer(chunk);
   let other = region ? region.b : takeReadBuffer(chunk);
   let lineNo = 0;
