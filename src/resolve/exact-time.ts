@@ -9,7 +9,8 @@ import { round2 } from "./clock.js";
 import type { Candidate, Rejection, TimeDecision } from "./decision.js";
 import { contradictsWrite, timeIsOf } from "./hour-conflict.js";
 import type { ZoneDoubt } from "./janitor-zone.js";
-import { clockUnknownAt, iso, type RunWindow } from "./run-window.js";
+import { clockUnknownAt, iso, type RunWindow, withinRun } from "./run-window.js";
+import { firstStableWithinRun, stableMtimes } from "./stable-mtime.js";
 
 /**
  * The exact time of a checkpoint, with every time set aside and why; an
@@ -109,7 +110,7 @@ function pickStable(
   w: RunWindow,
   diag: Diagnostics,
 ): { chosen: Observation | null; rejected: Rejection[] } {
-  const stables = c.obs.filter((o) => o.kind === "pvc_stable").sort((a, b) => a.seq - b.seq);
+  const stables = stableMtimes(c);
   for (const o of stables.slice(1)) {
     if (o.utcMs !== stables[0]!.utcMs) {
       diag.warn(
@@ -120,7 +121,6 @@ function pickStable(
       );
     }
   }
-  let chosen: Observation | null = null;
   const rejected: Rejection[] = [];
   for (const o of stables) {
     const t = o.utcMs!;
@@ -141,11 +141,9 @@ function pickStable(
         o.origin.file,
         o.origin.line,
       );
-    } else if (!chosen) {
-      chosen = o;
     }
   }
-  return { chosen, rejected };
+  return { chosen: firstStableWithinRun(stables, w) ?? null, rejected };
 }
 
 /**
@@ -167,7 +165,7 @@ function pickArchive(
     const t = o.utcMs!;
     if (zoneDoubt && o.detail.version === "v1") {
       rejected.push({ observation: o, reason: "zone_in_doubt", why: zoneDoubt.why });
-    } else if (t < w.runStartMs || t > w.runEndMs) {
+    } else if (!withinRun(t, w)) {
       rejected.push({ observation: o, reason: "outside_run", why: `janitor time ${iso(t)} is outside the run` });
       diag.warn(
         "JANITOR_TIME_OUTSIDE_RUN",

@@ -19,6 +19,7 @@ import type { Observation } from "../observations.js";
 import { median } from "../util/arrays.js";
 import type { Candidate } from "./decision.js";
 import type { RunWindow } from "./run-window.js";
+import { firstStableWithinRun, stableMtimes } from "./stable-mtime.js";
 
 /** Fewest checkpoints with both times for a verdict: one or two lags may be a janitor that fell behind. */
 const ZONE_CHECK_MIN_PAIRS = 3;
@@ -38,13 +39,6 @@ const MINUTE = 60_000;
 function firstV1(c: Candidate): Observation | undefined {
   return c.obs
     .filter((o) => o.kind === "janitor_archive" && o.detail.version === "v1" && o.utcMs !== null)
-    .sort((a, b) => a.seq - b.seq)[0];
-}
-
-/** The first STABLE mtime within the run in listing order (the one exact-time.ts chooses). */
-function firstStable(c: Candidate, w: RunWindow): Observation | undefined {
-  return c.obs
-    .filter((o) => o.kind === "pvc_stable" && o.utcMs !== null && o.utcMs >= w.runStartMs && o.utcMs <= w.runEndMs)
     .sort((a, b) => a.seq - b.seq)[0];
 }
 
@@ -98,7 +92,7 @@ export function janitorZoneDoubt(
   for (const c of cands) {
     const v1 = firstV1(c);
     if (!v1) continue;
-    const stable = firstStable(c, w);
+    const stable = firstStableWithinRun(stableMtimes(c), w);
     if (!stable) {
       onlyV1++;
       continue;

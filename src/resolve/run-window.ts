@@ -33,6 +33,11 @@ export function runWindow(supervisor: SupervisorHistory, toleranceH: number): Ru
   return { clock, runStartMs: supervisor.runStartMs, runEndMs, runEndFrom, unknownFromMs, toleranceH };
 }
 
+/** True when `t` (UTC epoch ms) lies within the run: from run_start to the run's end, both included (SOURCES.md: "Where a checkpoint's hour comes from"). */
+export function withinRun(t: number, w: RunWindow): boolean {
+  return t >= w.runStartMs && t <= w.runEndMs;
+}
+
 /** True when the budget clock is unknown at `t` (UTC epoch ms): after the start of an unresumed pause. */
 export function clockUnknownAt(w: RunWindow, t: number): boolean {
   return w.unknownFromMs !== null && t > w.unknownFromMs;
