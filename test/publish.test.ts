@@ -6,7 +6,8 @@ import { makeMiniSweep } from "./helpers/mini-sweep.js";
 import { removeTree } from "./helpers/tree.js";
 import { runCli } from "./helpers/cli.js";
 import { startHubServer, type HubServer } from "./helpers/hub-server.js";
-import { describeRelease, orderRenames, readReleaseState } from "../src/publish/publish.js";
+import { orderRenames } from "../src/publish/publish.js";
+import { describeRelease, readReleaseState } from "../src/publish/build-outputs.js";
 
 const TOKEN = "hf_publishTestToken000000000000000";
 const hubJson = (id: string) =>

@@ -10,17 +10,14 @@ import { ExitCodeError, InputError } from "../errors.js";
 import { createHubFetch } from "../hub/fetch.js";
 import { hubOptionsFrom } from "../hub/live-hub.js";
 import { orgOfRows } from "../manifest/model-id.js";
+import { describeRelease, type ReleaseState, readManifestRows, readReleaseState } from "./build-outputs.js";
 import {
-  describeRelease,
   EXIT_CONFLICTS_LEFT,
   type HubAccess,
   hubChanged,
   noToken,
   type PublishOutcome,
   type PublishPlan,
-  type ReleaseState,
-  readManifestRows,
-  readReleaseState,
   renderPlan,
 } from "./publish.js";
 
