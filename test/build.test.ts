@@ -3,7 +3,7 @@ import { readFile, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { buildManifest } from "../src/pipeline/build-manifest.js";
-import { summarise } from "../src/pipeline/run-build.js";
+import { summarise } from "../src/pipeline/build-summary.js";
 import { runCli } from "./helpers/cli.js";
 import { miniCells, makeMiniSweep } from "./helpers/mini-sweep.js";
 import { removeTree, lines } from "./helpers/tree.js";
