@@ -39,6 +39,40 @@ describe("hub snapshot", () => {
     ]);
   });
 
+  it("leaves the stop ids unknown when a place that may hold them is broken: never a lower-priority place's (SOURCES.md: EOS facts)", async () => {
+    const root = await makeTree({
+      "hub/o/badgen/generation_config.json": "",
+      "hub/o/badgen/config.json": '{"eos_token_id":248046}',
+      "hub/o/badval/generation_config.json": '{"eos_token_id":"248044"}',
+      "hub/o/badval/config.json": '{"eos_token_id":248046}',
+      "hub/o/badtop/config.json": '{"eos_token_id":-1,"text_config":{"eos_token_id":248046}}',
+      "hub/o/nogen/generation_config.json": '{"do_sample":true}',
+      "hub/o/nogen/config.json": '{"eos_token_id":248046}',
+      "hub/o/tok/tokenizer_config.json": "[1]",
+      "hub/o/tok/config.json": '{"eos_token_id":248046}',
+    });
+    roots.push(root);
+    const diag = new Diagnostics();
+    const repos = await readHubSnapshot(root, diag);
+    expect(repos.map((r) => [r.id, r.eos.ids, r.eos.from, r.eos.chatTemplate])).toEqual([
+      ["o/badgen", null, null, null],
+      ["o/badtop", null, null, null],
+      ["o/badval", null, null, null],
+      // A generation_config.json without eos_token_id gives none: config.json is next (MANIFEST.md: eos_token_id).
+      ["o/nogen", [248046], "config.json", null],
+      ["o/tok", [248046], "config.json", null],
+    ]);
+    expect(diag.warnings.map((w) => [w.code, w.file])).toEqual([
+      ["HUB_BAD_JSON", "hub/o/badgen/generation_config.json"],
+      ["HUB_BAD_EOS", "hub/o/badtop/config.json"],
+      ["HUB_BAD_EOS", "hub/o/badval/generation_config.json"],
+      ["HUB_BAD_JSON", "hub/o/tok/tokenizer_config.json"],
+    ]);
+    expect(diag.warnings[0]!.message).toMatch(
+      /is not a JSON object \(Unexpected end of JSON input\): what it may give \(stop ids, chat template\) is unknown/,
+    );
+  });
+
   it("parses published and spare names against the known cells, longest cell first", () => {
     const cells = ["sol-max", "sol-max-v2", "sol-max-opusnode"];
     expect(parsePublishedName("sol-max-v2.h007.sft2.1200", cells)).toEqual({

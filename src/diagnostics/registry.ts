@@ -317,10 +317,16 @@ export const REGISTRY = {
       "an `anchors.tsv` with no tab at all whose lines split on spaces: one warning for the file (at its first line), every line skipped",
     remedy: "separate the fields with tabs",
   },
-  HUB_BAD_JSON: { level: "warning", meaning: "a Hub snapshot file that is not JSON", remedy: "re-download the repo" },
+  HUB_BAD_JSON: {
+    level: "warning",
+    meaning:
+      "a Hub snapshot file that is not a JSON object: what it gives is unknown (a `generation_config.json` or `config.json`: the stop ids, `eos_ok` null with `HUB_NO_EOS`, never taken from a lower-priority file)",
+    remedy: "re-download the repo",
+  },
   HUB_BAD_EOS: {
     level: "warning",
-    meaning: "an `eos_token_id` that is not token ids (ints ≥ 0; the next place is tried)",
+    meaning:
+      "an `eos_token_id` that is not token ids (ints ≥ 0): the stop ids are unknown (`eos_ok` null, with `HUB_NO_EOS`), never taken from a lower-priority place",
     remedy: "re-download the repo",
   },
   HUB_ID_MISMATCH: {
@@ -345,7 +351,7 @@ export const REGISTRY = {
   HUB_NO_EOS: {
     level: "warning",
     meaning:
-      "a published repo none of whose files gives `eos_token_id` (missing or unreadable `config.json`): `eos_ok` is unknown (null), not false",
+      "a published repo none of whose files gives usable `eos_token_id` (missing, unreadable or broken `config.json`, or a higher-priority file that cannot be used): `eos_ok` is unknown (null), not false",
     remedy: "re-download the repo's small files",
   },
   TRAJECTORY_BAD_JSON: {

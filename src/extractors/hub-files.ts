@@ -83,7 +83,7 @@ export async function readHubRepos(files: HubRepoFiles[], diag: Diagnostics): Pr
       continue;
     }
     const hubJson = await readJson(repo, ".hub.json", dir, diag);
-    const info = hubJson === UNREADABLE ? null : hubJson;
+    const info = objectOf(hubJson);
     const id = `${owner}/${name}`;
     if (info && typeof info.id === "string" && info.id !== id) {
       diag.warn(
@@ -110,7 +110,10 @@ export async function readHubRepos(files: HubRepoFiles[], diag: Diagnostics): Pr
 /**
  * Reads a repo folder's stop ids: `generation_config.json` `eos_token_id` if
  * present, else `config.json` top level, else `config.json` `text_config`
- * (MANIFEST.md: `eos_token_id`; SOURCES.md: EOS facts).
+ * (MANIFEST.md: `eos_token_id`; SOURCES.md: EOS facts). A place that may hold
+ * them but cannot be read, is not a JSON object (`HUB_BAD_JSON`), or holds a
+ * value that is not token ids (`HUB_BAD_EOS`) leaves them unknown (ids null):
+ * a lower-priority place may disagree with what serving stacks stop on.
  */
 async function readEos(files: RepoFiles, dir: string, diag: Diagnostics): Promise<EosReading> {
   const gen = await readJson(files, "generation_config.json", dir, diag);
@@ -118,16 +121,17 @@ async function readEos(files: RepoFiles, dir: string, diag: Diagnostics): Promis
   const tok = await readJson(files, "tokenizer_config.json", dir, diag);
   const chatTemplate = (await files.isFile("chat_template.jinja"))
     ? "chat_template.jinja"
-    : tok && tok !== UNREADABLE && typeof tok.chat_template === "string"
+    : typeof objectOf(tok)?.chat_template === "string"
       ? "tokenizer_config.json"
       : null;
+  const unusable = (f: typeof gen) => f === UNREADABLE || f === NOT_AN_OBJECT;
   const candidates: [string, string, unknown][] = [
-    ["generation_config.json", "generation_config.json", gen === UNREADABLE ? UNREADABLE : gen?.eos_token_id],
-    ["config.json", "config.json", cfg === UNREADABLE ? UNREADABLE : cfg?.eos_token_id],
+    ["generation_config.json", "generation_config.json", unusable(gen) ? UNREADABLE : objectOf(gen)?.eos_token_id],
+    ["config.json", "config.json", unusable(cfg) ? UNREADABLE : objectOf(cfg)?.eos_token_id],
     [
       "config.json text_config",
       "config.json",
-      cfg === UNREADABLE ? UNREADABLE : (cfg?.text_config as Record<string, unknown> | undefined)?.eos_token_id,
+      unusable(cfg) ? UNREADABLE : (objectOf(cfg)?.text_config as Record<string, unknown> | undefined)?.eos_token_id,
     ],
   ];
   for (const [from, fileName, value] of candidates) {
@@ -138,11 +142,11 @@ async function readEos(files: RepoFiles, dir: string, diag: Diagnostics): Promis
     if (ids === null) {
       diag.warn(
         "HUB_BAD_EOS",
-        `eos_token_id ${JSON.stringify(value)} is not a token id (an int ≥ 0) or a list of them`,
+        `eos_token_id ${JSON.stringify(value)} is not a token id (an int ≥ 0) or a list of them: the stop ids are unknown (eos_ok null), never taken from a lower-priority place`,
         `${dir}/${fileName}`,
         null,
       );
-      continue;
+      return { ids: null, from: null, chatTemplate };
     }
     return { ids, from, chatTemplate };
   }
@@ -158,20 +162,28 @@ function normaliseIds(value: unknown): number[] | null {
 
 /** A Hub file that is there but cannot be read (see `readJson`). */
 const UNREADABLE: unique symbol = Symbol("unreadable");
+/** A Hub file that is there but is not a JSON object (see `readJson`). */
+const NOT_AN_OBJECT: unique symbol = Symbol("not an object");
+
+/** The object `readJson` read, or null (absent, unreadable, not an object). */
+function objectOf(f: Record<string, unknown> | null | symbol): Record<string, unknown> | null {
+  return typeof f === "symbol" ? null : f;
+}
 
 /** A repo's files, read through the sources (`HubRepoFiles`). */
 type RepoFiles = Pick<HubRepoFiles, "readText" | "isFile">;
 
 /**
- * A repo file as a JSON object: null when absent or not a JSON object
- * (`HUB_BAD_JSON`), {@link UNREADABLE} when it cannot be read (`HUB_UNREADABLE`).
+ * A repo file as a JSON object: null when absent, {@link NOT_AN_OBJECT} when
+ * it is not a JSON object (`HUB_BAD_JSON`), {@link UNREADABLE} when it cannot
+ * be read (`HUB_UNREADABLE`).
  */
 async function readJson(
   files: RepoFiles,
   name: string,
   dir: string,
   diag: Diagnostics,
-): Promise<Record<string, unknown> | null | typeof UNREADABLE> {
+): Promise<Record<string, unknown> | null | typeof UNREADABLE | typeof NOT_AN_OBJECT> {
   let text: string;
   try {
     const read = await files.readText(name);
@@ -192,8 +204,9 @@ async function readJson(
     if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
     throw new Error("not an object");
   } catch (err) {
-    diag.warn("HUB_BAD_JSON", `${name} is not a JSON object: ${(err as Error).message}`, `${dir}/${name}`, null);
-    return null;
+    const what = name === ".hub.json" ? "the repo's commit is unknown" : "what it may give (stop ids, chat template) is unknown";
+    diag.warn("HUB_BAD_JSON", `${name} is not a JSON object (${(err as Error).message}): ${what}`, `${dir}/${name}`, null);
+    return NOT_AN_OBJECT;
   }
 }
 
