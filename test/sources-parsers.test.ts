@@ -165,6 +165,79 @@ describe("parseSupervisorHistory (SOURCES.md: supervisor/)", () => {
       },
     ]);
   });
+  it("gives no SUBMITTED role when a line after the last submit may be a later submit but cannot be read", async () => {
+    const head = [
+      '{"ts":"2026-10-02T08:00:00Z","event":"run_start"}',
+      '{"ts":"2026-10-03T08:00:00Z","event":"submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_40"}',
+      '{"ts":"2026-10-03T09:00:00Z","event":"fallback","checkpoint":"/pvc/ptb/c1/sft3/weights/step_20"}',
+    ];
+    const roles = async (last: string) => {
+      const diag = new Diagnostics();
+      const h = await parseSupervisorHistory(linesOf([...head, last].join("\n")), "h", cell, diag);
+      return { roles: h.roleEvents.map((o) => [o.detail.role, o.step]), codes: codes(diag) };
+    };
+    const unread = (code: string) => [
+      [code, "h", 4],
+      ["SUPERVISOR_SUBMIT_UNREADABLE", "h", 4],
+    ];
+    // A submit whose checkpoint path, or ts, cannot be read; a misspelt submit; a broken line that names submit.
+    expect(
+      await roles('{"ts":"2026-10-04T08:00:00Z","event":"submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_60 "}'),
+    ).toEqual({
+      roles: [["fallback", 20]],
+      codes: unread("SUPERVISOR_BAD_CHECKPOINT"),
+    });
+    expect(
+      await roles('{"ts":"2026-10-04T08:00:00","event":"submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_60"}'),
+    ).toEqual({
+      roles: [["fallback", 20]],
+      codes: unread("SUPERVISOR_BAD_LINE"),
+    });
+    expect(
+      await roles('{"ts":"2026-10-04T08:00:00Z","event":"Submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_60"}'),
+    ).toEqual({
+      roles: [["fallback", 20]],
+      codes: unread("SUPERVISOR_MISSPELLED_EVENT"),
+    });
+    expect(
+      await roles('{"ts":"2026-10-04T08:00:00Z","event":"submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_60",'),
+    ).toEqual({
+      roles: [["fallback", 20]],
+      codes: unread("SUPERVISOR_BAD_LINE"),
+    });
+    // A broken line that is no submit, or an unreadable submit before the last one read, leaves the submit.
+    expect(await roles('{"ts":"2026-10-04T08:00:00Z","event":"pause",')).toEqual({
+      roles: [
+        ["SUBMITTED", 40],
+        ["fallback", 20],
+      ],
+      codes: [["SUPERVISOR_BAD_LINE", "h", 4]],
+    });
+    const diag = new Diagnostics();
+    const h = await parseSupervisorHistory(
+      linesOf(
+        [head[0], '{"ts":"x","event":"submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_60"}', head[1]].join("\n"),
+      ),
+      "h",
+      cell,
+      diag,
+    );
+    expect(h.roleEvents.map((o) => [o.detail.role, o.step])).toEqual([["SUBMITTED", 40]]);
+    expect(codes(diag)).toEqual([["SUPERVISOR_BAD_LINE", "h", 2]]);
+  });
+
+  it("names the run_start line that cannot be read", async () => {
+    const history =
+      '{"ts":"2026-10-02T08:00:00Z","event":"run_start"},\n{"ts":"2026-10-03T08:00:00Z","event":"pause"}\n';
+    await expect(parseSupervisorHistory(linesOf(history), "h", cell, new Diagnostics())).rejects.toMatchObject({
+      code: "SUPERVISOR_NO_RUN_START",
+      line: 1,
+      message: expect.stringMatching(
+        /its run_start line cannot be read \(not a JSON object \(.*\)\), so its hours cannot be computed/,
+      ),
+    });
+  });
+
   it("passes an error of its lines through (the reader names it)", async () => {
     async function* failing() {
       yield* linesOf('{"ts":"2026-10-02T08:00:00Z","event":"run_start"}\n');

@@ -251,6 +251,12 @@ export const REGISTRY = {
       "a cell whose history has no valid `submit` event (one per cell, SOURCES.md), so none of its rows is `SUBMITTED`; the events the builder does not read are named (a misspelt `submitted`?)",
     remedy: "fix or add the event",
   },
+  SUPERVISOR_SUBMIT_UNREADABLE: {
+    level: "warning",
+    meaning:
+      "a supervisor line after the last valid `submit` that may be a later submit but cannot be read (a submit with no valid `ts` or checkpoint path, a misspelt submit, or a line that is not JSON and names submit): a later submit replaces an earlier one (SOURCES.md), so which checkpoint was submitted is unknown and none of the cell's rows is `SUBMITTED`",
+    remedy: "fix the line named in supervisor/history.jsonl",
+  },
   SUPERVISOR_BAD_CHECKPOINT: {
     level: "warning",
     meaning: "a `submit`/`fallback` whose path is not `<pvc_root>/<family>/weights/step_<N>`",

@@ -51,8 +51,10 @@ export async function parseSupervisorHistory(
   let runStart: { ms: number; origin: Origin } | null = null;
   let runEnd: { ms: number; line: number } | null = null;
   let latest: { ms: number; line: number } | null = null;
-  /** Line of a run_start whose `ts` could not be read, to name it if no run_start is usable. */
-  let badRunStart: number | null = null;
+  /** A run_start line that could not be read (its line, and why), to name it if no run_start is usable. */
+  let badRunStart: { line: number; why: string } | null = null;
+  /** The last line that may be a submit but could not be read: a later submit than the last one read would replace it. */
+  let unreadSubmit: { line: number; why: string } | null = null;
   const pauses: Pause[] = [];
   const pauseLines: number[] = [];
   const roleEvents: Observation[] = [];
@@ -69,17 +71,17 @@ export async function parseSupervisorHistory(
       if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not an object");
       ev = parsed as Record<string, unknown>;
     } catch (err) {
-      diag.warn(
-        "SUPERVISOR_BAD_LINE",
-        `not a JSON object (${(err as Error).message}): ${clip(line.text)}`,
-        file,
-        line.lineNo,
-      );
+      const why = `not a JSON object (${(err as Error).message})`;
+      if (/run_start/.test(line.text)) badRunStart ??= { line: line.lineNo, why };
+      if (/submit/i.test(line.text)) unreadSubmit = { line: line.lineNo, why: `${why}, and it names submit` };
+      diag.warn("SUPERVISOR_BAD_LINE", `${why}: ${clip(line.text)}`, file, line.lineNo);
       continue;
     }
     const ms = typeof ev.ts === "string" ? parseIsoTime(ev.ts) : NaN;
     if (Number.isNaN(ms)) {
-      if (ev.event === "run_start") badRunStart ??= line.lineNo;
+      const why = 'no valid "ts" (ISO time with an offset)';
+      if (ev.event === "run_start") badRunStart ??= { line: line.lineNo, why };
+      if (ev.event === "submit") unreadSubmit = { line: line.lineNo, why: `a submit with ${why}` };
       diag.warn(
         "SUPERVISOR_BAD_LINE",
         `event without a valid "ts" (ISO time with offset): ${clip(line.text)}`,
@@ -148,6 +150,8 @@ export async function parseSupervisorHistory(
         const root = cell.pvc_root.replace(/\/+$/, "");
         const m = path.startsWith(`${root}/`) ? checkpointFolderOf(path.slice(root.length + 1)) : null;
         if (!m || parseStep(m.stepText) === null) {
+          if (ev.event === "submit")
+            unreadSubmit = { line: line.lineNo, why: "a submit whose checkpoint is not a checkpoint path" };
           diag.warn(
             "SUPERVISOR_BAD_CHECKPOINT",
             `${String(ev.event)} names ${JSON.stringify(ev.checkpoint)}, not <pvc_root>/<family>/weights/step_<N>`,
@@ -179,6 +183,7 @@ export async function parseSupervisorHistory(
         const squashed = name.toLowerCase().replace(/[^a-z]/g, "");
         const meant = KNOWN_EVENTS.find((k) => k.replace(/_/g, "") === squashed);
         if (!unknownEvents.has(name)) unknownEvents.set(name, line.lineNo);
+        if (meant === "submit") unreadSubmit = { line: line.lineNo, why: `an event "${name}", not "submit" as written` };
         if (meant) {
           diag.warn(
             "SUPERVISOR_MISSPELLED_EVENT",
@@ -195,9 +200,9 @@ export async function parseSupervisorHistory(
     throw badRunStart !== null
       ? new InputError(
           "SUPERVISOR_NO_RUN_START",
-          `cell "${cell.cell}": the run_start event has no valid "ts" (ISO time with an offset), so its hours cannot be computed`,
+          `cell "${cell.cell}": its run_start line cannot be read (${badRunStart.why}), so its hours cannot be computed`,
           file,
-          badRunStart,
+          badRunStart.line,
         )
       : new InputError(
           "SUPERVISOR_NO_RUN_START",
@@ -244,7 +249,25 @@ export async function parseSupervisorHistory(
   } else if (runEnd) {
     checkRunEnd?.({ runStartMs: runStart.ms, pauses, runEndMs: runEnd.ms, file, line: runEnd.line });
   }
-  if (!roleEvents.some((o) => (o.detail as { role?: string } | undefined)?.role === "SUBMITTED")) {
+  const lastSubmit = roleEvents.filter((o) => o.detail.role === "SUBMITTED").pop();
+  if (unreadSubmit && lastSubmit && unreadSubmit.line > lastSubmit.origin.line!) {
+    // SOURCES.md: a later submit replaces an earlier one. One that cannot be read may be it.
+    diag.warn(
+      "SUPERVISOR_SUBMIT_UNREADABLE",
+      `line ${unreadSubmit.line} may be a later submit but cannot be read (${unreadSubmit.why}): the submit on line ${lastSubmit.origin.line} (${String(lastSubmit.detail.path)}) may be replaced, so none of cell "${cell.cell}"'s rows is SUBMITTED`,
+      file,
+      unreadSubmit.line,
+    );
+    return {
+      runStartMs: runStart.ms,
+      runStartOrigin: runStart.origin,
+      runEndMs,
+      pauses,
+      roleEvents: roleEvents.filter((o) => o.detail.role !== "SUBMITTED"),
+      eventCount,
+    };
+  }
+  if (!lastSubmit) {
     // SOURCES.md: one submit per cell. Without it no row is SUBMITTED, which reads as "this cell submitted nothing".
     const seen = [...unknownEvents].map(([name, at]) => `"${name}" (line ${at})`);
     diag.warn(
