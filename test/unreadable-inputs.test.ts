@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmod, cp, mkdir, mkdtemp, readFile, symlink } from "node:fs/promises";
+import { chmod, cp, mkdir, mkdtemp, readFile, rename, rm, symlink } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -301,6 +301,43 @@ describe("a wrong kind of file where an input belongs (no privilege needed)", ()
       "ptb-manifest: error CELLS_UNREADABLE at cells.json: cannot read cells.json: it is a folder, not a file (EISDIR)\n",
     );
     expect(r.code).toBe(1);
+  }, 60_000);
+
+  it("a dangling link is an input that cannot be read, never an absent one; a link to a file is hashed as its target", async () => {
+    const s = await sweep();
+    const at = (p: string) => join(s.sources, p);
+    await rename(at("alpha/anchors.tsv"), at("alpha/anchors.real.tsv"));
+    await symlink("anchors.gone.tsv", at("alpha/anchors.tsv"));
+    await rename(at("alpha/RUNLOG.md"), at("alpha/RUNLOG.real.md"));
+    await symlink("RUNLOG.real.md", at("alpha/RUNLOG.md"));
+    await symlink("NOTES.gone.md", at("alpha/NOTES.md"));
+    const r = run(["build", "--sources", s.sources, "--out", s.out, "-q", "--no-cache"], false, s.root);
+    expect(r.code).toBe(0);
+    const { report } = await outputs(s.out);
+    const dangling = "a symbolic link whose target does not exist (a dangling link) (ENOENT)";
+    expect(report.warnings.filter((w) => /UNREADABLE/.test(w.code)).map((w) => [w.code, w.file, w.message])).toEqual([
+      [
+        "ANCHOR_UNREADABLE",
+        "alpha/anchors.tsv",
+        `cannot read alpha/anchors.tsv: ${dangling}; none of its anchors is used (anchors only validate hours)`,
+      ],
+      [
+        "INPUT_UNREADABLE",
+        "alpha/NOTES.md",
+        `cannot read alpha/NOTES.md: ${dangling}; build-report.json has no hash of it`,
+      ],
+    ]);
+    expect(report.inputs["alpha/anchors.tsv"]).toBe("unreadable (ENOENT)");
+    expect(report.inputs["alpha/RUNLOG.md"]).toBe(report.inputs["alpha/RUNLOG.real.md"]);
+    expect(report.inputs["alpha/RUNLOG.md"]).toMatch(/^[0-9a-f]{64}$/);
+    // A dangling supervisor history is unreadable (fatal), not "missing".
+    await rm(at("alpha/supervisor/history.jsonl"));
+    await symlink("history.gone.jsonl", at("alpha/supervisor/history.jsonl"));
+    const fatal = run(["build", "--sources", s.sources, "--out", s.out, "-q", "--no-cache"], false, s.root);
+    expect(fatal.stderr).toBe(
+      `ptb-manifest: error SUPERVISOR_UNREADABLE at alpha/supervisor/history.jsonl: cannot read alpha/supervisor/history.jsonl: ${dangling}\n`,
+    );
+    expect(fatal.code).toBe(1);
   }, 60_000);
 
   it("a session file that is a link loop: TRAJECTORY_READ_ERROR (ELOOP), tokens of the cell null", async () => {

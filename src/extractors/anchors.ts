@@ -5,7 +5,7 @@ import type { Observation } from "../observations.js";
 import type { Line } from "../util/lines.js";
 import type { SourceFile } from "../sources/sources.js";
 import { clip } from "./pvc-listing.js";
-import { fsErrorCode, warnUnreadable } from "../util/fs-errors.js";
+import { isAbsent, warnUnreadable } from "../util/fs-errors.js";
 import { parseIsoTime, parseStep } from "../util/values.js";
 
 /**
@@ -19,7 +19,7 @@ export async function readAnchors(file: SourceFile, cell: Cell, diag: Diagnostic
   try {
     await parseAnchors(file.lines(), file.rel, cell, diag, out);
   } catch (err) {
-    if (fsErrorCode(err) !== "ENOENT")
+    if (!isAbsent(err))
       warnUnreadable(
         diag,
         "ANCHOR_UNREADABLE",

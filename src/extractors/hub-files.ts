@@ -204,8 +204,14 @@ async function readJson(
     if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
     throw new Error("not an object");
   } catch (err) {
-    const what = name === ".hub.json" ? "the repo's commit is unknown" : "what it may give (stop ids, chat template) is unknown";
-    diag.warn("HUB_BAD_JSON", `${name} is not a JSON object (${(err as Error).message}): ${what}`, `${dir}/${name}`, null);
+    const what =
+      name === ".hub.json" ? "the repo's commit is unknown" : "what it may give (stop ids, chat template) is unknown";
+    diag.warn(
+      "HUB_BAD_JSON",
+      `${name} is not a JSON object (${(err as Error).message}): ${what}`,
+      `${dir}/${name}`,
+      null,
+    );
     return NOT_AN_OBJECT;
   }
 }

@@ -183,7 +183,8 @@ export async function parseSupervisorHistory(
         const squashed = name.toLowerCase().replace(/[^a-z]/g, "");
         const meant = KNOWN_EVENTS.find((k) => k.replace(/_/g, "") === squashed);
         if (!unknownEvents.has(name)) unknownEvents.set(name, line.lineNo);
-        if (meant === "submit") unreadSubmit = { line: line.lineNo, why: `an event "${name}", not "submit" as written` };
+        if (meant === "submit")
+          unreadSubmit = { line: line.lineNo, why: `an event "${name}", not "submit" as written` };
         if (meant) {
           diag.warn(
             "SUPERVISOR_MISSPELLED_EVENT",

@@ -10,7 +10,7 @@ import { parseSupervisorHistory, type RunEnd, type SupervisorHistory } from "../
 import { BudgetClock } from "../resolve/clock.js";
 import type { Cell } from "../schema.js";
 import { snapshotSources, type SourceFile } from "../sources/sources.js";
-import { unreadableError } from "../util/fs-errors.js";
+import { isAbsent, unreadableError } from "../util/fs-errors.js";
 
 /** A `run_end` later than this many budget hours after `run_start` is warned about (a run lasts 100 h; the harness ends it within minutes). */
 const RUN_END_LATE_H = 101;
@@ -50,7 +50,7 @@ export async function readSupervisor(
     return await parseSupervisorHistory(file.lines(), file.rel, cell, diag, (run) => checkRunEndLate(run, diag));
   } catch (err) {
     if (err instanceof InputError) throw err;
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") {
+    if (isAbsent(err)) {
       throw new InputError("SUPERVISOR_MISSING", `cell "${cell.cell}" has no supervisor/history.jsonl`, file.rel);
     }
     throw unreadableError("SUPERVISOR_UNREADABLE", file.rel, err);

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { InputError } from "../errors.js";
 import { absPath, CELLS_JSON } from "./layout.js";
-import { fsErrorCode, isFsError, statIfPresent, unreadableError } from "../util/fs-errors.js";
+import { isAbsent, isFsError, statIfPresent, unreadableError } from "../util/fs-errors.js";
 
 /**
  * Checks that `sourcesDir` is a sources folder (SOURCES.md: Layout) before
@@ -46,7 +46,7 @@ export async function readCellsText(sourcesDir: string): Promise<string> {
   try {
     return await readFile(absPath(sourcesDir, CELLS_JSON), "utf8");
   } catch (err) {
-    if (fsErrorCode(err) === "ENOENT") {
+    if (isAbsent(err)) {
       throw new InputError(
         "CELLS_MISSING",
         `${sourcesDir} is not a sources folder: it has no cells.json (SOURCES.md: Layout)`,

@@ -13,7 +13,7 @@ import type { Diagnostics } from "../diagnostics.js";
 import type { ErrorCode } from "../diagnostics/registry.js";
 import { InputError } from "../errors.js";
 import type { CellsFile } from "../schema.js";
-import { fsErrorCode, orOnFsError, statIfPresent, unreadableError } from "../util/fs-errors.js";
+import { isAbsent, orOnFsError, statIfPresent, unreadableError } from "../util/fs-errors.js";
 import { type Line, readLineBatches, readLines } from "../util/lines.js";
 import { loadCells } from "./cells.js";
 import {
@@ -155,7 +155,7 @@ export function snapshotSources(root: string): Sources {
       try {
         names = await readdir(absPath(root, dir));
       } catch (err) {
-        return { dir, parts: [], listError: fsErrorCode(err) === "ENOENT" ? null : err };
+        return { dir, parts: [], listError: isAbsent(err) ? null : err };
       }
       return { dir, parts: orderJanitorParts(names).map((name) => fileAt(root, `${dir}/${name}`)), listError: null };
     },
@@ -218,7 +218,7 @@ export function folderFiles(abs: string): Pick<HubRepoFiles, "readText" | "isFil
       try {
         return await readFile(absPath(abs, file), "utf8");
       } catch (err) {
-        if (fsErrorCode(err) === "ENOENT") return null;
+        if (isAbsent(err)) return null;
         throw err;
       }
     },
@@ -239,7 +239,7 @@ async function listDirs(dir: string, rel: string): Promise<string[]> {
     const entries = await readdir(dir, { withFileTypes: true });
     return entries.filter((e) => e.isDirectory()).map((e) => e.name);
   } catch (err) {
-    if (fsErrorCode(err) === "ENOENT") return [];
+    if (isAbsent(err)) return [];
     throw unreadableError("HUB_FOLDER_UNREADABLE", rel, err, "cannot list");
   }
 }

@@ -10,6 +10,7 @@
  * Hub file, anchors.tsv) a warning whose consequence the caller states.
  */
 import * as nodeFs from "node:fs";
+import * as nodePath from "node:path";
 import type { Options as GlobOptions } from "fast-glob";
 import type { Diagnostics } from "../diagnostics.js";
 import type { ErrorCode, WarningCode } from "../diagnostics/registry.js";
@@ -52,11 +53,48 @@ export function fsErrorCode(err: unknown): string | null {
 }
 
 /**
+ * The symbolic link that makes `path` missing: the deepest entry of `path`
+ * (itself, else the nearest folder above it) that exists, when it is a link
+ * whose target does not; null when there is none (the path is just absent).
+ */
+export function danglingLinkOn(path: string): string | null {
+  for (let p = nodePath.resolve(path); ; ) {
+    try {
+      return nodeFs.lstatSync(p).isSymbolicLink() && !nodeFs.existsSync(p) ? p : null;
+    } catch {
+      const up = nodePath.dirname(p);
+      if (up === p) return null;
+      p = up;
+    }
+  }
+}
+
+/** The dangling link behind a "no such file" error `err` (see {@link danglingLinkOn}), else null. */
+function danglingLinkOf(err: unknown): string | null {
+  const code = fsErrorCode(err);
+  const path = (err as NodeJS.ErrnoException | null)?.path;
+  return (code === "ENOENT" || code === "ENOTDIR") && typeof path === "string" ? danglingLinkOn(path) : null;
+}
+
+/**
+ * True when `err` says the input is absent: ENOENT (or ENOTDIR: a path part
+ * is a file) with no dangling symbolic link on the way. A link whose target
+ * is gone is an input that is there and cannot be read, never "no such
+ * input" (README: Unreadable inputs).
+ */
+export function isAbsent(err: unknown): boolean {
+  const code = fsErrorCode(err);
+  return (code === "ENOENT" || code === "ENOTDIR") && danglingLinkOf(err) === null;
+}
+
+/**
  * A short reason for a read failure without the absolute path (the caller
  * names the file): `permission denied (EACCES)`; for any other error (a
  * corrupt `.gz`: `incorrect header check`), its message's first line.
  */
 export function fsReason(err: unknown): string {
+  if (danglingLinkOf(err) !== null)
+    return `a symbolic link whose target does not exist (a dangling link) (${fsErrorCode(err)})`;
   if (isFsError(err)) return `${REASONS[err.code!] ?? "cannot be read"} (${err.code})`;
   return String(err instanceof Error ? err.message : err).split("\n")[0]!;
 }
@@ -103,16 +141,16 @@ export async function orOnFsError<T>(
 
 /**
  * `stat` of a path that may be absent: the stats, or null when nothing is
- * there (ENOENT, or ENOTDIR: a path part is a file). Any other file system
- * error (EACCES on a folder on the way, EIO, ELOOP) is thrown, so that
- * "cannot be read" is never taken for "absent".
+ * there (ENOENT, or ENOTDIR: a path part is a file; {@link isAbsent}). Any
+ * other file system error (EACCES on a folder on the way, EIO, ELOOP, a
+ * dangling link) is thrown, so that "cannot be read" is never taken for
+ * "absent".
  */
 export async function statIfPresent(path: string): Promise<nodeFs.Stats | null> {
   try {
     return await nodeFs.promises.stat(path);
   } catch (err) {
-    const code = fsErrorCode(err);
-    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    if (isAbsent(err)) return null;
     throw err;
   }
 }

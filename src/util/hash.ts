@@ -1,6 +1,6 @@
 /** sha256 of input files (MANIFEST.md: build-report.json `inputs`). */
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
+import { createReadStream, statSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { relative, sep } from "node:path";
 import fg from "fast-glob";
@@ -10,7 +10,8 @@ import { orOnFsError, reportingGlobFs } from "./fs-errors.js";
 const UNREADABLE_PREFIX = "unreadable";
 
 /**
- * sha256 of every file under the sources folder, by path (relative, `/`), sorted.
+ * sha256 of every file under the sources folder (and every link to a file:
+ * its target's), by path (relative, `/`), sorted.
  * `hashFile` (absolute path → hex sha256) replaces the plain streaming hash,
  * e.g. with the build cache's (`src/cache/build-cache.ts`).
  *
@@ -28,16 +29,22 @@ export async function hashInputs(
   const unreadable = new Map<string, NodeJS.ErrnoException>();
   const rel = (abs: string): string => relative(sourcesDir, abs).split(sep).join("/");
   const fs = reportingGlobFs((abs, err) => unreadable.set(`${rel(abs)}/`, err));
+  // Files, and links to files (the readers follow them): a link's value is its target's hash, a dangling
+  // link's `unreadable (ENOENT)`. A link to a folder is not walked (a link may lead to an ancestor).
   const files = (
     await fg("**/*", {
       cwd: sourcesDir,
       dot: true,
-      onlyFiles: true,
+      onlyFiles: false,
+      objectMode: true,
       followSymbolicLinks: false,
       suppressErrors: true,
       fs,
     })
-  ).sort();
+  )
+    .filter((e) => e.dirent.isFile() || (e.dirent.isSymbolicLink() && !isFolder(`${sourcesDir}/${e.path}`)))
+    .map((e) => e.path)
+    .sort();
   // Up to 16 files at a time (many small files: the waits overlap); keys stay in sorted order.
   const hashes: string[] = new Array<string>(files.length);
   let next = 0;
@@ -61,6 +68,15 @@ export async function hashInputs(
   const out: Record<string, string> = Object.create(null); // keys come from file names
   for (const [f, h] of entries) out[f] = h;
   return out;
+}
+
+/** True when `path` is, or links to, a folder (false when it cannot be looked at: reading it says why). */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** The hex sha256 of a file, streamed (a small file is read whole). */

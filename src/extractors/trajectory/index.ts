@@ -49,7 +49,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 import type { Warning } from "../../diagnostics.js";
 import { InputError } from "../../errors.js";
 import type { FileCache } from "../../util/file-cache.js";
-import { fsErrorCode, fsReason, unreadableError } from "../../util/fs-errors.js";
+import { fsReason, isAbsent, unreadableError } from "../../util/fs-errors.js";
 import type { FileScan, TrajectoryFile } from "./common.js";
 import { unplaceImplausibleTimes } from "./call-times.js";
 import { COUNTERS } from "./counters.js";
@@ -159,7 +159,7 @@ async function listTrajectoryFiles(
     try {
       info = await stat(abs);
     } catch (err) {
-      if (fsErrorCode(err) !== "ENOENT" && fsErrorCode(err) !== "ENOTDIR")
+      if (!isAbsent(err))
         throw unreadableError("TRAJECTORY_PATH_UNREADABLE", given, err, "cannot read the trajectory path");
       throw new InputError("TRAJECTORY_PATH_MISSING", `trajectory path does not exist: ${given}`, given);
     }
