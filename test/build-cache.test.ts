@@ -12,7 +12,9 @@ import {
   statSync,
   writeFileSync,
   appendFileSync,
+  chownSync,
 } from "node:fs";
+import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -98,6 +100,47 @@ describe("build cache", () => {
       JSON.parse(m.get("build-report.json")!.toString()).runs["sol-high"].trajectory_calls as number;
     expect(calls(fresh)).toBe(calls(reference) + 1);
   }, 180_000);
+
+  it.skipIf(process.getuid?.() !== 0)(
+    "entries another user wrote are not used (a tampered entry changes nothing) and the terminal says so; skipped when not root: chown needs it",
+    async () => {
+      const shared = join(tmp, "shared");
+      await build("--cache-dir", shared);
+      const fresh = await build("--no-cache");
+      // Every entry whose body holds a token count gets another one, with a header that checks out.
+      const tamper = (uid: number): number => {
+        let n = 0;
+        for (const p of cacheFiles(shared)) {
+          const text = readFileSync(p, "utf8");
+          const nl = text.indexOf("\n");
+          const body = text.slice(nl + 1).replace(/(driver_tokens_at_hour\\?"?:\s*)(\d+)/g, "$19999999");
+          if (body === text.slice(nl + 1)) continue;
+          const header = JSON.parse(text.slice(0, nl)) as { key: string };
+          const sha256 = createHash("sha256").update(body).digest("hex");
+          writeFileSync(p, `${JSON.stringify({ key: header.key, sha256 })}\n${body}`);
+          chownSync(p, uid, uid);
+          n += 1;
+        }
+        return n;
+      };
+      const tampered = tamper(65534);
+      expect(tampered).toBeGreaterThan(0);
+      rmSync(out, { recursive: true, force: true });
+      const r = await runCli("build", "--sources", sources, "--out", out, "-q", "--cache-dir", shared);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^ptb-manifest: warning CACHE_FOREIGN_ENTRIES at ${shared}: ${tampered} cache entr(y|ies) written by another user not used`,
+        ),
+      );
+      for (const [f, b] of fresh) expect(readFileSync(join(out, f)).equals(b), f).toBe(true);
+      // The same entries as this user's would be used: the check is what keeps them out.
+      expect(tamper(0)).toBe(tampered);
+      const own = await build("--cache-dir", shared);
+      expect(own.get("manifest.json")!.toString()).toContain('"driver_tokens_at_hour": 9999999');
+    },
+    180_000,
+  );
 
   it("a cache folder that cannot be written does not stop the build", async () => {
     const blocked = join(tmp, "blocked");

@@ -823,6 +823,12 @@ export const REGISTRY = {
       "an output folder (`build --out`, `snapshot-hub --out`, the folder of `cost --html`) that is a file or a device or lies below one (`/dev/null`). Nothing is written",
     remedy: "give another `--out` (an empty one is a usage error, exit 64)",
   },
+  CACHE_FOREIGN_ENTRIES: {
+    level: "warning",
+    meaning:
+      "entries of the build cache or the Hub cache (`--cache-dir`, a shared folder) that another user wrote: not used, the results are computed (or fetched) again, since anyone who can write an entry could change a result. Printed on the terminal only: the outputs do not depend on the cache",
+    remedy: "give a cache folder of your own (`--cache-dir`), or leave the default (`~/.cache/ptb-manifest`)",
+  },
   OUT_UNWRITABLE: {
     level: "error",
     meaning:

@@ -8,11 +8,13 @@
  * without `.hub.json`) and `.ptb-cache.json`:
  * `{"version":1,"repo","sha","files":{"config.json":"file"|"absent",...}}`.
  * An entry is written in a temporary directory beside it and renamed into
- * place, so it is either whole or absent. No token or header is stored.
+ * place, so it is either whole or absent. No token or header is stored. An
+ * entry another user wrote (a shared cache folder) is not used.
  */
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { isOwnFile } from "../util/own-file.js";
 
 /** One cached repo commit. */
 export interface CacheEntry {
@@ -36,6 +38,9 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The cache of small Hub files under one folder (see the module comment for the layout). */
 export class HubFileCache {
+  /** Entries found that another user wrote (not used: see `own-file.ts`). */
+  foreign = 0;
+
   constructor(readonly root: string) {}
 
   /** The folder of `repoId` (`owner/name`) at commit `sha`. */
@@ -44,10 +49,17 @@ export class HubFileCache {
     return join(this.root, "hub", owner, name, sha);
   }
 
-  /** The entry of `repoId` at `sha`, or null when there is none (or it is unreadable: it is then fetched again). */
+  /**
+   * The entry of `repoId` at `sha`, or null when there is none (or it is
+   * unreadable, or another user wrote it: it is then fetched again).
+   */
   async get(repoId: string, sha: string): Promise<CacheEntry | null> {
     const dir = this.entryDir(repoId, sha);
     try {
+      if (!isOwnFile(await stat(dir)) || !isOwnFile(await stat(join(dir, MARKER)))) {
+        this.foreign += 1;
+        return null;
+      }
       const marker = JSON.parse(await readFile(join(dir, MARKER), "utf8")) as {
         version?: number;
         repo?: string;
@@ -76,7 +88,7 @@ export class HubFileCache {
     const dir = this.entryDir(repoId, sha);
     const parent = join(dir, "..");
     await mkdir(parent, { recursive: true });
-    const tmp = await mkdtemp(join(parent, `.tmp-${sha}-`));
+    let tmp = await mkdtemp(join(parent, `.tmp-${sha}-`));
     const files: CacheEntry["files"] = {};
     try {
       for (const [name, bytes] of contents) {
@@ -84,16 +96,28 @@ export class HubFileCache {
         if (bytes !== null) await writeFile(join(tmp, name), bytes);
       }
       await writeFile(join(tmp, MARKER), `${JSON.stringify({ version: 1, repo: repoId, sha, files })}\n`);
-      await rm(dir, { recursive: true, force: true }); // an unreadable old entry
       try {
+        await rm(dir, { recursive: true, force: true }); // an unreadable old entry
         await rename(tmp, dir);
       } catch (err) {
         const again = await this.get(repoId, sha);
         if (again) return again;
+        // Another user's entry is in the way (a shared cache folder): this run's own copy is used, and kept.
+        if (
+          this.foreign > 0 &&
+          (await stat(dir).then(
+            (st) => !isOwnFile(st),
+            () => false,
+          ))
+        ) {
+          const kept = tmp;
+          tmp = "";
+          return { dir: kept, files };
+        }
         throw err;
       }
     } finally {
-      await rm(tmp, { recursive: true, force: true });
+      if (tmp) await rm(tmp, { recursive: true, force: true });
     }
     return { dir, files };
   }

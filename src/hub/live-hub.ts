@@ -50,6 +50,8 @@ export interface LiveHubOptions {
   fetch?: typeof fetch;
   /** Progress messages (stderr in the CLI). */
   log?: (message: string) => void;
+  /** Told how many cache entries another user wrote (not used, fetched again), when there were any. */
+  onForeignCache?: (entries: number, cacheDir: string) => void;
 }
 
 /** One repo as listed on the Hub, with its cached small files. */
@@ -248,6 +250,7 @@ export async function fetchHubRepos(
       }),
     );
     const repos = await settleAll(tasks, controller);
+    if (cache.foreign > 0) opts.onForeignCache?.(cache.foreign, opts.cacheDir);
     log(
       `hub: ${stats.repos} repos, ${stats.cached} from the cache, ${stats.downloaded} downloaded; ${stats.requests} requests, ${stats.retries} retried`,
     );

@@ -30,6 +30,7 @@ import { cachedOutputs, cachedSha256 } from "../cache/build-cache.js";
 import { byteProgress } from "../util/progress.js";
 import { inputBytes } from "../sources/input-bytes.js";
 import { fsReason } from "../util/fs-errors.js";
+import { warningLine } from "../diagnostics.js";
 import { assertSourcesFolder } from "../sources/sources-folder.js";
 import { unreadInputWarnings } from "../sources/unread-inputs.js";
 import { appendAll } from "../util/arrays.js";
@@ -138,7 +139,11 @@ async function buildAndWrite(
     : null;
   let liveRepos: HubRepo[] = [];
   let sources = withTrajectoryDirs(withLivePvc(snapshotSources(sourcesDir), opts.pvc ?? {}), opts.trajectory ?? {});
-  if (hubOpts) sources = withLiveHub(sources, { ...hubOpts, retry: opts.hubRetry, log });
+  let foreignHubEntries = 0;
+  const onForeignCache = (n: number) => {
+    foreignHubEntries += n;
+  };
+  if (hubOpts) sources = withLiveHub(sources, { ...hubOpts, retry: opts.hubRetry, log, onForeignCache });
   const result = await buildManifest({
     sources,
     toleranceH: opts.toleranceH,
@@ -222,7 +227,23 @@ async function buildAndWrite(
     force: opts.force,
     inputs: buildInputs(opts),
   });
+  const foreign = (cache?.stats.foreign ?? 0) + foreignHubEntries;
+  if (foreign > 0) (opts.stderr ?? process.stderr).write(foreignCacheWarning(foreign, cache?.dir ?? hubOpts!.cacheDir));
   return { result, summary: summarise(result, opts.out, warningLines, opts.style?.stdout, opts.strict) };
+}
+
+/**
+ * The terminal's warning `CACHE_FOREIGN_ENTRIES` (only there: the outputs do
+ * not depend on the cache): `entries` cache entries in `dir` another user
+ * wrote were not used.
+ */
+function foreignCacheWarning(entries: number, dir: string): string {
+  return warningLine({
+    code: "CACHE_FOREIGN_ENTRIES",
+    file: dir,
+    line: null,
+    message: `${entries} cache entr${entries === 1 ? "y" : "ies"} written by another user not used (recomputed): anyone who can write a cache entry could change a result; give a cache folder of your own (--cache-dir)`,
+  });
 }
 
 /**

@@ -10,7 +10,8 @@
  * KiB). An entry is stored as a header line (its key and the sha256 of the
  * body) and a JSON body; an entry that cannot be read, whose header does not
  * match or whose body does not hash right is ignored (and rewritten), so a
- * corrupt cache never changes a result. Writes are atomic (temp file, rename);
+ * corrupt cache never changes a result; nor does an entry another user wrote
+ * (a shared cache folder): it is not used. Writes are atomic (temp file, rename);
  * a write that fails (read-only folder, full disk) is ignored.
  *
  * Location: `--cache-dir`, else `$XDG_CACHE_HOME/ptb-manifest`, else
@@ -21,6 +22,7 @@ import { mkdir, open, readFile, readdir, rename, rm, writeFile } from "node:fs/p
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isOwnFile } from "./own-file.js";
 
 /** Layout version of the entries; part of every key. */
 const CACHE_LAYOUT = 1;
@@ -44,6 +46,8 @@ export interface CacheStats {
   corrupt: number;
   /** Writes that failed (ignored). */
   writeErrors: number;
+  /** Entries present but written by another user (ignored: see `own-file.ts`). */
+  foreign: number;
 }
 
 /**
@@ -137,7 +141,7 @@ async function codeHash(): Promise<string> {
  * with `dir === null` is disabled: `get` always misses and `put` does nothing.
  */
 export class FileCache {
-  readonly stats: CacheStats = { hits: 0, misses: 0, corrupt: 0, writeErrors: 0 };
+  readonly stats: CacheStats = { hits: 0, misses: 0, corrupt: 0, writeErrors: 0, foreign: 0 };
 
   /** @param dir the cache folder (created on first write), or null for no cache. */
   constructor(readonly dir: string | null) {}
@@ -163,12 +167,22 @@ export class FileCache {
     return join(this.dir!, "build", `v${CACHE_LAYOUT}`, kind.replace(/[^\w.-]/g, "_"), key.slice(0, 2), `${key}.json`);
   }
 
-  /** The cached value of `key`, or undefined (absent, unreadable or corrupt). */
+  /** The cached value of `key`, or undefined (absent, unreadable, corrupt, or another user's: `stats.foreign`). */
   async get<T>(kind: string, key: string): Promise<T | undefined> {
     if (this.dir === null) return undefined;
     let text: string;
     try {
-      text = await readFile(this.pathOf(kind, key), "utf8");
+      const fh = await open(this.pathOf(kind, key), "r");
+      try {
+        if (!isOwnFile(await fh.stat())) {
+          this.stats.foreign += 1;
+          this.stats.misses += 1;
+          return undefined;
+        }
+        text = await fh.readFile("utf8");
+      } finally {
+        await fh.close();
+      }
     } catch {
       this.stats.misses += 1;
       return undefined;
