@@ -50,6 +50,24 @@ describe("tokens --sources --cell --at gives the manifest's driver_tokens_at_hou
     for (const [id, want, got] of checked) expect(got, id).toBe(want);
   }, 120_000);
 
+  it("without --at, --hour or --since: the whole run's totals, every call of its logs (untimed ones too), as --format counts its folder", async () => {
+    for (const [cell, format] of [
+      ["kimi", "kimi-code"],
+      ["sol-high", "codex"],
+    ]) {
+      const whole = await runCli("tokens", "--sources", SOURCES, "--cell", cell!, "--json");
+      const folder = await runCli("tokens", "--format", format!, join(SOURCES, cell!, "trajectory"), "--json");
+      expect([whole.code, folder.code]).toEqual([0, 0]);
+      const { cell: c, format: f, since, at: moment, warnings: _w, ...totals } = JSON.parse(whole.stdout);
+      const { warnings: _v, ...want } = JSON.parse(folder.stdout);
+      expect([c, f, since, moment]).toEqual([cell, format, null, null]);
+      expect(totals).toEqual(want);
+    }
+    // kimi's four calls without a time (TRAJECTORY_UNPLACED_CALLS: "counted in totals") are in: 549 calls, not 545.
+    const kimi = JSON.parse((await runCli("tokens", "--sources", SOURCES, "--cell", "kimi", "--json")).stdout);
+    expect([kimi.total, kimi.calls]).toEqual([38_558_683, 549]);
+  }, 120_000);
+
   it("the README's example: sol-high step grpo-a 1400 (hour 45.2) is 15,341,537 tokens", async () => {
     const row = result.rows.find((r) => r.model_id === "agentic-ptb/sol-high.h045.grpo-a.1400")!;
     expect(row.driver_tokens_at_hour).toBe(15_341_537);

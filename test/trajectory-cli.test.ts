@@ -96,7 +96,10 @@ describe("tokens command on a fixture", () => {
     expect(code).toBe(0);
     expect(out).toHaveLength(1);
     const report = JSON.parse(out.join(""));
+    // A count at a moment says so (since, at), as a --since or --cell one does: it is not the run's total.
     expect(report).toEqual({
+      since: null,
+      at: at(20),
       uncached_input: 11,
       cache_read: 200,
       cache_write: 2,

@@ -197,7 +197,9 @@ export async function countTokens(
         `--at ${opts.at} is before ${cell.cell}'s run_start (${new Date(supervisor.runStartMs).toISOString()}): ` +
           "no call of the run can be completed by then (give --since to count calls before run_start)",
       );
-    sinceMs ??= supervisor.runStartMs;
+    // Without a moment or --since: the whole run's totals, every call of its logs (those without a time too).
+    const wholeRun = atMs === null && sinceMs === null;
+    if (!wholeRun) sinceMs ??= supervisor.runStartMs;
     format = cell.trajectory_format;
     cellName = cell.cell;
     const counted = await countCellTokens(sourcesDir, cell, supervisor.runStartMs, {
@@ -207,10 +209,13 @@ export async function countTokens(
       onThreads,
     });
     warnings = [...diag.warnings, ...counted.reading.warnings];
-    // As the build counts a row at that moment: null past the logs' end (resolve/token-coverage.ts).
-    const at = cellTokensAtMoment(counted.ledger, atMs, sinceMs);
-    totals = at.totals;
-    if (at.warning) warnings.push(at.warning);
+    if (wholeRun) totals = counted.ledger?.totals() ?? null;
+    else {
+      // As the build counts a row at that moment: null past the logs' end (resolve/token-coverage.ts).
+      const at = cellTokensAtMoment(counted.ledger, atMs, sinceMs!);
+      totals = at.totals;
+      if (at.warning) warnings.push(at.warning);
+    }
   } else {
     format = opts.format!;
     if (progress.active) progress.stage("reading", await trajectoryBytes(format, paths));
@@ -327,12 +332,12 @@ export function tokensWindow(
 /**
  * What `tokens` prints on stdout for what {@link countTokens} counted: with
  * `json`, the {@link TokensReport} as indented JSON (`cell`, `format`,
- * `since`, `at` when a cell or `--since` scoped it); otherwise the aligned
+ * `since`, `at` when a cell, `--since` or a moment scoped it); otherwise the aligned
  * text of {@link renderTokens}. Ends with a newline.
  */
 export function renderTokensOutput(counted: CountedTokens, json: boolean): string {
   const { format, warnings, totals, cellName, atMs, sinceMs } = counted;
-  const scoped = cellName !== undefined || sinceMs !== null;
+  const scoped = cellName !== undefined || sinceMs !== null || atMs !== null;
   const report: TokensReport = {
     ...(scoped
       ? {
