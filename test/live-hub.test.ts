@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { cp, mkdir, mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
+import { chmod, cp, lstat, mkdir, mkdtemp, readFile, readdir, stat, symlink, writeFile } from "node:fs/promises";
+import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import fg from "fast-glob";
@@ -488,6 +489,48 @@ describe("snapshot-hub", () => {
     expect(await readFile(join(sources, "cells.json"), "utf8")).toBe(
       await readFile(join(SOURCES, "cells.json"), "utf8"),
     );
+  });
+
+  it("a file put in --out while the Hub is read is kept, and refused; the folder keeps its mode; a link to a folder is written through", async () => {
+    const real = join(tmp, "snap-kept", "real");
+    const link = join(tmp, "snap-kept", "hub");
+    await mkdir(real, { recursive: true });
+    await chmod(real, 0o755);
+    await symlink("real", link);
+    const args = ["snapshot-hub", "--out", link, "--sources", SOURCES, "--hub-url", server.url, "-q"];
+    const first = await runCli(...args, "--cache-dir", freshCache());
+    expect([first.code, first.stderr]).toEqual([0, ""]);
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    expect((await stat(real)).mode & 0o777).toBe(0o755);
+    expect((await readdir(real)).length).toBeGreaterThan(1);
+    // A note of the user's, written into the folder while the second snapshot reads the Hub.
+    server.onRequest = () => {
+      server.onRequest = null;
+      writeFileSync(join(real, "MYNOTES.txt"), "my notes");
+    };
+    const second = await runCli(...args, "--cache-dir", freshCache());
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(
+      new RegExp(`^ptb-manifest: error OUT_FOREIGN_FILE at ${real}/MYNOTES.txt: --out ${real} holds a file`),
+    );
+    expect(await readFile(join(real, "MYNOTES.txt"), "utf8")).toBe("my notes");
+    expect((await readdir(join(tmp, "snap-kept"))).sort()).toEqual(["hub", "real"]);
+    // A new folder gets the umask's mode (not mkdtemp's 0700, which other users' builds cannot read).
+    const fresh = join(tmp, "snap-kept", "fresh");
+    const third = await runCli(
+      "snapshot-hub",
+      "--out",
+      fresh,
+      "--sources",
+      SOURCES,
+      "--hub-url",
+      server.url,
+      "-q",
+      "--cache-dir",
+      freshCache(),
+    );
+    expect(third.code).toBe(0);
+    expect((await stat(fresh)).mode & 0o777).toBe(0o777 & ~process.umask());
   });
 
   it("refuses to replace a folder that is not a hub snapshot", async () => {

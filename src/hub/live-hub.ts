@@ -12,7 +12,7 @@
  * `Range: bytes=0-0` probe, then the body). Weights are never asked for.
  */
 import { createHash } from "node:crypto";
-import { copyFile, mkdir, mkdtemp, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, mkdtemp, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import pLimit from "p-limit";
 import { downloadFile, HubApiError, listModels, modelInfo } from "@huggingface/hub";
@@ -296,8 +296,11 @@ export async function snapshotHub(
   diag: Diagnostics,
   force = false,
 ): Promise<{ repos: number; files: number; stats: LiveHubStats }> {
-  const out = await checkOutFolder(outDir, { replaced: true });
-  await checkFolderOwned(out, { force, option: "--out", writer: "snapshot-hub", earlier: isHubSnapshotFile });
+  // A link to a folder is written through (as build's --out), never replaced by a folder of its own.
+  const given = await checkOutFolder(outDir, { replaced: true });
+  const out = await realpath(given).catch(() => given);
+  const owned = { force, option: "--out", writer: "snapshot-hub" as const, earlier: isHubSnapshotFile };
+  await checkFolderOwned(out, owned);
   const { repos, stats } = await fetchHubRepos(
     { owners: [registry.org, registry.spare_owner], baseline: registry.baseline },
     opts,
@@ -325,8 +328,25 @@ export async function snapshotHub(
     }
     await writeFile(join(tmp, OUT_MARKER), await markerOfFolder(tmp, "snapshot-hub"));
     const old = `${tmp}.old`;
-    const had = await exists(out);
-    if (had) await rename(out, old);
+    const had = await stat(out).catch(() => null);
+    // The folder keeps its mode (mkdtemp's is 0700: other users' builds could not read it), a new one the umask's.
+    await chmod(tmp, had ? had.mode & 0o7777 : 0o777 & ~process.umask());
+    if (had) {
+      // Checked again once moved aside: a file put there while the Hub was read is the user's, never removed.
+      await rename(out, old);
+      try {
+        await checkFolderOwned(old, owned);
+      } catch (err) {
+        await rename(old, out);
+        if (!(err instanceof InputError)) throw err;
+        throw new InputError(
+          err.code,
+          err.message.replaceAll(old, out),
+          err.file?.replaceAll(old, out) ?? out,
+          err.line,
+        );
+      }
+    }
     await rename(tmp, out);
     if (had) await rm(old, { recursive: true, force: true });
   } finally {
@@ -339,15 +359,6 @@ export async function snapshotHub(
 function isHubSnapshotFile(rel: string): boolean {
   const parts = rel.split("/");
   return parts.length === 3 && (parts[2] === ".hub.json" || (SMALL_FILES as readonly string[]).includes(parts[2]!));
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
