@@ -13,12 +13,13 @@ import {
   writeFileSync,
   appendFileSync,
   chownSync,
+  existsSync,
 } from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli } from "./helpers/cli.js";
+import { runCli, runCliWith } from "./helpers/cli.js";
 import { FileCache, fingerprint, defaultCacheDir } from "../src/util/file-cache.js";
 
 const REPO = resolve(import.meta.dirname, "..");
@@ -141,6 +142,27 @@ describe("build cache", () => {
     },
     180_000,
   );
+
+  it("a cache folder in the sources is refused before anything is read (every build would write into its inputs)", async () => {
+    for (const dir of [sources, join(sources, "hub"), join(sources, "kimi", "pvc", "cache")]) {
+      rmSync(out, { recursive: true, force: true });
+      const r = await runCli("build", "--sources", sources, "--out", out, "-q", "--cache-dir", dir);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^ptb-manifest: error CACHE_INSIDE_SOURCES at ${dir}: --cache-dir ${dir} is (the sources folder|inside the sources folder ${sources}): every build would write into its own inputs`,
+        ),
+      );
+      expect(existsSync(out)).toBe(false);
+    }
+    expect(existsSync(join(sources, "kimi", "pvc", "cache"))).toBe(false);
+    // The default folder too ($XDG_CACHE_HOME/ptb-manifest); --no-cache writes none.
+    const env = { ...process.env, XDG_CACHE_HOME: sources };
+    const xdg = await runCliWith({ env }, "build", "--sources", sources, "--out", out, "-q");
+    expect([xdg.code, xdg.stderr.split(" at ")[0]]).toEqual([1, "ptb-manifest: error CACHE_INSIDE_SOURCES"]);
+    const none = await runCliWith({ env }, "build", "--sources", sources, "--out", out, "-q", "--no-cache");
+    expect(none.code, none.stderr).toBe(0);
+  }, 180_000);
 
   it("a cache folder that cannot be written does not stop the build", async () => {
     const blocked = join(tmp, "blocked");

@@ -823,6 +823,12 @@ export const REGISTRY = {
       "an output folder (`build --out`, `snapshot-hub --out`, the folder of `cost --html`) that is a file or a device or lies below one (`/dev/null`). Nothing is written",
     remedy: "give another `--out` (an empty one is a usage error, exit 64)",
   },
+  CACHE_INSIDE_SOURCES: {
+    level: "error",
+    meaning:
+      "the cache folder (`--cache-dir`, else `$XDG_CACHE_HOME/ptb-manifest`) is the sources folder or inside it: every build would write into its own inputs (`build`)",
+    remedy: "give a cache folder outside the sources, or `--no-cache`",
+  },
   CACHE_FOREIGN_ENTRIES: {
     level: "warning",
     meaning:

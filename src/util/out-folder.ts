@@ -156,21 +156,27 @@ export async function checkOutFolder(out: string, opts: OutFolderCheck = {}): Pr
     throw new InputError("OUT_UNWRITABLE", `${option} ${out} ${what} (${code}); nothing written`, out);
   }
   if (opts.sources !== undefined) {
-    const src = await realPathOf(resolve(opts.sources));
-    const real = await realPathOf(abs);
-    if (within(real, src) || within(abs, resolve(opts.sources))) {
-      const what =
-        real === src || abs === resolve(opts.sources)
-          ? "is the sources folder"
-          : `is inside the sources folder ${opts.sources}`;
+    const where = await placeInSources(abs, opts.sources);
+    if (where !== null)
       throw new InputError(
         "OUT_INSIDE_SOURCES",
-        `${option} ${out} ${what}: the outputs would mix with the inputs (the next build would read them); give a folder outside it; nothing written`,
+        `${option} ${out} ${where}: the outputs would mix with the inputs (the next build would read them); give a folder outside it; nothing written`,
         out,
       );
-    }
   }
   return abs;
+}
+
+/**
+ * Where the folder `abs` (absolute; it may not exist yet) lies in the
+ * sources folder `sources`, through links too: `is the sources folder`, `is
+ * inside the sources folder <sources>`, or null when it lies outside.
+ */
+export async function placeInSources(abs: string, sources: string): Promise<string | null> {
+  const src = await realPathOf(resolve(sources));
+  const real = await realPathOf(abs);
+  if (!within(real, src) && !within(abs, resolve(sources))) return null;
+  return real === src || abs === resolve(sources) ? "is the sources folder" : `is inside the sources folder ${sources}`;
 }
 
 /**

@@ -21,7 +21,7 @@ export async function runCli(...args: string[]): Promise<{ code: number; stdout:
 }
 
 /** {@link runCli} with the environment the commands read (`HF_TOKEN`, `HF_ENDPOINT`, ...). */
-async function runCliWith(
+export async function runCliWith(
   opts: { env?: NodeJS.ProcessEnv },
   ...args: string[]
 ): Promise<{ code: number; stdout: string; stderr: string }> {
