@@ -104,6 +104,13 @@ describe("live PVC tree (fast-glob walk, lstat mtimes)", () => {
     expect(withAs.stdout).toContain("\t/pvc/ptb/kimi/grpo@len/weights/step_200/STABLE\n");
     const plain = await runCli("snapshot-pvc", kimiDir);
     expect(plain.stdout).toContain(`\t${kimiDir}/grpo@len/weights/step_200/STABLE\n`);
+    // A relative --as would write paths build cannot read (every line PVC_BAD_LINE): a usage error, nothing printed.
+    const relative = await runCli("snapshot-pvc", kimiDir, "--as", "pvc/ptb/kimi");
+    expect([relative.code, relative.stdout, relative.stderr]).toEqual([
+      64,
+      "",
+      "ptb-manifest: error: --as pvc/ptb/kimi is not an absolute path: give the cell's pvc_root (e.g. /pvc/ptb/kimi), as cells.json has it\n",
+    ]);
   });
 
   it("a name with a line break is never dropped silently: PVC_BAD_NAME for each (a folder's subtree included), a summary, exit 2", async () => {

@@ -52,6 +52,12 @@ export function register(program: Command, io: CommandIo): void {
         "\nExit codes: 0 every entry listed; 1 DIR is not a readable directory (PVC_DIR_MISSING); 2 listing written but incomplete (PVC_BAD_NAME: a name with a line break, a tab or bytes that are not UTF-8; PVC_UNREADABLE_DIR), each warned on stderr with a summary line.\n",
     )
     .action(async (dir: string, o: { as?: string }) => {
+      // The listing's paths are absolute (SOURCES.md: pvc/): build takes a relative one for a bad line.
+      if (o.as !== undefined && !o.as.startsWith("/"))
+        throw new ExitCodeError(
+          EXIT.usage,
+          `error: --as ${o.as} is not an absolute path: give the cell's pvc_root (e.g. /pvc/ptb/kimi), as cells.json has it`,
+        );
       let diag: Diagnostics | null = null;
       await withStdout(io.stdout, async (write) => {
         diag = (await runSnapshotPvc({ dir, as: o.as, write })).diag;
