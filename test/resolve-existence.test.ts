@@ -15,6 +15,33 @@ describe("existence (which checkpoints get a row)", () => {
     expect(diag.warnings).toEqual([]);
   });
 
+  it("warns PVC_STABLE_MISSING for a kept checkpoint whose shards the PVC lists without STABLE; a lost one says its shards were never completed", () => {
+    const shards = (family: string, step: number) => obs("pvc_weights", family, step, null, { seq: step });
+    const pub = candidate("sft", 750, [shards("sft", 750)], { published: [published("sft", 750, "005")] });
+    const spared = candidate("sft", 800, [shards("sft", 800)], { spares: [spare("sft", 800)] });
+    const noShards = candidate("sft", 900, [], { spares: [spare("sft", 900)] });
+    const lostOne = candidate("sft", 950, [shards("sft", 950), obs("janitor_archive", "sft", 950, at(3))]);
+    const incomplete = candidate("sft", 990, [shards("sft", 990)]);
+    const diag = new Diagnostics();
+    const { rowsCands, lost } = splitByExistence(cell, [pub, spared, noShards, lostOne, incomplete], diag);
+    expect(rowsCands.map((c) => c.step)).toEqual([750, 800, 900]);
+    expect(lost.map((l) => l.step)).toEqual([950]);
+    expect(diag.warnings.map((w) => [w.code, w.message])).toEqual([
+      [
+        "PVC_STABLE_MISSING",
+        "c sft step 750: the PVC lists its weight shards but no STABLE, yet it was published: a STABLE line missing from the listing? its write time (the STABLE mtime) is unknown",
+      ],
+      [
+        "PVC_STABLE_MISSING",
+        "c sft step 800: the PVC lists its weight shards but no STABLE, yet it was archived to a spare repo: a STABLE line missing from the listing? its write time (the STABLE mtime) is unknown",
+      ],
+      [
+        "CHECKPOINT_LOST",
+        "c sft step 950: seen in janitor_archive but its weights survive nowhere (its shards on the PVC have no STABLE: never completed) (no row)",
+      ],
+    ]);
+  });
+
   it("reports a checkpoint seen but surviving nowhere as lost, and a role event naming it", () => {
     const archive = obs("janitor_archive", "sft", 300, at(2), { seq: 6 });
     const role = obs("supervisor_role", "sft", 300, null, {

@@ -267,6 +267,12 @@ export const REGISTRY = {
     meaning: "a role event naming a checkpoint that has no row",
     remedy: "check whether it was lost",
   },
+  PVC_STABLE_MISSING: {
+    level: "warning",
+    meaning:
+      "a checkpoint with a row (a spare or published repo holds it) whose weight shards the PVC lists without a `STABLE` (a step without it was never completed, SOURCES.md): a STABLE line lost from the listing, or an incomplete write that was archived; its write time is unknown, so its hour comes from the janitor, else it is unrecoverable",
+    remedy: "check the listing against the volume (`snapshot-pvc`)",
+  },
   CHECKPOINT_LOST: {
     level: "warning",
     meaning:

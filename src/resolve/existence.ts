@@ -49,6 +49,7 @@ export function splitByExistence(
       continue;
     }
     checkFamilyName(cell, c);
+    if (!stable) warnStableMissing(cell, c, diag);
     rowsCands.push(c);
   }
   return { rowsCands, lost };
@@ -97,6 +98,25 @@ function checkPvcDirectories(cell: Cell, c: Candidate): void {
  * `CHECKPOINT_LOST` at its first evidence and `SUPERVISOR_UNKNOWN_CHECKPOINT`
  * for each role event naming it.
  */
+/**
+ * Warns `PVC_STABLE_MISSING` for a checkpoint that gets a row (a spare or
+ * published repo holds it) while the PVC lists its weight shards without a
+ * `STABLE` (SOURCES.md: pvc/, a step without it was never completed): a
+ * STABLE line lost from the listing, or an incomplete write that was
+ * archived. Its STABLE mtime, the write time, is unknown.
+ */
+function warnStableMissing(cell: Cell, c: Candidate, diag: Diagnostics): void {
+  const shard = c.obs.filter((o) => o.kind === "pvc_weights").sort(byOrigin)[0];
+  if (!shard) return;
+  const held = c.published.length > 0 ? "published" : "archived to a spare repo";
+  diag.warn(
+    "PVC_STABLE_MISSING",
+    `${cell.cell} ${c.family} step ${c.step}: the PVC lists its weight shards but no STABLE, yet it was ${held}: a STABLE line missing from the listing? its write time (the STABLE mtime) is unknown`,
+    shard.origin.file,
+    shard.origin.line,
+  );
+}
+
 function lostCheckpoint(cell: Cell, c: Candidate, diag: Diagnostics): LostCheckpoint | null {
   const seen = [
     ...new Set(
@@ -107,9 +127,12 @@ function lostCheckpoint(cell: Cell, c: Candidate, diag: Diagnostics): LostCheckp
   if (seen.length > 0) {
     lost = { cell: cell.cell, family: c.family, step: c.step, seen_in: seen.sort() };
     const first = c.obs.find((o) => (seen as string[]).includes(o.kind));
+    const shards = c.obs.some((o) => o.kind === "pvc_weights")
+      ? " (its shards on the PVC have no STABLE: never completed)"
+      : "";
     diag.warn(
       "CHECKPOINT_LOST",
-      `${cell.cell} ${c.family} step ${c.step}: seen in ${seen.join(", ")} but its weights survive nowhere (no row)`,
+      `${cell.cell} ${c.family} step ${c.step}: seen in ${seen.join(", ")} but its weights survive nowhere${shards} (no row)`,
       first?.origin.file ?? null,
       first?.origin.line ?? null,
     );
