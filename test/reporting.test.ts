@@ -184,7 +184,17 @@ describe("explain and validate describe the last build into --out", () => {
     expect(edited.stderr).toMatch(
       /^ptb-manifest: error OUT_BUILD_UNREADABLE at .*manifest\.json:2: row 1 \(".*"\) is not a manifest row: hour: .*\(got "soon"\): rebuild\n$/,
     );
+    // A plausible edit (another hour, still a row) is no build's decision either: explain and validate refuse it.
+    await writeFile(join(a.out, "manifest.json"), manifest.replace(/"hour": ([0-9]+)\.([0-9]+)/, '"hour": 9$1.$2'));
+    for (const cmd of [["explain", "alpha/grpo/5"], ["validate"]]) {
+      const r = await runCli(...cmd, "--out", a.out);
+      expect([r.code, r.stdout]).toEqual([1, ""]);
+      expect(r.stderr).toBe(
+        `ptb-manifest: error OUT_BUILD_UNREADABLE at ${join(a.out, "manifest.json")}: ${join(a.out, "manifest.json")} is not as the build wrote it: changed since ptb-manifest build wrote it (its sha256 is not the output marker's record); what it says is no build's decision: rebuild\n`,
+      );
+    }
     await writeFile(join(a.out, "manifest.json"), manifest);
+    expect((await runCli("validate", "--out", a.out)).stderr).not.toContain("OUT_BUILD_UNREADABLE");
     await writeFile(join(a.out, "build-report.json"), "{ not json");
     const broken = await runCli("validate", "--out", a.out);
     expect(broken.code).toBe(1);

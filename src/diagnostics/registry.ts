@@ -820,7 +820,7 @@ export const REGISTRY = {
   OUT_BUILD_UNREADABLE: {
     level: "error",
     meaning:
-      "`explain` or `validate`: the `--out` folder has a `build-report.json` that cannot be read, is not JSON or not a report of this tool, or its `manifest.json` and `provenance.jsonl` are missing, hold a row that is not a manifest row (named by its line, as `diff` reads a manifest), or do not describe the same rows",
+      "`explain` or `validate`: the `--out` folder has a `build-report.json` that cannot be read, is not JSON or not a report of this tool, or its `manifest.json` and `provenance.jsonl` are missing, hold a row that is not a manifest row (named by its line, as `diff` reads a manifest), or do not describe the same rows, or one of them is not as the build wrote it (its sha256 is not the output marker's record: edited by hand)",
     remedy: "rebuild into that folder, or give `--out` another one",
   },
   OUT_NOT_A_FOLDER: {

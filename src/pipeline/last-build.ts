@@ -12,6 +12,7 @@ import type { CellsFile, Row } from "../schema.js";
 import { hashInputs } from "../util/hash.js";
 import { isReplaced, liveReplacedPrefixes } from "./live-inputs.js";
 import { checkRows, jsonRows } from "../manifest/read.js";
+import { readOwnership, sha256Of } from "../util/out-owner.js";
 
 /** The parts of `build-report.json` read back. */
 export interface BuildReportFile {
@@ -103,6 +104,7 @@ async function loadOutBuild(out: string, report: BuildReportFile): Promise<Build
   };
   const manifestPath = join(out, "manifest.json");
   const manifestText = await read("manifest.json");
+  const provenanceText = await read("provenance.jsonl");
   let rows: Row[];
   try {
     // The one manifest reader: every row checked by the row schema, a bad one named by its line.
@@ -111,9 +113,15 @@ async function loadOutBuild(out: string, report: BuildReportFile): Promise<Build
     if (!(err instanceof InputError)) throw err;
     throw new InputError("OUT_BUILD_UNREADABLE", `${err.message}: rebuild`, err.file, err.line);
   }
+  // Rows that read well but were edited since the build are no build's decision either.
+  await assertAsBuilt(out, [
+    ["manifest.json", manifestText],
+    ["provenance.jsonl", provenanceText],
+    ["build-report.json", await read("build-report.json")],
+  ]);
   let provenance: BuildResult["provenance"];
   try {
-    provenance = (await read("provenance.jsonl"))
+    provenance = provenanceText
       .split("\n")
       .filter((l) => l !== "")
       .map((l) => JSON.parse(l) as BuildResult["provenance"][number]);
@@ -155,6 +163,37 @@ async function loadOutBuild(out: string, report: BuildReportFile): Promise<Build
     runs: report.runs ?? {},
     tokenCurves: {},
   };
+}
+
+/**
+ * Checks the build's files in `out` against the output marker's record of
+ * them (README: Safety, `.ptb-manifest-outputs.json`): a file `build` wrote
+ * whose bytes changed since (a row edited by hand) would be explained and
+ * validated as that build's decision. A folder without a marker (an earlier
+ * version's) has no record to check.
+ *
+ * @throws InputError `OUT_BUILD_UNREADABLE` naming the changed file.
+ */
+async function assertAsBuilt(out: string, files: [name: string, text: string][]): Promise<void> {
+  const own = await readOwnership(out);
+  if (!own.marker) return;
+  for (const [name, text] of files) {
+    const recorded = own.recorded.get(name);
+    const why =
+      recorded === undefined
+        ? "the output marker has no record of it"
+        : recorded.writer !== "build"
+          ? `written by ${recorded.writer === null ? "an earlier version" : `ptb-manifest ${recorded.writer}`}, not by build`
+          : recorded.sha256 !== sha256Of(text)
+            ? "changed since ptb-manifest build wrote it (its sha256 is not the output marker's record)"
+            : null;
+    if (why !== null)
+      throw new InputError(
+        "OUT_BUILD_UNREADABLE",
+        `${join(out, name)} is not as the build wrote it: ${why}; what it says is no build's decision: rebuild`,
+        join(out, name),
+      );
+  }
 }
 
 /** Whether the inputs of a recorded build are the same files now (by sha256). */
