@@ -68,6 +68,19 @@ describe("tokens --sources --cell --at gives the manifest's driver_tokens_at_hou
     expect([kimi.total, kimi.calls]).toEqual([38_558_683, 549]);
   }, 120_000);
 
+  it("--cell warns TRAJECTORY_FILE_NOT_READ for a file of the cell's trajectory it does not read, as build does", async () => {
+    const dir = await makeMiniSweep({
+      "alpha/trajectory/sessions/2026/10/01/rollout-2026-10-01T00-00-00-0000.jsonl.bak": "{}\n",
+    });
+    roots.push(dir);
+    const r = await runCli("tokens", "--sources", dir, "--cell", "alpha", "--json");
+    expect(r.code, r.stderr).toBe(0);
+    const unread = JSON.parse(r.stdout).warnings.filter((w: { code: string }) => w.code === "TRAJECTORY_FILE_NOT_READ");
+    expect(unread.map((w: { file: string }) => w.file)).toEqual([
+      "alpha/trajectory/sessions/2026/10/01/rollout-2026-10-01T00-00-00-0000.jsonl.bak",
+    ]);
+  });
+
   it("the README's example: sol-high step grpo-a 1400 (hour 45.2) is 15,341,537 tokens", async () => {
     const row = result.rows.find((r) => r.model_id === "agentic-ptb/sol-high.h045.grpo-a.1400")!;
     expect(row.driver_tokens_at_hour).toBe(15_341_537);

@@ -2,7 +2,8 @@
  * `ptb-manifest tokens` through the real CLI entry (`main()` of src/cli.ts),
  * with stdout captured.
  */
-import { existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { main } from "../src/cli.js";
@@ -89,6 +90,27 @@ describe("tokens command on a fixture", () => {
     ]);
     return d;
   };
+
+  it("warns TRAJECTORY_FILE_NOT_READ (once per folder) for files of the folder it does not read, a FIFO too; a kimi context file is known", async () => {
+    const d = fixture();
+    copyFileSync(join(d, "s1/agents/main/wire.jsonl"), join(d, "s1/agents/main/wire.jsonl.1"));
+    writeFileSync(join(d, "s1/agents/main/wire.jsonl.bak"), "");
+    writeFileSync(join(d, "s1/agents/main/context.jsonl"), "");
+    execFileSync("mkfifo", [join(d, "s1/wire.jsonl")]);
+    const code = await run("tokens", "--format", "kimi-code", d, "--json");
+    expect(code).toBe(0);
+    const report = JSON.parse(out.join(""));
+    expect([report.total, report.calls]).toEqual([351, 3]); // the fixture's own count: nothing of the unread files
+    const unread = report.warnings.filter((w: { code: string }) => w.code === "TRAJECTORY_FILE_NOT_READ");
+    expect(unread).toEqual([
+      {
+        code: "TRAJECTORY_FILE_NOT_READ",
+        message: `${d}/: 3 file(s) not read (no kimi-code session file, or not a regular file), first ${d}/s1/agents/main/wire.jsonl.1; a kimi-code session file is read only when named wire.jsonl (or wire.jsonl.gz): name it wire.jsonl, else the run's tokens miss its calls`,
+        file: `${d}/s1/agents/main/wire.jsonl.1`,
+        line: null,
+      },
+    ]);
+  });
 
   it("--json --at: cumulative totals of the calls at or before the moment, and the warnings", async () => {
     const d = fixture();

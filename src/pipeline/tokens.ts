@@ -207,6 +207,7 @@ export async function countTokens(
       onBytes: progress.active ? (n) => progress.add(n) : undefined,
       clock: new BudgetClock(supervisor.runStartMs, supervisor.pauses),
       onThreads,
+      warnUnread: true,
     });
     warnings = [...diag.warnings, ...counted.reading.warnings];
     if (wholeRun) totals = counted.ledger?.totals() ?? null;
@@ -222,6 +223,7 @@ export async function countTokens(
     const reading = await readTrajectory(format, paths, {
       onBytes: progress.active ? (n) => progress.add(n) : undefined,
       onThreads,
+      warnUnread: true,
     });
     warnings = reading.warnings;
     // No call to count (no session file, none of the format, none placed in time for --at/--since): unknown, null.

@@ -55,6 +55,8 @@ export interface CellTokenOptions {
   onListed?: (files: string[]) => void;
   /** Told the scan's thread count (`readTrajectory`'s `onThreads`). */
   onThreads?: (threads: number, sampled: boolean) => void;
+  /** `readTrajectory`'s `warnUnread` (`tokens --cell`: the build checks every input file itself). */
+  warnUnread?: boolean;
 }
 
 /**
@@ -102,6 +104,7 @@ export async function countCellTokens(
     cache: opts.cache,
     onBytes: opts.onBytes,
     onListed: opts.onListed,
+    warnUnread: opts.warnUnread,
     onThreads: opts.onThreads,
   });
   // A session file or folder that could not be read: every count of the cell may be short, so none is written.

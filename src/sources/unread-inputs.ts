@@ -111,13 +111,10 @@ export function unreadInputWarnings(
       hint = `; add the cell to cells.json${near !== null ? ` (or is it cell "${near}" misnamed?)` : ""}`;
     } else if (parts.length >= 3 && parts[1] === "trajectory") {
       const format = cells.get(parts[0]!) ?? "";
-      if (format.startsWith("kimi") && KIMI_CONTEXT_RE.test(name)) continue;
+      if (knownBesideSessions(format, name)) continue;
       code = "TRAJECTORY_FILE_NOT_READ";
       folder = `${parts[0]}/trajectory`;
-      hint = format.startsWith("kimi")
-        ? `; a ${format} session file is read only when named wire.jsonl (or wire.jsonl.gz): name it wire.jsonl`
-        : `; a ${format} session file is read only when its name ends in .jsonl or .jsonl.gz`;
-      hint += ", else the run's tokens miss its calls";
+      hint = sessionFileHint(format);
     } else if (parts.length >= 3 && parts[1] === "janitor") {
       code = "JANITOR_PART_NOT_READ";
       folder = `${parts[0]}/janitor`;
@@ -137,6 +134,19 @@ export function unreadInputWarnings(
       file: g.paths[0]!,
       line: null,
     }));
+}
+
+/** True for a file that may sit among a format's session files and is known, not read (see the module comment). */
+export function knownBesideSessions(format: string, name: string): boolean {
+  return KNOWN_UNREAD.includes(name) || (format.startsWith("kimi") && KIMI_CONTEXT_RE.test(name));
+}
+
+/** What a `TRAJECTORY_FILE_NOT_READ` message adds: which names the format's session files have, and what is lost otherwise. */
+export function sessionFileHint(format: string): string {
+  const names = format.startsWith("kimi")
+    ? `; a ${format} session file is read only when named wire.jsonl (or wire.jsonl.gz): name it wire.jsonl`
+    : `; a ${format} session file is read only when its name ends in .jsonl or .jsonl.gz`;
+  return `${names}, else the run's tokens miss its calls`;
 }
 
 function describe(code: string, folder: string): string {

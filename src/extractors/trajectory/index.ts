@@ -45,7 +45,7 @@
  */
 import { cmpStr } from "../../util/values.js";
 import { realpath, stat } from "node:fs/promises";
-import { isAbsolute, relative, resolve } from "node:path";
+import { basename, isAbsolute, relative, resolve } from "node:path";
 import type { Warning } from "../../diagnostics.js";
 import { InputError } from "../../errors.js";
 import type { FileCache } from "../../util/file-cache.js";
@@ -55,6 +55,7 @@ import { unplaceImplausibleTimes } from "./call-times.js";
 import { COUNTERS } from "./counters.js";
 import { scanFiles } from "./parallel.js";
 import { findSessionFiles } from "./session-files.js";
+import { knownBesideSessions, sessionFileHint } from "../../sources/unread-inputs.js";
 import { compareCalls } from "./token-ledger.js";
 import { TRAJECTORY_FORMATS, type TrajectoryFormat } from "../../trajectory-formats.js";
 import type { TrajectoryReading } from "./types.js";
@@ -79,6 +80,11 @@ export interface ReadTrajectoryOptions {
   threads?: number;
   /** Told the display names of the session files found, before they are read (what the build records as read). */
   onListed?: (files: string[]) => void;
+  /**
+   * Warn `TRAJECTORY_FILE_NOT_READ` (one per folder given) for the files of a folder that are not read:
+   * no session file by name, or no regular file (a FIFO). The build checks every input file itself.
+   */
+  warnUnread?: boolean;
   /**
    * Told how many threads scan the files not served from the cache (1: this thread alone), once decided
    * (not when every file came from the cache), and whether the free cores were sampled for that.
@@ -125,7 +131,7 @@ const toPosix = (p: string): string => p.replace(/\\/g, "/");
 async function listTrajectoryFiles(
   format: TrajectoryFormat,
   paths: string[],
-  opts: { displayRoot?: string | undefined; displayPrefix?: string | undefined } = {},
+  opts: { displayRoot?: string | undefined; displayPrefix?: string | undefined; warnUnread?: boolean | undefined } = {},
 ): Promise<{ files: TrajectoryFile[]; warnings: Warning[] }> {
   const warnings: Warning[] = [];
   const found = new Map<string, string>(); // absolute path -> display
@@ -173,7 +179,7 @@ async function listTrajectoryFiles(
     }
     if (info.isDirectory()) {
       // A folder that cannot be listed hides session files: the run's tokens are incomplete.
-      const { files: entries, unreadable: unlisted } = findSessionFiles(abs, (name) =>
+      const { files: entries, unreadable: unlisted, others } = findSessionFiles(abs, (name) =>
         SESSION_NAME_RE[format].test(name),
       );
       for (const [dir, err] of unlisted.sort(([a], [b]) => cmpStr(a, b))) {
@@ -192,6 +198,20 @@ async function listTrajectoryFiles(
           code: "TRAJECTORY_READ_ERROR",
           message: `${what}: ${reason}; the session files there are not counted, so the run's tokens are incomplete`,
           file: shown,
+          line: null,
+        });
+      }
+      // tokens (the build checks every input file itself): a file here that is not read may hold calls.
+      const unread = opts.warnUnread ? others.filter((o) => !knownBesideSessions(format, basename(o))) : [];
+      if (unread.length > 0) {
+        const shown = (rel: string): string =>
+          isAbsolute(given) || opts.displayRoot !== undefined
+            ? display(resolve(abs, rel), resolve(abs, rel))
+            : toPosix(`${given.replace(/[\\/]+$/, "")}/${rel}`);
+        warnings.push({
+          code: "TRAJECTORY_FILE_NOT_READ",
+          message: `${display(abs, given).replace(/\/+$/, "")}/: ${unread.length} file(s) not read (no ${format} session file, or not a regular file), first ${shown(unread[0]!)}${sessionFileHint(format)}`,
+          file: shown(unread[0]!),
           line: null,
         });
       }

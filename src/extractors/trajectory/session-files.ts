@@ -27,6 +27,11 @@ export interface FoundSessionFiles {
    * followed (`stat` error: a dangling link).
    */
   unreadable: [string, NodeJS.ErrnoException][];
+  /**
+   * The other entries of the folders walked that are not folders, sorted: files whose name did not
+   * pass the test, and anything that is no file (a FIFO, a socket, a device), whatever its name.
+   */
+  others: string[];
 }
 
 /** A folder's identity: its device and inode. */
@@ -53,6 +58,7 @@ function folderId(st: BigIntStats): string {
  */
 export function findSessionFiles(root: string, isSessionName: (name: string) => boolean): FoundSessionFiles {
   const files: string[] = [];
+  const others: string[] = [];
   const unreadable: [string, NodeJS.ErrnoException][] = [];
   const walked = new Map<string, string>(); // folder id -> its path relative to the root
   const links: [string, string, string][] = []; // links to folders: [absolute path, relative path, the folder's id]
@@ -86,11 +92,14 @@ export function findSessionFiles(root: string, isSessionName: (name: string) => 
           target = statSync(path, { bigint: true });
         } catch (err) {
           if (isSessionName(entry.name)) unreadable.push([path, err as NodeJS.ErrnoException]);
+          else others.push(relPath);
           continue;
         }
         if (target.isDirectory()) links.push([path, relPath, folderId(target)]);
         else if (target.isFile() && isSessionName(entry.name)) files.push(relPath);
+        else others.push(relPath);
       } else if (entry.isFile() && isSessionName(entry.name)) files.push(relPath);
+      else others.push(relPath);
     }
   };
   const visit = (dir: string, rel: string, id: string): void => {
@@ -109,5 +118,5 @@ export function findSessionFiles(root: string, isSessionName: (name: string) => 
     for (const f of files)
       if (folder === "") aliases.push(`${link}/${f}`);
       else if (f.startsWith(`${folder}/`)) aliases.push(`${link}${f.slice(folder.length)}`);
-  return { files: [...files, ...aliases.sort(cmpStr)], unreadable };
+  return { files: [...files, ...aliases.sort(cmpStr)], unreadable, others: others.sort(cmpStr) };
 }
