@@ -608,6 +608,31 @@ describe("kimi-cli (TRAJECTORIES.md: kimi-cli)", () => {
     expect(parts(totals)).toEqual([130, 1300, 0, 13, 1443, 2]);
   });
 
+  it("a sub-agent's file outside <session>/subagents/ still counts once with its forwarded copy, with TRAJECTORY_SUBAGENT_OUTSIDE_SESSION", async () => {
+    for (const place of ["s1-a1/wire.jsonl", "s1/agents/a1/wire.jsonl", "subagents/a1/wire.jsonl"]) {
+      const d = tempDir();
+      const sub = status(5, "sub-1", [30, 3, 300, 0]);
+      writeJsonl(d, "s1/wire.jsonl", [kMeta, status(1, "m1", [100, 10, 1000, 0]), forwarded(5.2, sub)]);
+      writeJsonl(d, place, [kMeta, sub]);
+      const { totals, reading } = await count("kimi-cli", [d]);
+      expect(parts(totals), place).toEqual([130, 1300, 0, 13, 1443, 2]);
+      expect(reading.warnings.map((w) => [w.code, w.file, w.line])).toEqual([
+        ["TRAJECTORY_SUBAGENT_OUTSIDE_SESSION", join(d, place), 2],
+      ]);
+    }
+    // Not a copy: other parts, or a minute and more apart, or neither forwarded (message ids repeat across sessions).
+    for (const [s, u] of [
+      [5, [31, 3, 300, 0]],
+      [66, [30, 3, 300, 0]],
+    ] as [number, [number, number, number, number]][]) {
+      const d = tempDir();
+      writeJsonl(d, "s1/wire.jsonl", [kMeta, forwarded(5.2, status(5, "sub-1", [30, 3, 300, 0]))]);
+      writeJsonl(d, "s2/wire.jsonl", [kMeta, status(s, "sub-1", u)]);
+      const { totals, reading } = await count("kimi-cli", [d]);
+      expect([totals.calls, reading.warnings.length]).toEqual([2, 0]);
+    }
+  });
+
   it("a forwarded sub-agent usage without the sub-agent's own file counts once", async () => {
     const d = tempDir();
     writeJsonl(d, "s1/wire.jsonl", [kMeta, forwarded(5.2, status(5, "sub-1", [30, 3, 300, 0]))]);

@@ -383,6 +383,12 @@ export const REGISTRY = {
       "Claude Code responses whose output stayed at the streaming-start value (TRAJECTORIES.md): counted as logged, a known under-count",
     remedy: "none",
   },
+  TRAJECTORY_SUBAGENT_OUTSIDE_SESSION: {
+    level: "warning",
+    meaning:
+      "kimi-cli: calls of a wire file that a `SubagentEvent` of another session folder also forwards (the same `message_id` and usage, within 60 s): a sub-agent's file kept outside `<session>/subagents/<id>/`, so the session rule could not join them; each is counted once",
+    remedy: "keep a sub-agent's wire.jsonl under its session's subagents/ folder",
+  },
   TRAJECTORY_PARENT_ABSENT: {
     level: "warning",
     meaning:

@@ -179,9 +179,11 @@ async function listTrajectoryFiles(
     }
     if (info.isDirectory()) {
       // A folder that cannot be listed hides session files: the run's tokens are incomplete.
-      const { files: entries, unreadable: unlisted, others } = findSessionFiles(abs, (name) =>
-        SESSION_NAME_RE[format].test(name),
-      );
+      const {
+        files: entries,
+        unreadable: unlisted,
+        others,
+      } = findSessionFiles(abs, (name) => SESSION_NAME_RE[format].test(name));
       for (const [dir, err] of unlisted.sort(([a], [b]) => cmpStr(a, b))) {
         const sub = toPosix(relative(abs, dir));
         const shown =

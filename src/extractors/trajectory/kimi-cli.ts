@@ -100,6 +100,25 @@ export interface KimiCliUsage {
   /** The line's `timestamp` as text (`String(value)`, "undefined" when absent): part of the copy key. */
   timeText: string;
   messageId: string | null;
+  /** Present (true) when the usage was forwarded inside a `SubagentEvent` (a sub-agent's, in its parent's file). */
+  forwarded?: true;
+}
+
+/**
+ * A sub-agent's usage forwarded into its parent's file comes this close (ms) to the sub-agent's own line of it.
+ * Within it, the same message id and parts in two session folders, one of them forwarded, are one call.
+ */
+const FORWARD_WINDOW_MS = 60_000;
+
+/**
+ * Whether `a` and `u` (same message id, in two session folders) are a sub-agent's call and its forwarded copy:
+ * exactly one of them forwarded, the same parts, times within {@link FORWARD_WINDOW_MS}.
+ */
+function forwardedCopy(a: KimiCliUsage, u: KimiCliUsage): boolean {
+  if ((a.forwarded === true) === (u.forwarded === true) || !sameParts(a.call, u.call)) return false;
+  const ta = a.call.timeMs;
+  const tu = u.call.timeMs;
+  return ta !== null && tu !== null && Math.abs(ta - tu) <= FORWARD_WINDOW_MS;
 }
 
 /** Fast path (marker mode): a usage line is a `StatusUpdate` (also forwarded inside a `SubagentEvent`). */
@@ -164,6 +183,7 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
         if (!message) return;
         let type = str(message, "type");
         let payload = obj(message, "payload");
+        const forwarded = type === "SubagentEvent";
         for (let depth = 0; type === "SubagentEvent" && depth < 16; depth += 1) {
           const event = obj(payload, "event");
           type = str(event, "type");
@@ -200,7 +220,13 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
           file: file.display,
           line: lineNo,
         };
-        data.push({ call: counted, timeText: String(rawTime), messageId: str(payload, "message_id") ?? null });
+        const messageId = str(payload, "message_id") ?? null;
+        data.push({
+          call: counted,
+          timeText: String(rawTime),
+          messageId,
+          ...(forwarded ? { forwarded: true as const } : {}),
+        });
       },
     );
     shape.flush(sink, file.display, "token_usage");
@@ -234,6 +260,7 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
     // (both keys hold it), or, with no message id, under the time text + parts (and an empty id under its session).
     const index = new HashIndex(total);
     let roots = total;
+    const outside: { count: number; first: TokenCall | null } = { count: 0, first: null };
     for (let i = 0; i < files.length; i += 1) {
       const root = rootOf[i]!;
       const data = scans[i]!.data;
@@ -256,6 +283,12 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
             if (sameTimeAndParts(a, u)) {
               newCopy = false;
               if (uf.union(n, j)) roots -= 1;
+            } else if (rootOf[fileOf(j)] !== root && forwardedCopy(a, u) && uf.union(n, j)) {
+              // A sub-agent's file outside its session's subagents/ folder, and its usage forwarded in the parent.
+              roots -= 1;
+              const own = a.forwarded ? u : a;
+              outside.count += 1;
+              outside.first ??= own.call;
             }
           }
           if (newSession || newCopy) index.add(h, n);
@@ -310,6 +343,13 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
         calls[at++] = b === undefined ? data[k]!.call : usageAt(b).call;
       }
     }
+    if (outside.first !== null)
+      sink.warn(
+        "TRAJECTORY_SUBAGENT_OUTSIDE_SESSION",
+        `${outside.count} call(s) of this file are also forwarded in a SubagentEvent of another session folder (the same message_id and usage, within ${FORWARD_WINDOW_MS / 1000} s): each counted once; a sub-agent's wire.jsonl belongs under <session>/subagents/<id>/`,
+        outside.first.file,
+        outside.first.line,
+      );
     warnUnplaced(calls, sink, "the line has no valid timestamp");
     return { calls, warnings: sink.warnings };
   },
