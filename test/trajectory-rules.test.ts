@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { InputError } from "../src/errors.js";
 import { callTotals, readTrajectory, TokenLedger } from "../src/extractors/trajectory/index.js";
 import { claudeCodeCounter } from "../src/extractors/trajectory/claude-code.js";
+import { setLongestParsedLine } from "../src/extractors/trajectory/common.js";
 import type { TokenCall } from "../src/extractors/trajectory/types.js";
 import { at, count, ms, parts, tempDir, useTempDirs, writeJsonl } from "./trajectory-helpers.js";
 
@@ -271,6 +272,33 @@ const user = (s: number) => ({
   timestamp: at(s),
   sessionId: "S",
   message: { role: "user", content: "hi" },
+});
+
+describe("a line too long to parse whole", () => {
+  it("is skipped with TRAJECTORY_BAD_JSON; the lines after it are read (the file is not given up)", async () => {
+    setLongestParsedLine(2000);
+    try {
+      const d = tempDir();
+      const long = JSON.stringify(asst(2, "m2", "r2", [9, 9, 9, 9], { message: { text: "y".repeat(3000) } }));
+      // Cut off inside the long text, the next record glued to it: only a whole-line parse could judge it.
+      writeJsonl(d, "s.jsonl", [
+        asst(1, "m1", "r1", [1, 10, 0, 50]),
+        `${long.slice(0, 2500)}${JSON.stringify(user(3))}`,
+        asst(4, "m3", "r3", [2, 20, 0, 60]),
+      ]);
+      const { totals, reading } = await count("claude-code", [d]);
+      expect(parts(totals)).toEqual([3, 30, 0, 110, 143, 2]);
+      expect(
+        reading.warnings.map((w) => [
+          w.code,
+          w.line,
+          /longer than the longest text JavaScript can hold/.test(w.message),
+        ]),
+      ).toEqual([["TRAJECTORY_BAD_JSON", 2, true]]);
+    } finally {
+      setLongestParsedLine(null);
+    }
+  });
 });
 
 describe("claude-code (TRAJECTORIES.md: claude-code)", () => {

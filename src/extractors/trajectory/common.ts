@@ -3,6 +3,7 @@
  * JSON lines with bad-line warnings, number and time parsing, and the call
  * record every reader produces.
  */
+import { constants } from "node:buffer";
 import type { Diagnostics, Warning } from "../../diagnostics.js";
 import { appendAll } from "../../util/arrays.js";
 import {
@@ -103,6 +104,14 @@ export function trajectoryFastPath(): boolean {
   return fastPath;
 }
 
+/** Lines longer than this (bytes) are not decoded for `JSON.parse`: no string holds them (`buffer.constants.MAX_STRING_LENGTH`). */
+let longestParsedLine: number = constants.MAX_STRING_LENGTH;
+
+/** Sets the longest line {@link TrajectoryLine.parse} decodes (the tests use a small one; null: the default). */
+export function setLongestParsedLine(bytes: number | null): void {
+  longestParsedLine = bytes ?? constants.MAX_STRING_LENGTH;
+}
+
 /**
  * One line handed to a reader by {@link scanTrajectory}: its bytes
  * `buf[start, end)` (without the line end; valid only during the visit, the
@@ -129,6 +138,18 @@ export class TrajectoryLine {
    * its fast reading expects.
    */
   parse(): unknown {
+    if (this.end - this.start > longestParsedLine) {
+      // Decoding it would throw and end the file's reading (every count of the run unknown): this line only is lost.
+      const what = this.unterminated ? "cut-off last line" : "line";
+      const head = this.buf.toString("utf8", this.start, this.start + 64);
+      this.sink.warn(
+        "TRAJECTORY_BAD_JSON",
+        `${what} of ${this.end - this.start} bytes is longer than the longest text JavaScript can hold, so it cannot be parsed whole (${preview(head)}); skipped`,
+        this.file.display,
+        this.lineNo,
+      );
+      return undefined;
+    }
     const text = this.buf.toString("utf8", this.start, this.end).trim();
     if (text === "") return undefined;
     try {
@@ -145,7 +166,7 @@ export class TrajectoryLine {
    * the line's trimmed text (decoded when not given).
    */
   bad(text?: string): void {
-    const t = text ?? this.buf.toString("utf8", this.start, this.end).trim();
+    const t = text ?? this.buf.toString("utf8", this.start, Math.min(this.end, this.start + 4096)).trim();
     const what = this.unterminated ? "cut-off last line" : "line";
     this.sink.warn(
       "TRAJECTORY_BAD_JSON",
