@@ -130,6 +130,16 @@ describe("cost --html", () => {
         "ptb-manifest: error OUT_NOT_A_FILE at /dev/null: cannot write /dev/null: the name is taken by a character device, which an output file would replace; nothing written\n",
     });
     expect((await lstat("/dev/null")).isCharacterDevice()).toBe(true);
+    // A link to a device (/dev/stdout) is no file to replace either, even with --force.
+    const link = join(await tempDir(), "stdout");
+    await symlink("/dev/null", link);
+    for (const force of [[], ["--force"]])
+      expect(await cost("--html", link, ...force)).toEqual({
+        code: 1,
+        stdout: "",
+        stderr: `ptb-manifest: error OUT_NOT_A_FILE at ${link}: cannot write ${link}: the name is taken by a symbolic link to a character device, which an output file would replace; nothing written\n`,
+      });
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
     expect(await cost("--html", out)).toEqual({
       code: 1,
       stdout: "",
@@ -455,6 +465,12 @@ describe("checkOutFolder, makeFolder, writeFilesAtomically", () => {
     ]);
     // A folder whose name starts with the sources folder's is not inside it.
     expect(await checkOutFolder(`${root}-sibling`, { sources: root })).toBe(`${root}-sibling`);
+    // A dangling link is no folder (it was OUT_UNWRITABLE "EEXIST" once mkdir met it).
+    await symlink(join(root, "gone"), join(root, "link"));
+    expect(await thrown(() => checkOutFolder(join(root, "link", "sub")))).toEqual([
+      "OUT_NOT_A_FOLDER",
+      `--out ${root}/link/sub: ${root}/link is a symbolic link whose target does not exist (a dangling link), not a folder; nothing written`,
+    ]);
   });
 
   it("makeFolder creates the missing folders one by one and fails at once under /proc (a recursive mkdir never returns there)", async () => {

@@ -57,7 +57,7 @@ export function fsErrorCode(err: unknown): string | null {
  * (itself, else the nearest folder above it) that exists, when it is a link
  * whose target does not; null when there is none (the path is just absent).
  */
-function danglingLinkOn(path: string): string | null {
+export function danglingLinkOn(path: string): string | null {
   for (let p = nodePath.resolve(path); ; ) {
     try {
       return nodeFs.lstatSync(p).isSymbolicLink() && !nodeFs.existsSync(p) ? p : null;

@@ -27,6 +27,7 @@ import { access, lstat, mkdir, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { InputError } from "../errors.js";
 import { EXIT, ExitCodeError } from "../errors.js";
+import { danglingLinkOn } from "./fs-errors.js";
 
 /** What a non-folder is, for messages. */
 function kindOf(s: Stats): string {
@@ -130,6 +131,13 @@ export async function checkOutFolder(out: string, opts: OutFolderCheck = {}): Pr
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       const up = dirname(existing);
+      const dangling = code === "ENOENT" ? danglingLinkOn(existing) : null;
+      if (dangling !== null)
+        throw new InputError(
+          "OUT_NOT_A_FOLDER",
+          `${option} ${out}: ${dangling} is a symbolic link whose target does not exist (a dangling link), not a folder; nothing written`,
+          out,
+        );
       if ((code === "ENOENT" || code === "ENOTDIR") && up !== existing) {
         existing = up;
         continue;
@@ -230,10 +238,10 @@ export async function makeFolder(folder: string, option = "--out"): Promise<stri
 
 /**
  * Checks that `target`, a file about to be replaced by a rename, is absent,
- * a regular file or a symbolic link (which is replaced, never written
- * through).
+ * a regular file or a symbolic link to a file or to nothing (which is
+ * replaced, never written through).
  *
- * @throws InputError `OUT_NOT_A_FILE` for a folder, a device, a FIFO or a socket at that name.
+ * @throws InputError `OUT_NOT_A_FILE` for a folder, a device, a FIFO or a socket at that name, or a link to one.
  */
 export async function checkOutFile(target: string): Promise<void> {
   let s: Stats;
@@ -242,8 +250,14 @@ export async function checkOutFile(target: string): Promise<void> {
   } catch {
     return;
   }
-  if (s.isFile() || s.isSymbolicLink()) return;
-  const what = s.isDirectory() ? "a folder" : kindOf(s);
+  if (s.isFile()) return;
+  let what: string;
+  if (s.isSymbolicLink()) {
+    // A link to a file (or to nothing) is replaced; one to a device or a pipe (`/dev/stdout`) is not a file to replace.
+    const to = await stat(target).catch(() => null);
+    if (to === null || to.isFile()) return;
+    what = `a symbolic link to ${to.isDirectory() ? "a folder" : kindOf(to)}`;
+  } else what = s.isDirectory() ? "a folder" : kindOf(s);
   throw new InputError(
     "OUT_NOT_A_FILE",
     `cannot write ${target}: the name is taken by ${what}, which an output file would replace; nothing written`,
