@@ -44,6 +44,19 @@ describe("exact time by precedence", () => {
     ]);
   });
 
+  it("a STABLE mtime centuries after the run says it is no plausible time (a listing in milliseconds), not just a copy-back", () => {
+    const ms = obs("pvc_stable", "sft", 1, 1790988774426 * 1000, { seq: 0 });
+    const diag = new Diagnostics();
+    const d = exactTime(candidate("sft", 1, [ms]), window(10), diag);
+    expect([d.source, reasons(d)]).toEqual(["unrecoverable", [[1, "copy_back"]]]);
+    expect(diag.warnings.map((w) => [w.code, w.message])).toEqual([
+      [
+        "PVC_MTIME_AFTER_RUN_END",
+        "sft step 1: STABLE mtime +058724-04-20T13:47:06.000Z is after the run ended (2026-01-01T10:00:00.000Z) (no plausible time: a listing in milliseconds, not seconds?); treated as a copy-back, not a write time",
+      ],
+    ]);
+  });
+
   it("falls back to the first janitor archive within the run; later ones are retries", () => {
     const outside = obs("janitor_archive", "sft", 1, at(12), { seq: 0 });
     const first = obs("janitor_archive", "sft", 1, at(3), { seq: 1, timeNote: "src_mtime" });

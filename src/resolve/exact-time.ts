@@ -12,6 +12,9 @@ import type { ZoneDoubt } from "./janitor-zone.js";
 import { clockUnknownAt, iso, type RunWindow, withinRun } from "./run-window.js";
 import { firstStableWithinRun, stableMtimes } from "./stable-mtime.js";
 
+/** A STABLE mtime from this on (2100-01-01T00:00:00Z) is a unit error of the listing, not a copy-back. */
+const UNIT_ERROR_MS = Date.UTC(2100, 0, 1);
+
 /**
  * The exact time of a checkpoint, with every time set aside and why; an
  * unrecoverable decision (rule empty, filled by the cadence step) when no time
@@ -127,9 +130,11 @@ function pickStable(
     if (t > w.runEndMs) {
       const why = `copy-back: STABLE mtime ${iso(t)} is after the run's end ${iso(w.runEndMs)} (${w.runEndFrom})`;
       rejected.push({ observation: o, reason: "copy_back", why });
+      // Centuries after the run: no copy-back but a listing in another unit (`%T@` is seconds; milliseconds read as seconds).
+      const unit = t >= UNIT_ERROR_MS ? " (no plausible time: a listing in milliseconds, not seconds?)" : "";
       diag.warn(
         "PVC_MTIME_AFTER_RUN_END",
-        `${c.family} step ${c.step}: STABLE mtime ${iso(t)} is after the run ended (${iso(w.runEndMs)}); treated as a copy-back, not a write time`,
+        `${c.family} step ${c.step}: STABLE mtime ${iso(t) ?? t} is after the run ended (${iso(w.runEndMs)})${unit}; treated as a copy-back, not a write time`,
         o.origin.file,
         o.origin.line,
       );
