@@ -52,7 +52,7 @@ describe("exact time by precedence", () => {
     expect(diag.warnings.map((w) => [w.code, w.message])).toEqual([
       [
         "PVC_MTIME_AFTER_RUN_END",
-        "sft step 1: STABLE mtime +058724-04-20T13:47:06.000Z is after the run ended (2026-01-01T10:00:00.000Z) (no plausible time: a listing in milliseconds, not seconds?); treated as a copy-back, not a write time",
+        "sft step 1: STABLE mtime +058724-03-05T17:47:06.000Z is after the run ended (2026-01-01T10:00:00.000Z) (no plausible time: a listing in milliseconds, not seconds?); treated as a copy-back, not a write time",
       ],
     ]);
   });
