@@ -108,6 +108,7 @@ describe("build --hub and snapshot-hub read the same token", () => {
     await removeTree(dir);
     await removeTree(`${dir}-out`);
     await removeTree(`${dir}-snap`);
+    await removeTree(`${dir}-cache`);
   });
 
   it("from $HF_HOME/token; a rejected one is HUB_ACCESS_DENIED naming the file, exit 1", async () => {
@@ -117,7 +118,7 @@ describe("build --hub and snapshot-hub read the same token", () => {
       process.env.HF_HOME = join(dir, "hf-home");
       await mkdir(process.env.HF_HOME);
       await writeFile(join(process.env.HF_HOME, "token"), "hf_right\n");
-      const cache = join(dir, "cache");
+      const cache = `${dir}-cache`; // outside the sources (CACHE_INSIDE_SOURCES)
       const b = await runCli(
         "build",
         "--sources",

@@ -34,6 +34,8 @@ describe("findSessionFiles", () => {
       "s/2/wire.jsonl.gz",
       "wire.jsonl",
     ]);
+    // The files with other names, sorted: what the walk saw and did not take.
+    expect(findSessionFiles(root, wire).others).toEqual(["s/1/Wire.jsonl", "s/1/wire.jsonl.bak", "s/1/xwire.jsonl"]);
     expect(findSessionFiles(root, jsonl).files.sort()).toEqual([
       ".hidden/wire.jsonl",
       "s/1/Wire.jsonl",
@@ -51,6 +53,7 @@ describe("findSessionFiles", () => {
     expect(findSessionFiles(root, jsonl)).toEqual({
       files: expect.arrayContaining(["alias/wire.jsonl", "real/wire.jsonl", "top.jsonl", "dir.jsonl/a.jsonl"]),
       unreadable: [],
+      others: [],
     });
     expect(findSessionFiles(root, jsonl).files).toHaveLength(4);
   });
@@ -61,6 +64,8 @@ describe("findSessionFiles", () => {
     await symlink("gone", join(root, "a", "other"));
     const found = findSessionFiles(root, jsonl);
     expect(found.files).toEqual(["a/wire.jsonl"]);
+    // The link with another name is no session file: one of the others (tokens warns it is not read).
+    expect(found.others).toEqual(["a/other"]);
     expect(found.unreadable.map(([path, err]) => [path, err.syscall, err.code])).toEqual([
       [join(root, "a", "lost.jsonl"), "stat", "ENOENT"],
     ]);
@@ -69,7 +74,11 @@ describe("findSessionFiles", () => {
   it("walks each real folder once: a link loop gives its files' paths through the link once more", async () => {
     const root = await tree(["s/wire.jsonl"]);
     await symlink(".", join(root, "s", "again"));
-    expect(findSessionFiles(root, wire)).toEqual({ files: ["s/wire.jsonl", "s/again/wire.jsonl"], unreadable: [] });
+    expect(findSessionFiles(root, wire)).toEqual({
+      files: ["s/wire.jsonl", "s/again/wire.jsonl"],
+      unreadable: [],
+      others: [],
+    });
   });
 
   it("finishes at once with two links to an ancestor (a walk that followed them doubled the paths at every level)", async () => {

@@ -113,7 +113,7 @@ describe("found by a new user", () => {
   it("a run_start whose ts is unreadable is named with its line (P21)", async () => {
     const err = await read(lines('{"ts":"2026-10-02T08:00:00","event":"run_start"}')).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "SUPERVISOR_NO_RUN_START", line: 1 });
-    expect((err as Error).message).toContain('the run_start event has no valid "ts"');
+    expect((err as Error).message).toContain('its run_start line cannot be read (no valid "ts"');
   });
 
   it("an impossible calendar date is a bad line, not rolled over (P15)", async () => {
