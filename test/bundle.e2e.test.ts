@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -56,6 +56,27 @@ async function answer(worker: Worker, send: () => void): Promise<unknown> {
     await worker.terminate();
   }
 }
+
+describe("start-up loads only what the command needs (README: Performance, Start-up)", () => {
+  /** The packages (under node_modules) that `args` makes the CLI load. */
+  const packagesLoaded = (args: string[]): string[] => {
+    const log = join(tmp, `imports-${args[0]}.log`);
+    execFileSync(
+      process.execPath,
+      ["--import", join(REPO, "test", "helpers", "record-imports.mjs"), join(REPO, "bin", "ptb-manifest.js"), ...args],
+      { env: { ...process.env, PTB_IMPORTS_LOG: log }, stdio: "ignore" },
+    );
+    const urls = readFileSync(log, "utf8").split("\n");
+    return [
+      ...new Set(urls.map((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1]).filter((p) => p !== undefined)),
+    ].sort();
+  };
+
+  it("tokens --format and --help load no package: not the registry's schemas (zod), not Vega", () => {
+    expect(packagesLoaded(["tokens", "--format", "claude-code", join(tmp, "s.jsonl"), "--json"])).toEqual([]);
+    expect(packagesLoaded(["--help"])).toEqual([]);
+  });
+});
 
 describe("the bundled CLI (dist/bundle/)", () => {
   it("holds the CLI, both worker entries and the WebAssembly scanner, and runs", () => {

@@ -19,6 +19,7 @@ import { cmpStr } from "../util/values.js";
 import type { Warning } from "../diagnostics.js";
 import type { WarningCode } from "../diagnostics/registry.js";
 import { closestKey } from "./cells.js";
+import { KNOWN_UNREAD, knownBesideSessions, sessionFileHint } from "./session-file-names.js";
 
 /** What the readers of one build consumed, as paths relative to the sources folder (forward slashes). */
 export interface InputsRead {
@@ -32,21 +33,6 @@ export interface InputsRead {
    */
   folders: string[];
 }
-
-/**
- * File names that are known and deliberately never read, anywhere under the
- * sources folder: the agent's notes (SOURCES.md: Layout), the ownership
- * marker that `snapshot` writes beside the files it wrote (src/util/out-owner.ts),
- * and the placeholders that keep an empty folder in git.
- */
-const KNOWN_UNREAD: readonly string[] = ["RUNLOG.md", ".ptb-manifest-outputs.json", ".gitkeep", ".keep"];
-
-/**
- * Files that a kimi-cli or kimi-code session folder holds beside its
- * `wire.jsonl` and that carry no usage (the conversation context, rotated as
- * `context_N.jsonl` on compaction): known, not read.
- */
-const KIMI_CONTEXT_RE = /^context(_\d+)?\.jsonl(\.gz)?$/;
 
 /** What {@link unreadInputWarnings} needs of `cells.json`. */
 export interface UnreadContext {
@@ -134,19 +120,6 @@ export function unreadInputWarnings(
       file: g.paths[0]!,
       line: null,
     }));
-}
-
-/** True for a file that may sit among a format's session files and is known, not read (see the module comment). */
-export function knownBesideSessions(format: string, name: string): boolean {
-  return KNOWN_UNREAD.includes(name) || (format.startsWith("kimi") && KIMI_CONTEXT_RE.test(name));
-}
-
-/** What a `TRAJECTORY_FILE_NOT_READ` message adds: which names the format's session files have, and what is lost otherwise. */
-export function sessionFileHint(format: string): string {
-  const names = format.startsWith("kimi")
-    ? `; a ${format} session file is read only when named wire.jsonl (or wire.jsonl.gz): name it wire.jsonl`
-    : `; a ${format} session file is read only when its name ends in .jsonl or .jsonl.gz`;
-  return `${names}, else the run's tokens miss its calls`;
 }
 
 function describe(code: string, folder: string): string {

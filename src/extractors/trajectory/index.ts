@@ -55,7 +55,7 @@ import { unplaceImplausibleTimes } from "./call-times.js";
 import { COUNTERS } from "./counters.js";
 import { scanFiles } from "./parallel.js";
 import { findSessionFiles } from "./session-files.js";
-import { knownBesideSessions, sessionFileHint } from "../../sources/unread-inputs.js";
+import { knownBesideSessions, sessionFileHint } from "../../sources/session-file-names.js";
 import { compareCalls } from "./token-ledger.js";
 import { TRAJECTORY_FORMATS, type TrajectoryFormat } from "../../trajectory-formats.js";
 import type { TrajectoryReading } from "./types.js";
