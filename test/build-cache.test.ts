@@ -12,6 +12,7 @@ import {
   statSync,
   writeFileSync,
   appendFileSync,
+  chmodSync,
   chownSync,
   existsSync,
 } from "node:fs";
@@ -197,6 +198,27 @@ describe("FileCache", () => {
     expect(c.stats.hits).toBe(1);
     const off = new FileCache(null);
     expect(await off.through("k", p, "", compute)).toEqual({ n: 3 });
+  });
+
+  it("writes entries no one else may write, and reads none that the group or others may (edited in place, the owner stays)", async () => {
+    const p = join(tmp, "g.txt");
+    writeFileSync(p, "x");
+    const dir = join(tmp, "fc-group");
+    const c = new FileCache(dir);
+    let n = 0;
+    const compute = async () => ({ n: ++n });
+    const old = process.umask(0o002);
+    try {
+      expect(await c.through("k", p, "", compute)).toEqual({ n: 1 });
+    } finally {
+      process.umask(old);
+    }
+    const [entry] = cacheFiles(dir);
+    expect(statSync(entry!).mode & 0o777).toBe(0o644);
+    expect(await c.through("k", p, "", compute)).toEqual({ n: 1 });
+    chmodSync(entry!, 0o664);
+    expect(await c.through("k", p, "", compute)).toEqual({ n: 2 });
+    expect(c.stats.foreign).toBe(1);
   });
 
   it("defaults to $XDG_CACHE_HOME/ptb-manifest, else ~/.cache/ptb-manifest", () => {

@@ -1,4 +1,4 @@
-import { chownSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -28,20 +28,27 @@ describe("the Hub cache (hub/cache.ts)", () => {
   });
 
   it.skipIf(process.getuid?.() !== 0)(
-    "does not use an entry another user wrote (it is fetched again); skipped when not root: chown needs it",
+    "never reads an entry another user wrote: this user's own is kept beside it; skipped when not root: chown needs it",
     async () => {
       const cache = new HubFileCache(join(tmp, "shared"));
-      const put = await cache.put("o/r", SHA, new Map([["config.json", Buffer.from('{"eos_token_id":2}')]]));
-      chownSync(put.dir, 65534, 65534);
+      const theirs = await cache.put("o/r", SHA, new Map([["config.json", Buffer.from('{"eos_token_id":2}')]]));
+      chownSync(theirs.dir, 65534, 65534);
       expect(await cache.get("o/r", SHA)).toBeNull();
-      chownSync(put.dir, 0, 0);
-      chownSync(join(put.dir, ".ptb-cache.json"), 65534, 65534);
       expect(await cache.get("o/r", SHA)).toBeNull();
-      expect(cache.foreign).toBe(2);
-      // Stored again by this user, it is used.
-      const again = await cache.put("o/r", SHA, new Map([["config.json", Buffer.from('{"eos_token_id":3}')]]));
-      expect(await cache.get("o/r", SHA)).toEqual(again);
-      expect(readFileSync(join(again.dir, "config.json"), "utf8")).toBe('{"eos_token_id":3}');
+      expect(cache.foreign).toBe(1); // one entry, however often it is met
+      const mine = await cache.put("o/r", SHA, new Map([["config.json", Buffer.from('{"eos_token_id":3}')]]));
+      expect(mine.dir).toBe(`${theirs.dir}.uid0`);
+      expect(await cache.get("o/r", SHA)).toEqual(mine);
+      expect(readFileSync(join(mine.dir, "config.json"), "utf8")).toBe('{"eos_token_id":3}');
+      expect(readFileSync(join(theirs.dir, "config.json"), "utf8")).toBe('{"eos_token_id":2}');
+      // A marker another user wrote in this user's folder, or a folder the group may write: not read either.
+      const second = await cache.put("o/s", SHA, new Map([["config.json", Buffer.from("{}")]]));
+      chownSync(join(second.dir, ".ptb-cache.json"), 65534, 65534);
+      expect(await cache.get("o/s", SHA)).toBeNull();
+      const third = await cache.put("o/t", SHA, new Map([["config.json", Buffer.from("{}")]]));
+      chmodSync(third.dir, 0o775);
+      expect(await cache.get("o/t", SHA)).toBeNull();
+      expect(readdirSync(join(tmp, "shared", "hub", "o", "r")).sort()).toEqual([SHA, `${SHA}.uid0`]);
     },
   );
 });

@@ -38,10 +38,15 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The cache of small Hub files under one folder (see the module comment for the layout). */
 export class HubFileCache {
-  /** Entries found that another user wrote (not used: see `own-file.ts`). */
-  foreign = 0;
+  /** The entries found that another user wrote (`owner/name@sha`): not used (see `own-file.ts`). */
+  private readonly foreignEntries = new Set<string>();
 
   constructor(readonly root: string) {}
+
+  /** How many entries another user wrote were met (each fetched again, and kept under this user's name). */
+  get foreign(): number {
+    return this.foreignEntries.size;
+  }
 
   /** The folder of `repoId` (`owner/name`) at commit `sha`. */
   entryDir(repoId: string, sha: string): string {
@@ -50,16 +55,27 @@ export class HubFileCache {
   }
 
   /**
+   * Where this user's entry of `repoId` at `sha` is: the entry's folder, or,
+   * when another user's entry holds that name (a shared cache folder), the
+   * name beside it with this user's id (`<sha>.uid<N>`).
+   */
+  private async ownDir(repoId: string, sha: string): Promise<string> {
+    const dir = this.entryDir(repoId, sha);
+    const st = await stat(dir).catch(() => null);
+    if (st === null || isOwnFile(st, true)) return dir;
+    this.foreignEntries.add(`${repoId}@${sha}`);
+    return `${dir}.uid${process.getuid?.() ?? 0}`;
+  }
+
+  /**
    * The entry of `repoId` at `sha`, or null when there is none (or it is
-   * unreadable, or another user wrote it: it is then fetched again).
+   * unreadable: it is then fetched again). Another user's entry is never
+   * read: this user's own, beside it, is.
    */
   async get(repoId: string, sha: string): Promise<CacheEntry | null> {
-    const dir = this.entryDir(repoId, sha);
+    const dir = await this.ownDir(repoId, sha);
     try {
-      if (!isOwnFile(await stat(dir)) || !isOwnFile(await stat(join(dir, MARKER)))) {
-        this.foreign += 1;
-        return null;
-      }
+      if (!isOwnFile(await stat(dir), true) || !isOwnFile(await stat(join(dir, MARKER)), true)) return null;
       const marker = JSON.parse(await readFile(join(dir, MARKER), "utf8")) as {
         version?: number;
         repo?: string;
@@ -85,10 +101,10 @@ export class HubFileCache {
    * entry is kept.
    */
   async put(repoId: string, sha: string, contents: Map<string, Buffer | null>): Promise<CacheEntry> {
-    const dir = this.entryDir(repoId, sha);
+    const dir = await this.ownDir(repoId, sha);
     const parent = join(dir, "..");
     await mkdir(parent, { recursive: true });
-    let tmp = await mkdtemp(join(parent, `.tmp-${sha}-`));
+    const tmp = await mkdtemp(join(parent, `.tmp-${sha}-`));
     const files: CacheEntry["files"] = {};
     try {
       for (const [name, bytes] of contents) {
@@ -96,28 +112,16 @@ export class HubFileCache {
         if (bytes !== null) await writeFile(join(tmp, name), bytes);
       }
       await writeFile(join(tmp, MARKER), `${JSON.stringify({ version: 1, repo: repoId, sha, files })}\n`);
+      await rm(dir, { recursive: true, force: true }); // an unreadable old entry of this user's
       try {
-        await rm(dir, { recursive: true, force: true }); // an unreadable old entry
         await rename(tmp, dir);
       } catch (err) {
         const again = await this.get(repoId, sha);
         if (again) return again;
-        // Another user's entry is in the way (a shared cache folder): this run's own copy is used, and kept.
-        if (
-          this.foreign > 0 &&
-          (await stat(dir).then(
-            (st) => !isOwnFile(st),
-            () => false,
-          ))
-        ) {
-          const kept = tmp;
-          tmp = "";
-          return { dir: kept, files };
-        }
         throw err;
       }
     } finally {
-      if (tmp) await rm(tmp, { recursive: true, force: true });
+      await rm(tmp, { recursive: true, force: true });
     }
     return { dir, files };
   }

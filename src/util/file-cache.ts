@@ -174,7 +174,7 @@ export class FileCache {
     try {
       const fh = await open(this.pathOf(kind, key), "r");
       try {
-        if (!isOwnFile(await fh.stat())) {
+        if (!isOwnFile(await fh.stat(), true)) {
           this.stats.foreign += 1;
           this.stats.misses += 1;
           return undefined;
@@ -213,7 +213,7 @@ export class FileCache {
       const body = JSON.stringify(value);
       const header = JSON.stringify({ key, sha256: createHash("sha256").update(body).digest("hex") });
       await mkdir(dirname(target), { recursive: true });
-      await writeFile(tmp, `${header}\n${body}`);
+      await writeFile(tmp, `${header}\n${body}`, { mode: 0o644 }); // never writable by the group (own-file.ts)
       await rename(tmp, target);
     } catch {
       this.stats.writeErrors += 1;

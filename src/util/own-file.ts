@@ -4,8 +4,14 @@
  * number, so only this user's own entries are used.
  */
 
-/** True when a file with these stats belongs to the user running the tool (always true where there are no uids). */
-export function isOwnFile(st: { uid: number }): boolean {
+/**
+ * True when a file with these stats belongs to the user running the tool
+ * (always true where there are no uids); with `notShared`, also only when
+ * no one else may write it (no group or other write bit: a group member
+ * could edit it in place, keeping its owner).
+ */
+export function isOwnFile(st: { uid: number; mode: number }, notShared = false): boolean {
   const uid = process.getuid?.();
-  return uid === undefined || st.uid === uid;
+  if (uid !== undefined && st.uid !== uid) return false;
+  return !notShared || (st.mode & 0o022) === 0;
 }
