@@ -151,7 +151,7 @@ describe("build cache", () => {
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(
         new RegExp(
-          `^ptb-manifest: error CACHE_INSIDE_SOURCES at ${dir}: --cache-dir ${dir} is (the sources folder|inside the sources folder ${sources}): every build would write into its own inputs`,
+          `^ptb-manifest: error CACHE_INSIDE_SOURCES at ${dir}: --cache-dir ${dir} is (the sources folder|inside the sources folder ${sources}): every run would write into its own inputs`,
         ),
       );
       expect(existsSync(out)).toBe(false);
@@ -163,6 +163,22 @@ describe("build cache", () => {
     expect([xdg.code, xdg.stderr.split(" at ")[0]]).toEqual([1, "ptb-manifest: error CACHE_INSIDE_SOURCES"]);
     const none = await runCliWith({ env }, "build", "--sources", sources, "--out", out, "-q", "--no-cache");
     expect(none.code, none.stderr).toBe(0);
+    // --strict writes no build cache: its folder may be anywhere. --hub writes its files there even with --no-cache,
+    // and snapshot-hub too: refused before the Hub is asked (nothing listens at this URL).
+    const strict = await runCli("build", "--sources", sources, "--out", out, "-q", "--strict", "--cache-dir", sources);
+    expect(strict.stderr).not.toContain("CACHE_INSIDE_SOURCES");
+    const dead = ["--hub-url", "http://127.0.0.1:9", "--cache-dir", join(sources, "hubcache")];
+    for (const args of [
+      ["build", "--sources", sources, "--out", out, "-q", "--hub", "--no-cache", ...dead],
+      ["snapshot-hub", "--sources", sources, "--out", join(tmp, "snap"), "-q", ...dead],
+    ]) {
+      const r = await runCli(...args);
+      expect([r.code, r.stderr.split(":").slice(0, 2).join(":")]).toEqual([
+        1,
+        "ptb-manifest: error CACHE_INSIDE_SOURCES at " + join(sources, "hubcache"),
+      ]);
+    }
+    expect(existsSync(join(sources, "hubcache"))).toBe(false);
   }, 180_000);
 
   it("a cache folder that cannot be written does not stop the build", async () => {

@@ -838,8 +838,8 @@ export const REGISTRY = {
   CACHE_INSIDE_SOURCES: {
     level: "error",
     meaning:
-      "the cache folder (`--cache-dir`, else `$XDG_CACHE_HOME/ptb-manifest`) is the sources folder or inside it: every build would write into its own inputs (`build`)",
-    remedy: "give a cache folder outside the sources, or `--no-cache`",
+      "the cache folder (`--cache-dir`, else `$XDG_CACHE_HOME/ptb-manifest`) is the sources folder or inside it, where a cache would be written (`build` with its cache on or with `--hub`, `snapshot-hub`): every run would write into its own inputs",
+    remedy: "give a cache folder outside the sources",
   },
   CACHE_FOREIGN_ENTRIES: {
     level: "warning",

@@ -12,7 +12,7 @@ import { manifestCsv, manifestJson, modelIdsTxt, provenanceJsonl } from "../writ
 import { buildReportJson } from "../writers/report.js";
 import { hashInputs } from "../util/hash.js";
 import { writeFilesAtomically } from "../util/atomic.js";
-import { checkOutFolder, placeInSources } from "../util/out-folder.js";
+import { checkCacheOutsideSources, checkOutFolder } from "../util/out-folder.js";
 import { BUILD_NAMES, checkNotInputs, foreignFileError, foreignFiles, readOwnership } from "../util/out-owner.js";
 import { indexCard } from "../writers/card.js";
 import { dataPackage, manifestJsonSchema } from "../writers/datapackage.js";
@@ -96,7 +96,13 @@ export async function runBuild(opts: BuildCommandOptions): Promise<{ result: Bui
   // outputs or that lies in the sources, is refused at once.
   await assertSourcesFolder(sourcesDir);
   await checkOutFolder(opts.out, { sources: opts.sources });
-  if (!opts.noCache) await checkCacheOutsideSources(opts);
+  // A cache is written when the build cache is on (never with --no-cache or --strict) and by --hub (its files).
+  if ((!opts.noCache && !opts.strict) || opts.hub)
+    await checkCacheOutsideSources(
+      opts.cacheDir !== undefined ? resolve(opts.cacheDir) : defaultCacheDir(opts.env),
+      opts.cacheDir,
+      opts.sources,
+    );
   // An output in a folder the build reads (--pvc, --trajectory), or a file of the user's at an output name
   // (a README.md of `--out .`), is refused before the work, not after.
   await checkNotInputs(
@@ -231,24 +237,6 @@ async function buildAndWrite(
   const foreign = (cache?.stats.foreign ?? 0) + foreignHubEntries;
   if (foreign > 0) (opts.stderr ?? process.stderr).write(foreignCacheWarning(foreign, cache?.dir ?? hubOpts!.cacheDir));
   return { result, summary: summarise(result, opts.out, warningLines, opts.style?.stdout, opts.strict) };
-}
-
-/**
- * The cache folder (`--cache-dir`, else the default) may not be the sources
- * folder or lie in it: every build would write into its own inputs.
- *
- * @throws InputError `CACHE_INSIDE_SOURCES`.
- */
-async function checkCacheOutsideSources(opts: BuildCommandOptions): Promise<void> {
-  const dir = opts.cacheDir !== undefined ? resolve(opts.cacheDir) : defaultCacheDir(opts.env);
-  const where = await placeInSources(dir, opts.sources);
-  if (where === null) return;
-  const named = opts.cacheDir !== undefined ? `--cache-dir ${opts.cacheDir}` : `the cache folder ${dir}`;
-  throw new InputError(
-    "CACHE_INSIDE_SOURCES",
-    `${named} ${where}: every build would write into its own inputs; give a folder outside it (or --no-cache); nothing written`,
-    dir,
-  );
 }
 
 /**

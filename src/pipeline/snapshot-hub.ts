@@ -3,6 +3,7 @@ import { Diagnostics } from "../diagnostics.js";
 import { hubOptionsFrom, type LiveHubStats, snapshotHub } from "../hub/live-hub.js";
 import { loadCells } from "../sources/cells.js";
 import { checkNotInputs } from "../util/out-owner.js";
+import { checkCacheOutsideSources } from "../util/out-folder.js";
 
 /** Options of {@link runSnapshotHub}. */
 export interface SnapshotHubCommandOptions {
@@ -40,13 +41,15 @@ export async function runSnapshotHub(
     whole: true,
   });
   const registry = await loadCells(resolve(opts.sources));
+  const hubOpts = hubOptionsFrom(
+    { hubUrl: opts.hubUrl, cacheDir: opts.cacheDir, concurrency: opts.concurrency },
+    opts.env,
+  );
+  await checkCacheOutsideSources(resolve(hubOpts.cacheDir), opts.cacheDir, opts.sources);
   const diag = new Diagnostics();
   const stderr = opts.stderr ?? process.stderr;
   const log = opts.quiet ? undefined : (m: string) => stderr.write(`${m}\n`);
-  const hub = {
-    ...hubOptionsFrom({ hubUrl: opts.hubUrl, cacheDir: opts.cacheDir, concurrency: opts.concurrency }, opts.env),
-    log,
-  };
+  const hub = { ...hubOpts, log };
   const done = await snapshotHub(registry, hub, opts.out, diag, opts.force);
   return { ...done, diag };
 }

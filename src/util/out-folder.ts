@@ -176,6 +176,24 @@ export async function checkOutFolder(out: string, opts: OutFolderCheck = {}): Pr
 }
 
 /**
+ * The cache folder `dir` (absolute; `given` as `--cache-dir` named it, else
+ * undefined: the default) may not be the sources folder or lie in it: every
+ * run would write into its own inputs.
+ *
+ * @throws InputError `CACHE_INSIDE_SOURCES`.
+ */
+export async function checkCacheOutsideSources(dir: string, given: string | undefined, sources: string): Promise<void> {
+  const where = await placeInSources(dir, sources);
+  if (where === null) return;
+  const named = given !== undefined ? `--cache-dir ${given}` : `the cache folder ${dir}`;
+  throw new InputError(
+    "CACHE_INSIDE_SOURCES",
+    `${named} ${where}: every run would write into its own inputs; give a cache folder outside it; nothing written`,
+    dir,
+  );
+}
+
+/**
  * Where the folder `abs` (absolute; it may not exist yet) lies in the
  * sources folder `sources`, through links too: `is the sources folder`, `is
  * inside the sources folder <sources>`, or null when it lies outside.
