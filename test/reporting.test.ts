@@ -193,6 +193,13 @@ describe("explain and validate describe the last build into --out", () => {
         `ptb-manifest: error OUT_BUILD_UNREADABLE at ${join(a.out, "manifest.json")}: ${join(a.out, "manifest.json")} is not as the build wrote it: changed since ptb-manifest build wrote it (its sha256 is not the output marker's record); what it says is no build's decision: rebuild\n`,
       );
     }
+    // A marker made garbage cannot vouch for the files: refused too, not read as an earlier version's folder.
+    const marker = await readFile(join(a.out, ".ptb-manifest-outputs.json"), "utf8");
+    await writeFile(join(a.out, ".ptb-manifest-outputs.json"), "garbage");
+    const noMarker = await runCli("validate", "--out", a.out);
+    expect([noMarker.code, noMarker.stderr.split(" at ")[0]]).toEqual([1, "ptb-manifest: error OUT_BUILD_UNREADABLE"]);
+    expect(noMarker.stderr).toContain("is not a marker ptb-manifest wrote");
+    await writeFile(join(a.out, ".ptb-manifest-outputs.json"), marker);
     await writeFile(join(a.out, "manifest.json"), manifest);
     expect((await runCli("validate", "--out", a.out)).stderr).not.toContain("OUT_BUILD_UNREADABLE");
     await writeFile(join(a.out, "build-report.json"), "{ not json");

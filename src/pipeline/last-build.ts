@@ -12,7 +12,7 @@ import type { CellsFile, Row } from "../schema.js";
 import { hashInputs } from "../util/hash.js";
 import { isReplaced, liveReplacedPrefixes } from "./live-inputs.js";
 import { checkRows, jsonRows } from "../manifest/read.js";
-import { readOwnership, sha256Of } from "../util/out-owner.js";
+import { OUT_MARKER, readOwnership, sha256Of } from "../util/out-owner.js";
 
 /** The parts of `build-report.json` read back. */
 export interface BuildReportFile {
@@ -170,12 +170,20 @@ async function loadOutBuild(out: string, report: BuildReportFile): Promise<Build
  * them (README: Safety, `.ptb-manifest-outputs.json`): a file `build` wrote
  * whose bytes changed since (a row edited by hand) would be explained and
  * validated as that build's decision. A folder without a marker (an earlier
- * version's) has no record to check.
+ * version's) has no record to check; a marker this tool did not write is an
+ * error (it would hide an edit).
  *
  * @throws InputError `OUT_BUILD_UNREADABLE` naming the changed file.
  */
 async function assertAsBuilt(out: string, files: [name: string, text: string][]): Promise<void> {
   const own = await readOwnership(out);
+  // A marker this tool did not write (garbage, another shape) records nothing: no file can be checked.
+  if (own.markerForeign)
+    throw new InputError(
+      "OUT_BUILD_UNREADABLE",
+      `${join(out, OUT_MARKER)} is not a marker ptb-manifest wrote, so whether the build's files are as it wrote them is unknown: rebuild`,
+      join(out, OUT_MARKER),
+    );
   if (!own.marker) return;
   for (const [name, text] of files) {
     const recorded = own.recorded.get(name);
