@@ -174,7 +174,11 @@ describe("parseSupervisorHistory (SOURCES.md: supervisor/)", () => {
     const roles = async (last: string) => {
       const diag = new Diagnostics();
       const h = await parseSupervisorHistory(linesOf([...head, last].join("\n")), "h", cell, diag);
-      return { roles: h.roleEvents.map((o) => [o.detail.role, o.step]), codes: codes(diag) };
+      // A submit in doubt stays evidence of its checkpoint, marked with the line that may replace it.
+      return {
+        roles: h.roleEvents.map((o) => [o.detail.role, o.step, o.detail.inDoubtFromLine ?? null]),
+        codes: codes(diag),
+      };
     };
     const unread = (code: string) => [
       [code, "h", 4],
@@ -184,35 +188,54 @@ describe("parseSupervisorHistory (SOURCES.md: supervisor/)", () => {
     expect(
       await roles('{"ts":"2026-10-04T08:00:00Z","event":"submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_60 "}'),
     ).toEqual({
-      roles: [["fallback", 20]],
+      roles: [
+        ["SUBMITTED", 40, 4],
+        ["fallback", 20, null],
+      ],
       codes: unread("SUPERVISOR_BAD_CHECKPOINT"),
     });
     expect(
       await roles('{"ts":"2026-10-04T08:00:00","event":"submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_60"}'),
     ).toEqual({
-      roles: [["fallback", 20]],
+      roles: [
+        ["SUBMITTED", 40, 4],
+        ["fallback", 20, null],
+      ],
       codes: unread("SUPERVISOR_BAD_LINE"),
     });
     expect(
       await roles('{"ts":"2026-10-04T08:00:00Z","event":"Submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_60"}'),
     ).toEqual({
-      roles: [["fallback", 20]],
+      roles: [
+        ["SUBMITTED", 40, 4],
+        ["fallback", 20, null],
+      ],
       codes: unread("SUPERVISOR_MISSPELLED_EVENT"),
     });
     expect(
       await roles('{"ts":"2026-10-04T08:00:00Z","event":"submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_60",'),
     ).toEqual({
-      roles: [["fallback", 20]],
+      roles: [
+        ["SUBMITTED", 40, 4],
+        ["fallback", 20, null],
+      ],
       codes: unread("SUPERVISOR_BAD_LINE"),
     });
     // A broken line that is no submit, or an unreadable submit before the last one read, leaves the submit.
-    expect(await roles('{"ts":"2026-10-04T08:00:00Z","event":"pause",')).toEqual({
-      roles: [
-        ["SUBMITTED", 40],
-        ["fallback", 20],
-      ],
-      codes: [["SUPERVISOR_BAD_LINE", "h", 4]],
-    });
+    for (const notSubmit of [
+      '{"ts":"2026-10-04T08:00:00Z","event":"pause",',
+      '{"ts":"2026-11-03T23:30:00Z","event":"note","text":"eval of the submitted model started"',
+      '{"ts":"2026-11-03T23:30:00Z","ev',
+    ])
+      expect(await roles(notSubmit), notSubmit).toEqual({
+        roles: [
+          ["SUBMITTED", 40, null],
+          ["fallback", 20, null],
+        ],
+        codes: [["SUPERVISOR_BAD_LINE", "h", 4]],
+      });
+    // A last line cut off inside its event's name, after a beginning of "submit".
+    expect((await roles('{"ts":"2026-10-04T08:00:00Z","event":"sub')).codes).toEqual(unread("SUPERVISOR_BAD_LINE"));
     const diag = new Diagnostics();
     const h = await parseSupervisorHistory(
       linesOf(

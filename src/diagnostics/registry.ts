@@ -254,7 +254,7 @@ export const REGISTRY = {
   SUPERVISOR_SUBMIT_UNREADABLE: {
     level: "warning",
     meaning:
-      "a supervisor line after the last valid `submit` that may be a later submit but cannot be read (a submit with no valid `ts` or checkpoint path, a misspelt submit, or a line that is not JSON and names submit): a later submit replaces an earlier one (SOURCES.md), so which checkpoint was submitted is unknown and none of the cell's rows is `SUBMITTED`",
+      "a supervisor line after the last valid `submit` that may be a later submit but cannot be read (a submit with no valid `ts` or checkpoint path, a misspelt submit, or a line that is not JSON whose `event` may be submit, one cut off inside an event name that begins like submit too): a later submit replaces an earlier one (SOURCES.md), so which checkpoint was submitted is unknown and none of the cell's rows is `SUBMITTED`",
     remedy: "fix the line named in supervisor/history.jsonl",
   },
   SUPERVISOR_BAD_CHECKPOINT: {

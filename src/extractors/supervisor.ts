@@ -73,7 +73,7 @@ export async function parseSupervisorHistory(
     } catch (err) {
       const why = `not a JSON object (${(err as Error).message})`;
       if (/run_start/.test(line.text)) badRunStart ??= { line: line.lineNo, why };
-      if (/submit/i.test(line.text)) unreadSubmit = { line: line.lineNo, why: `${why}, and it names submit` };
+      if (mayBeSubmit(line.text)) unreadSubmit = { line: line.lineNo, why: `${why}, and its event may be submit` };
       diag.warn("SUPERVISOR_BAD_LINE", `${why}: ${clip(line.text)}`, file, line.lineNo);
       continue;
     }
@@ -259,14 +259,9 @@ export async function parseSupervisorHistory(
       file,
       unreadSubmit.line,
     );
-    return {
-      runStartMs: runStart.ms,
-      runStartOrigin: runStart.origin,
-      runEndMs,
-      pauses,
-      roleEvents: roleEvents.filter((o) => o.detail.role !== "SUBMITTED"),
-      eventCount,
-    };
+    // Kept as evidence of their checkpoints (lost ones, SUPERVISOR_UNKNOWN_CHECKPOINT), but none gives the role.
+    for (const o of roleEvents) if (o.detail.role === "SUBMITTED") o.detail.inDoubtFromLine = unreadSubmit.line;
+    return { runStartMs: runStart.ms, runStartOrigin: runStart.origin, runEndMs, pauses, roleEvents, eventCount };
   }
   if (!lastSubmit) {
     // SOURCES.md: one submit per cell. Without it no row is SUBMITTED, which reads as "this cell submitted nothing".
@@ -279,6 +274,18 @@ export async function parseSupervisorHistory(
     );
   }
   return { runStartMs: runStart.ms, runStartOrigin: runStart.origin, runEndMs, pauses, roleEvents, eventCount };
+}
+
+/**
+ * Whether a line that is not JSON may be a submit: its `"event": "…"` names
+ * submit, or the line is cut off inside that value after a beginning of
+ * `submit` (`"event":"sub`). A line without a readable event key is not.
+ */
+function mayBeSubmit(text: string): boolean {
+  const m = /"event"\s*:\s*"([^"]*)("?)/.exec(text);
+  if (!m) return false;
+  const name = m[1]!.toLowerCase().replace(/[^a-z]/g, "");
+  return m[2] === '"' ? name.includes("submit") : "submit".startsWith(name) || name.includes("submit");
 }
 
 /** The events the builder reads (SOURCES.md: supervisor/). */

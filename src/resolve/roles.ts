@@ -30,7 +30,8 @@ export function rolesOf(
   const events = [...roleEvents].sort((a, b) => a.seq - b.seq);
   for (const ev of events.filter((e) => e.detail.role === "fallback"))
     roleOf.set(candidateKey(ev.family, ev.step), { role: "fallback", event: ev });
-  const submits = events.filter((e) => e.detail.role === "SUBMITTED");
+  // A submit that a later, unreadable one may replace gives no role (SUPERVISOR_SUBMIT_UNREADABLE).
+  const submits = events.filter((e) => e.detail.role === "SUBMITTED" && e.detail.inDoubtFromLine === undefined);
   const lastSubmit = submits[submits.length - 1];
   if (lastSubmit)
     roleOf.set(candidateKey(lastSubmit.family, lastSubmit.step), { role: "SUBMITTED", event: lastSubmit });
