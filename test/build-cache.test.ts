@@ -175,7 +175,7 @@ describe("build cache", () => {
       const r = await runCli(...args);
       expect([r.code, r.stderr.split(":").slice(0, 2).join(":")]).toEqual([
         1,
-        "ptb-manifest: error CACHE_INSIDE_SOURCES at " + join(sources, "hubcache"),
+        `ptb-manifest: error CACHE_INSIDE_SOURCES at ${join(sources, "hubcache")}`,
       ]);
     }
     expect(existsSync(join(sources, "hubcache"))).toBe(false);
