@@ -7,7 +7,7 @@ import { join, relative, resolve, sep } from "node:path";
 import { buildManifest } from "./build-manifest.js";
 import { strictFailure, summarise } from "./build-summary.js";
 import type { BuildResult } from "../model.js";
-import { ExitCodeError, EXIT, InputError } from "../errors.js";
+import { ExitCodeError, EXIT } from "../errors.js";
 import { manifestCsv, manifestJson, modelIdsTxt, provenanceJsonl } from "../writers/manifest.js";
 import { buildReportJson } from "../writers/report.js";
 import { hashInputs } from "../util/hash.js";
