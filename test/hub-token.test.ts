@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdir, writeFile } from "node:fs/promises";
+import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { makeTree, removeTree } from "./helpers/tree.js";
 import { hubTokenPath, readHubToken } from "../src/hub/token.js";
@@ -63,9 +64,21 @@ describe("the Hub token, read as the Hub's clients read it", () => {
       expect.objectContaining({
         code: "HUB_TOKEN_UNREADABLE",
         file: folder,
-        message: expect.stringContaining(`the Hub token file ${folder} cannot be read (EISDIR)`),
+        message: expect.stringContaining(
+          `the Hub token file ${folder} cannot be read (it is a folder, not a file (EISDIR))`,
+        ),
       }),
     );
+    // A dangling link (a secret not mounted) is a token that cannot be read, never "no token".
+    const dangling = join(dir, "dangling-token");
+    symlinkSync(join(dir, "not-mounted", "token"), dangling);
+    expect(() => readHubToken({ HF_TOKEN_PATH: dangling })).toThrow(
+      expect.objectContaining({
+        code: "HUB_TOKEN_UNREADABLE",
+        message: expect.stringContaining("a symbolic link whose target does not exist (a dangling link)"),
+      }),
+    );
+    expect(readHubToken({ HF_TOKEN_PATH: join(dir, "no-such-token") })).toBeUndefined();
     const spaced = join(dir, "spaced");
     let err: unknown = null;
     try {
@@ -109,6 +122,7 @@ describe("build --hub and snapshot-hub read the same token", () => {
     await removeTree(`${dir}-out`);
     await removeTree(`${dir}-snap`);
     await removeTree(`${dir}-cache`);
+    await removeTree(`${dir}-cache2`);
   });
 
   it("from $HF_HOME/token; a rejected one is HUB_ACCESS_DENIED naming the file, exit 1", async () => {
@@ -154,7 +168,7 @@ describe("build --hub and snapshot-hub read the same token", () => {
         ["build", "--sources", dir, "--out", `${dir}-out`, "--hub", "--no-cache"],
         ["snapshot-hub", "--out", `${dir}-snap`, "--sources", dir],
       ]) {
-        const r = await runCli(...args, "--hub-url", hub.url, "--cache-dir", join(dir, "cache2"), "--quiet");
+        const r = await runCli(...args, "--hub-url", hub.url, "--cache-dir", `${dir}-cache2`, "--quiet");
         expect(r.code).toBe(1);
         expect(r.stderr).toContain("error HUB_ACCESS_DENIED: the Hub answered 401 to ");
         expect(r.stderr).toContain(`the token from the token file ${join(dir, "hf-home", "token")} was rejected`);

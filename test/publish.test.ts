@@ -351,7 +351,7 @@ describe("publish against the local Hub", () => {
       const c = await runCli("publish", "--out", out, "--hub-url", h.url);
       expect(c.code).toBe(1);
       expect(c.stderr).toBe(
-        `ptb-manifest: error HUB_TOKEN_UNREADABLE at ${tokDir}: the Hub token file ${tokDir} cannot be read (EISDIR): fix its permissions, or set HF_TOKEN or HF_TOKEN_PATH\n`,
+        `ptb-manifest: error HUB_TOKEN_UNREADABLE at ${tokDir}: the Hub token file ${tokDir} cannot be read (it is a folder, not a file (EISDIR)): fix its permissions, or set HF_TOKEN or HF_TOKEN_PATH\n`,
       );
 
       tokenEnv({ HF_TOKEN_PATH: join(tokDir, "bad-token") });

@@ -244,6 +244,12 @@ describe("build --trajectory CELL=DIR", () => {
     expect(got.warnings).toEqual(want.warnings);
     expect(got.tokenCurves).toEqual(want.tokenCurves);
     expect(want.rows.filter((r) => r.cell === "alpha" && r.driver_tokens_at_hour !== null).length).toBeGreaterThan(5);
+    // A file there that is not read is warned, as it would be inside the sources (which the build checks whole).
+    await writeFile(join(outside, "sessions", "notes.jsonl.bak"), "{}\n");
+    const more = await buildManifest({ sources: withTrajectoryDirs(snapshotSources(inside), { alpha: outside }) });
+    expect(more.warnings.filter((w) => w.code === "TRAJECTORY_FILE_NOT_READ").map((w) => w.file)).toEqual([
+      "alpha/trajectory/sessions/notes.jsonl.bak",
+    ]);
   });
 
   it("through the CLI: the same manifest and inputs, and the report records the folder", async () => {

@@ -5,7 +5,7 @@ import { cmpStr } from "../util/values.js";
 import { loadCells } from "../sources/cells.js";
 import { earlierFamilyNames, familyOfName } from "../resolve/family-names.js";
 import { parsePublishedName, readHubSnapshot } from "../extractors/hub-files.js";
-import { fsErrorCode, fsReason } from "../util/fs-errors.js";
+import { fsErrorCode, fsReason, isAbsent } from "../util/fs-errors.js";
 import { Diagnostics, type Warning, warningLine } from "../diagnostics.js";
 import { orderRenames } from "../resolve/rename-plan.js";
 import { bad, checkRows, csvRows, hubIdProblem, jsonRows, manifestText, shown } from "../manifest/read.js";
@@ -70,9 +70,7 @@ export async function loadSide(path: string, warn: WarningSink = toStderr): Prom
     const code = fsErrorCode(err);
     throw bad(
       path,
-      code === "ENOENT" || code === "ENOTDIR" || code === null
-        ? `no such file or folder: ${path}`
-        : `cannot read ${path}: ${fsReason(err)}`,
+      code === null || isAbsent(err) ? `no such file or folder: ${path}` : `cannot read ${path}: ${fsReason(err)}`,
     );
   }
   if (info.isDirectory()) {

@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { InputError } from "../errors.js";
+import { fsReason, isAbsent } from "../util/fs-errors.js";
 
 /** A token and where it was read (`HF_TOKEN`, or the file's path). */
 export interface HubToken {
@@ -66,11 +67,12 @@ export function readHubToken(env: NodeJS.ProcessEnv = process.env): HubToken | u
     try {
       text = readFileSync(path, "utf8");
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+      // A dangling link (a secret not mounted) is a token that cannot be read, never "no token": anonymous
+      // requests would not see private repos.
+      if (isAbsent(err)) return undefined;
       throw new InputError(
         "HUB_TOKEN_UNREADABLE",
-        `the Hub token file ${path} cannot be read (${code ?? (err as Error).message}): fix its permissions, or set HF_TOKEN or HF_TOKEN_PATH`,
+        `the Hub token file ${path} cannot be read (${fsReason(err)}): fix its permissions, or set HF_TOKEN or HF_TOKEN_PATH`,
         path,
       );
     }

@@ -13,6 +13,7 @@ import { hashInputs } from "../util/hash.js";
 import { isReplaced, liveReplacedPrefixes } from "./live-inputs.js";
 import { checkRows, jsonRows } from "../manifest/read.js";
 import { OUT_MARKER, readOwnership, sha256Of } from "../util/out-owner.js";
+import { isAbsent } from "../util/fs-errors.js";
 
 /** The parts of `build-report.json` read back. */
 export interface BuildReportFile {
@@ -42,8 +43,7 @@ export async function readBuildReport(out: string): Promise<BuildReportFile | nu
   try {
     text = await readFile(path, "utf8");
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    if (isAbsent(err)) return null;
     throw new InputError(
       "OUT_BUILD_UNREADABLE",
       `${path} cannot be read (${(err as Error).message.split("\n")[0]}): rebuild, or give --out another folder`,

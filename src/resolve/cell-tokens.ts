@@ -55,7 +55,7 @@ export interface CellTokenOptions {
   onListed?: (files: string[]) => void;
   /** Told the scan's thread count (`readTrajectory`'s `onThreads`). */
   onThreads?: (threads: number, sampled: boolean) => void;
-  /** `readTrajectory`'s `warnUnread` (`tokens --cell`: the build checks every input file itself). */
+  /** `readTrajectory`'s `warnUnread` (default: for `dir` only; the build checks every file of the sources itself). */
   warnUnread?: boolean;
 }
 
@@ -104,7 +104,8 @@ export async function countCellTokens(
     cache: opts.cache,
     onBytes: opts.onBytes,
     onListed: opts.onListed,
-    warnUnread: opts.warnUnread,
+    // A live folder (build --trajectory CELL=DIR) lies outside the sources, where the build checks every file itself.
+    warnUnread: opts.warnUnread ?? opts.dir !== undefined,
     onThreads: opts.onThreads,
   });
   // A session file or folder that could not be read: every count of the cell may be short, so none is written.

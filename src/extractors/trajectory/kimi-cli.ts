@@ -346,7 +346,7 @@ export const kimiCliCounter: FormatCounter<KimiCliUsage[]> = {
     if (outside.first !== null)
       sink.warn(
         "TRAJECTORY_SUBAGENT_OUTSIDE_SESSION",
-        `${outside.count} call(s) of this file are also forwarded in a SubagentEvent of another session folder (the same message_id and usage, within ${FORWARD_WINDOW_MS / 1000} s): each counted once; a sub-agent's wire.jsonl belongs under <session>/subagents/<id>/`,
+        `${outside.count} call(s) written in a session file are also forwarded in a SubagentEvent of another session folder (the same message_id and usage, within ${FORWARD_WINDOW_MS / 1000} s; the first here): each counted once; a sub-agent's wire.jsonl belongs under <session>/subagents/<id>/`,
         outside.first.file,
         outside.first.line,
       );
