@@ -186,7 +186,7 @@ describe("snapshot-hub --out", () => {
         "--hub-url",
         "http://127.0.0.1:9",
         "--cache-dir",
-        join(sources, ".cache"),
+        `${sources}-cache`, // outside the sources (CACHE_INSIDE_SOURCES)
         "-q",
       );
     expect(await snap("/dev/null")).toEqual({

@@ -29,15 +29,15 @@ describe("existence (which checkpoints get a row)", () => {
     expect(diag.warnings.map((w) => [w.code, w.message])).toEqual([
       [
         "PVC_STABLE_MISSING",
-        "c sft step 750: the PVC lists its weight shards but no STABLE, yet it was published: a STABLE line missing from the listing? its write time (the STABLE mtime) is unknown",
+        "c sft step 750: the PVC lists its weight shards but no STABLE, yet it was published: a STABLE line missing from the listing? its STABLE mtime (the write time) is unknown: its hour comes from the janitor, else it is unrecoverable",
       ],
       [
         "PVC_STABLE_MISSING",
-        "c sft step 800: the PVC lists its weight shards but no STABLE, yet it was archived to a spare repo: a STABLE line missing from the listing? its write time (the STABLE mtime) is unknown",
+        "c sft step 800: the PVC lists its weight shards but no STABLE, yet it was archived to a spare repo: a STABLE line missing from the listing? its STABLE mtime (the write time) is unknown: its hour comes from the janitor, else it is unrecoverable",
       ],
       [
         "CHECKPOINT_LOST",
-        "c sft step 950: seen in janitor_archive but its weights survive nowhere (its shards on the PVC have no STABLE: never completed) (no row)",
+        "c sft step 950: seen in janitor_archive but its weights survive nowhere (its shards on the PVC have no STABLE: never completed, or its STABLE line missing from the listing) (no row)",
       ],
     ]);
   });

@@ -299,6 +299,8 @@ export async function snapshotHub(
   // A link to a folder is written through (as build's --out), never replaced by a folder of its own.
   const given = await checkOutFolder(outDir, { replaced: true });
   const out = await realpath(given).catch(() => given);
+  // Through a link, the folder replaced is the target: its parent must take the new one.
+  if (out !== given) await checkOutFolder(out, { replaced: true });
   const owned = { force, option: "--out", writer: "snapshot-hub" as const, earlier: isHubSnapshotFile };
   await checkFolderOwned(out, owned);
   const { repos, stats } = await fetchHubRepos(
@@ -332,20 +334,9 @@ export async function snapshotHub(
     // The folder keeps its mode (mkdtemp's is 0700: other users' builds could not read it), a new one the umask's.
     await chmod(tmp, had ? had.mode & 0o7777 : 0o777 & ~process.umask());
     if (had) {
-      // Checked again once moved aside: a file put there while the Hub was read is the user's, never removed.
+      // Checked again right before it is moved aside: a file put there while the Hub was read is the user's.
+      await checkFolderOwned(out, owned);
       await rename(out, old);
-      try {
-        await checkFolderOwned(old, owned);
-      } catch (err) {
-        await rename(old, out);
-        if (!(err instanceof InputError)) throw err;
-        throw new InputError(
-          err.code,
-          err.message.replaceAll(old, out),
-          err.file?.replaceAll(old, out) ?? out,
-          err.line,
-        );
-      }
     }
     await rename(tmp, out);
     if (had) await rm(old, { recursive: true, force: true });

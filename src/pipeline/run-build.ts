@@ -12,7 +12,7 @@ import { manifestCsv, manifestJson, modelIdsTxt, provenanceJsonl } from "../writ
 import { buildReportJson } from "../writers/report.js";
 import { hashInputs } from "../util/hash.js";
 import { writeFilesAtomically } from "../util/atomic.js";
-import { checkCacheOutsideSources, checkOutFolder } from "../util/out-folder.js";
+import { checkCacheOutsideSources, checkOutFile, checkOutFolder } from "../util/out-folder.js";
 import { BUILD_NAMES, checkNotInputs, foreignFileError, foreignFiles, readOwnership } from "../util/out-owner.js";
 import { indexCard } from "../writers/card.js";
 import { dataPackage, manifestJsonSchema } from "../writers/datapackage.js";
@@ -110,6 +110,8 @@ export async function runBuild(opts: BuildCommandOptions): Promise<{ result: Bui
     buildInputs(opts),
     { option: "--out" },
   );
+  // A folder, a device or a link to one at an output name is refused now, not after the work (even with --force).
+  for (const n of BUILD_NAMES) await checkOutFile(join(resolve(opts.out), n));
   if (!opts.force) {
     const own = await readOwnership(resolve(opts.out));
     const foreign = await foreignFiles(

@@ -92,13 +92,6 @@ function checkPvcDirectories(cell: Cell, c: Candidate): void {
 }
 
 /**
- * The lost checkpoint of a candidate whose weights survive nowhere, or null
- * when no evidence shows a *complete* checkpoint (a janitor `skip`, e.g. "no
- * STABLE yet", a bare directory or weight file do not). Warns
- * `CHECKPOINT_LOST` at its first evidence and `SUPERVISOR_UNKNOWN_CHECKPOINT`
- * for each role event naming it.
- */
-/**
  * Warns `PVC_STABLE_MISSING` for a checkpoint that gets a row (a spare or
  * published repo holds it) while the PVC lists its weight shards without a
  * `STABLE` (SOURCES.md: pvc/, a step without it was never completed): a
@@ -111,12 +104,19 @@ function warnStableMissing(cell: Cell, c: Candidate, diag: Diagnostics): void {
   const held = c.published.length > 0 ? "published" : "archived to a spare repo";
   diag.warn(
     "PVC_STABLE_MISSING",
-    `${cell.cell} ${c.family} step ${c.step}: the PVC lists its weight shards but no STABLE, yet it was ${held}: a STABLE line missing from the listing? its write time (the STABLE mtime) is unknown`,
+    `${cell.cell} ${c.family} step ${c.step}: the PVC lists its weight shards but no STABLE, yet it was ${held}: a STABLE line missing from the listing? its STABLE mtime (the write time) is unknown: its hour comes from the janitor, else it is unrecoverable`,
     shard.origin.file,
     shard.origin.line,
   );
 }
 
+/**
+ * The lost checkpoint of a candidate whose weights survive nowhere, or null
+ * when no evidence shows a *complete* checkpoint (a janitor `skip`, e.g. "no
+ * STABLE yet", a bare directory or weight file do not). Warns
+ * `CHECKPOINT_LOST` at its first evidence and `SUPERVISOR_UNKNOWN_CHECKPOINT`
+ * for each role event naming it.
+ */
 function lostCheckpoint(cell: Cell, c: Candidate, diag: Diagnostics): LostCheckpoint | null {
   const seen = [
     ...new Set(
@@ -128,7 +128,7 @@ function lostCheckpoint(cell: Cell, c: Candidate, diag: Diagnostics): LostCheckp
     lost = { cell: cell.cell, family: c.family, step: c.step, seen_in: seen.sort() };
     const first = c.obs.find((o) => (seen as string[]).includes(o.kind));
     const shards = c.obs.some((o) => o.kind === "pvc_weights")
-      ? " (its shards on the PVC have no STABLE: never completed)"
+      ? " (its shards on the PVC have no STABLE: never completed, or its STABLE line missing from the listing)"
       : "";
     diag.warn(
       "CHECKPOINT_LOST",
