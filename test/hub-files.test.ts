@@ -68,6 +68,14 @@ describe("hub snapshot", () => {
       ["HUB_BAD_EOS", "hub/o/badval/generation_config.json"],
       ["HUB_BAD_JSON", "hub/o/tok/tokenizer_config.json"],
     ]);
+    // HUB_NO_EOS says why (resolve/eos.ts).
+    expect(repos.map((r) => r.eos.unknownWhy ?? null)).toEqual([
+      "generation_config.json is not a JSON object",
+      "the eos_token_id of config.json is not token ids",
+      "the eos_token_id of generation_config.json is not token ids",
+      null,
+      null,
+    ]);
     expect(diag.warnings[0]!.message).toMatch(
       /is not a JSON object \(Unexpected end of JSON input\): what it may give \(stop ids, chat template\) is unknown/,
     );

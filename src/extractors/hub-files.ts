@@ -14,6 +14,8 @@ interface EosReading {
   from: string | null;
   /** Where the chat template lives: `chat_template.jinja`, `tokenizer_config.json`, or null. */
   chatTemplate: string | null;
+  /** Why the ids are unknown when a file that may hold them could not be used (absent otherwise), e.g. `generation_config.json is not a JSON object`. */
+  unknownWhy?: string;
 }
 
 /** One downloaded Hub repo folder. */
@@ -78,7 +80,7 @@ export async function readHubRepos(files: HubRepoFiles[], diag: Diagnostics): Pr
         dir,
         sha: null,
         lastModified: null,
-        eos: { ids: null, from: null, chatTemplate: null },
+        eos: { ids: null, from: null, chatTemplate: null, unknownWhy: "its folder cannot be listed" },
       });
       continue;
     }
@@ -134,9 +136,13 @@ async function readEos(files: RepoFiles, dir: string, diag: Diagnostics): Promis
       unusable(cfg) ? UNREADABLE : (objectOf(cfg)?.text_config as Record<string, unknown> | undefined)?.eos_token_id,
     ],
   ];
+  const state = { "generation_config.json": gen, "config.json": cfg } as Record<string, typeof gen>;
   for (const [from, fileName, value] of candidates) {
     // A file that cannot be read may hold the answer: the ids are unknown, never a lower-priority file's.
-    if (value === UNREADABLE) return { ids: null, from: null, chatTemplate };
+    if (value === UNREADABLE) {
+      const why = state[fileName] === NOT_AN_OBJECT ? "is not a JSON object" : "cannot be read";
+      return { ids: null, from: null, chatTemplate, unknownWhy: `${fileName} ${why}` };
+    }
     if (value === undefined || value === null) continue;
     const ids = normaliseIds(value);
     if (ids === null) {
@@ -146,7 +152,7 @@ async function readEos(files: RepoFiles, dir: string, diag: Diagnostics): Promis
         `${dir}/${fileName}`,
         null,
       );
-      return { ids: null, from: null, chatTemplate };
+      return { ids: null, from: null, chatTemplate, unknownWhy: `the eos_token_id of ${from} is not token ids` };
     }
     return { ids, from, chatTemplate };
   }

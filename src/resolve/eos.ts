@@ -52,7 +52,7 @@ export function eosOf(
   if (pub && ids === null) {
     diag.warn(
       "HUB_NO_EOS",
-      `${pub.repo.id}: no generation_config.json or config.json gives eos_token_id, so eos_ok is unknown (null)`,
+      `${pub.repo.id}: ${pub.repo.eos.unknownWhy ?? "no generation_config.json or config.json gives eos_token_id"}, so eos_ok is unknown (null)`,
       pub.repo.dir,
       null,
     );
