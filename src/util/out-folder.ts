@@ -198,7 +198,7 @@ export async function checkCacheOutsideSources(dir: string, given: string | unde
  * sources folder `sources`, through links too: `is the sources folder`, `is
  * inside the sources folder <sources>`, or null when it lies outside.
  */
-export async function placeInSources(abs: string, sources: string): Promise<string | null> {
+async function placeInSources(abs: string, sources: string): Promise<string | null> {
   const src = await realPathOf(resolve(sources));
   const real = await realPathOf(abs);
   if (!within(real, src) && !within(abs, resolve(sources))) return null;
