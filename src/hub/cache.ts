@@ -11,9 +11,9 @@
  * place, so it is either whole or absent. No token or header is stored. An
  * entry another user wrote (a shared cache folder) is not used.
  */
-import { homedir } from "node:os";
-import { isAbsolute, join } from "node:path";
-import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Stats } from "node:fs";
+import { mkdir, mkdtemp, open, rename, rm, stat, writeFile } from "node:fs/promises";
 import { isOwnFile } from "../util/own-file.js";
 
 /** One cached repo commit. */
@@ -26,15 +26,8 @@ export interface CacheEntry {
 
 const MARKER = ".ptb-cache.json";
 
-/**
- * The default cache folder (DESIGN.md: caches follow the platform
- * convention): `$XDG_CACHE_HOME/ptb-manifest` when `XDG_CACHE_HOME` is an
- * absolute path, else `~/.cache/ptb-manifest`.
- */
-export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_CACHE_HOME;
-  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), ".cache"), "ptb-manifest");
-}
+/** The default cache folder: the build cache's (`util/file-cache.ts`), which this cache shares. */
+export { defaultCacheDir } from "../util/file-cache.js";
 
 /** The cache of small Hub files under one folder (see the module comment for the layout). */
 export class HubFileCache {
@@ -55,16 +48,18 @@ export class HubFileCache {
   }
 
   /**
-   * Where this user's entry of `repoId` at `sha` is: the entry's folder, or,
-   * when another user's entry holds that name (a shared cache folder), the
-   * name beside it with this user's id (`<sha>.uid<N>`).
+   * Where this user's entry of `repoId` at `sha` is, with its folder's stats
+   * (null when absent): the entry's folder, or, when another user's entry
+   * holds that name (a shared cache folder), the name beside it with this
+   * user's id (`<sha>.uid<N>`).
    */
-  private async ownDir(repoId: string, sha: string): Promise<string> {
+  private async ownDir(repoId: string, sha: string): Promise<{ dir: string; st: Stats | null }> {
     const dir = this.entryDir(repoId, sha);
     const st = await stat(dir).catch(() => null);
-    if (st === null || isOwnFile(st, true)) return dir;
+    if (st === null || isOwnFile(st)) return { dir, st };
     this.foreignEntries.add(`${repoId}@${sha}`);
-    return `${dir}.uid${process.getuid?.() ?? 0}`;
+    const mine = `${dir}.uid${process.getuid?.() ?? 0}`;
+    return { dir: mine, st: await stat(mine).catch(() => null) };
   }
 
   /**
@@ -73,10 +68,18 @@ export class HubFileCache {
    * read: this user's own, beside it, is.
    */
   async get(repoId: string, sha: string): Promise<CacheEntry | null> {
-    const dir = await this.ownDir(repoId, sha);
+    const { dir, st } = await this.ownDir(repoId, sha);
+    if (st === null || !isOwnFile(st)) return null;
     try {
-      if (!isOwnFile(await stat(dir), true) || !isOwnFile(await stat(join(dir, MARKER)), true)) return null;
-      const marker = JSON.parse(await readFile(join(dir, MARKER), "utf8")) as {
+      const fh = await open(join(dir, MARKER), "r");
+      let text: string;
+      try {
+        if (!isOwnFile(await fh.stat())) return null;
+        text = await fh.readFile("utf8");
+      } finally {
+        await fh.close();
+      }
+      const marker = JSON.parse(text) as {
         version?: number;
         repo?: string;
         sha?: string;
@@ -101,7 +104,7 @@ export class HubFileCache {
    * entry is kept.
    */
   async put(repoId: string, sha: string, contents: Map<string, Buffer | null>): Promise<CacheEntry> {
-    const dir = await this.ownDir(repoId, sha);
+    const { dir } = await this.ownDir(repoId, sha);
     const parent = join(dir, "..");
     await mkdir(parent, { recursive: true });
     const tmp = await mkdtemp(join(parent, `.tmp-${sha}-`));

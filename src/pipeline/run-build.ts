@@ -98,11 +98,7 @@ export async function runBuild(opts: BuildCommandOptions): Promise<{ result: Bui
   await checkOutFolder(opts.out, { sources: opts.sources });
   // A cache is written when the build cache is on (never with --no-cache or --strict) and by --hub (its files).
   if ((!opts.noCache && !opts.strict) || opts.hub)
-    await checkCacheOutsideSources(
-      opts.cacheDir !== undefined ? resolve(opts.cacheDir) : defaultCacheDir(opts.env),
-      opts.cacheDir,
-      opts.sources,
-    );
+    await checkCacheOutsideSources(cacheDirOf(opts), opts.cacheDir, opts.sources);
   // An output in a folder the build reads (--pvc, --trajectory), or a file of the user's at an output name
   // (a README.md of `--out .`), is refused before the work, not after.
   await checkNotInputs(
@@ -137,10 +133,7 @@ async function buildAndWrite(
 ): Promise<{ result: BuildResult; summary: string }> {
   const log = opts.quiet ? undefined : (m: string) => progress.log(m);
   // The build cache trusts a file's size, mtime, head and tail (README: Performance); the release gate reads every byte.
-  const cache =
-    opts.noCache || opts.strict
-      ? undefined
-      : new FileCache(opts.cacheDir !== undefined ? resolve(opts.cacheDir) : defaultCacheDir(opts.env));
+  const cache = opts.noCache || opts.strict ? undefined : new FileCache(cacheDirOf(opts));
   const onBytes = progress.active ? (n: number) => progress.add(n) : undefined;
   if (progress.active) progress.stage("reading", (await inputBytes(sourcesDir)).extracted);
   const hubOpts = opts.hub
@@ -239,6 +232,11 @@ async function buildAndWrite(
   const foreign = (cache?.stats.foreign ?? 0) + foreignHubEntries;
   if (foreign > 0) (opts.stderr ?? process.stderr).write(foreignCacheWarning(foreign, cache?.dir ?? hubOpts!.cacheDir));
   return { result, summary: summarise(result, opts.out, warningLines, opts.style?.stdout, opts.strict) };
+}
+
+/** The cache folder of a build: `--cache-dir`, else the default (the build cache's and the Hub cache's). */
+function cacheDirOf(opts: BuildCommandOptions): string {
+  return resolve(opts.cacheDir ?? defaultCacheDir(opts.env));
 }
 
 /**

@@ -174,7 +174,7 @@ export class FileCache {
     try {
       const fh = await open(this.pathOf(kind, key), "r");
       try {
-        if (!isOwnFile(await fh.stat(), true)) {
+        if (!isOwnFile(await fh.stat())) {
           this.stats.foreign += 1;
           this.stats.misses += 1;
           return undefined;

@@ -6,12 +6,11 @@
 
 /**
  * True when a file with these stats belongs to the user running the tool
- * (always true where there are no uids); with `notShared`, also only when
- * no one else may write it (no group or other write bit: a group member
- * could edit it in place, keeping its owner).
+ * (any owner where there are no uids) and no one else may write it (no group
+ * or other write bit: a group member could edit it in place, keeping its
+ * owner).
  */
-export function isOwnFile(st: { uid: number; mode: number }, notShared = false): boolean {
+export function isOwnFile(st: { uid: number; mode: number }): boolean {
   const uid = process.getuid?.();
-  if (uid !== undefined && st.uid !== uid) return false;
-  return !notShared || (st.mode & 0o022) === 0;
+  return (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0;
 }
