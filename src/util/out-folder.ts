@@ -255,6 +255,17 @@ export async function makeFolder(folder: string, option = "--out"): Promise<stri
 }
 
 /**
+ * The stats of what the symbolic link `link` leads to when that is no file (a
+ * folder, a device, a pipe: `/dev/stdout`), which an output never replaces;
+ * null for a link to a file or to nothing, which an output replaces (never
+ * writing through it).
+ */
+export async function linkToNonFile(link: string): Promise<Stats | null> {
+  const to = await stat(link).catch(() => null);
+  return to === null || to.isFile() ? null : to;
+}
+
+/**
  * Checks that `target`, a file about to be replaced by a rename, is absent,
  * a regular file or a symbolic link to a file or to nothing (which is
  * replaced, never written through).
@@ -271,9 +282,8 @@ export async function checkOutFile(target: string): Promise<void> {
   if (s.isFile()) return;
   let what: string;
   if (s.isSymbolicLink()) {
-    // A link to a file (or to nothing) is replaced; one to a device or a pipe (`/dev/stdout`) is not a file to replace.
-    const to = await stat(target).catch(() => null);
-    if (to === null || to.isFile()) return;
+    const to = await linkToNonFile(target);
+    if (to === null) return;
     what = `a symbolic link to ${to.isDirectory() ? "a folder" : kindOf(to)}`;
   } else what = s.isDirectory() ? "a folder" : kindOf(s);
   throw new InputError(

@@ -40,10 +40,11 @@
  */
 import { createHash } from "node:crypto";
 import { createReadStream, type Stats } from "node:fs";
-import { lstat, readdir, readFile, realpath, stat } from "node:fs/promises";
+import { lstat, readdir, readFile, realpath } from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { InputError } from "../errors.js";
 import { fsErrorCode, unreadableError } from "./fs-errors.js";
+import { linkToNonFile } from "./out-folder.js";
 
 /** The marker file, in every folder the tool writes outputs into. */
 export const OUT_MARKER = ".ptb-manifest-outputs.json";
@@ -193,8 +194,7 @@ export async function foreignFiles(
     if (!s || (!s.isFile() && !s.isSymbolicLink())) continue; // a folder or a device there is checkOutFile's OUT_NOT_A_FILE
     if (!s.isFile()) {
       // A link to a device, a pipe or a folder is no file to replace: checkOutFile's OUT_NOT_A_FILE, even with --force.
-      const to = await stat(path).catch(() => null);
-      if (to === null || to.isFile()) foreign.push(`${name} (a symbolic link)`);
+      if ((await linkToNonFile(path)) === null) foreign.push(`${name} (a symbolic link)`);
       continue;
     }
     const recorded = own.recorded.get(name);
