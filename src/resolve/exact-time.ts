@@ -11,9 +11,7 @@ import { contradictsWrite, timeIsOf } from "./hour-conflict.js";
 import type { ZoneDoubt } from "./janitor-zone.js";
 import { clockUnknownAt, iso, type RunWindow, withinRun } from "./run-window.js";
 import { firstStableWithinRun, stableMtimes } from "./stable-mtime.js";
-
-/** A STABLE mtime from this on (2100-01-01T00:00:00Z) is a unit error of the listing, not a copy-back. */
-const UNIT_ERROR_MS = Date.UTC(2100, 0, 1);
+import { UNIT_ERROR_FROM_MS } from "../util/values.js";
 
 /**
  * The exact time of a checkpoint, with every time set aside and why; an
@@ -131,7 +129,7 @@ function pickStable(
       const why = `copy-back: STABLE mtime ${iso(t)} is after the run's end ${iso(w.runEndMs)} (${w.runEndFrom})`;
       rejected.push({ observation: o, reason: "copy_back", why });
       // Centuries after the run: no copy-back but a listing in another unit (`%T@` is seconds; milliseconds read as seconds).
-      const unit = t >= UNIT_ERROR_MS ? " (no plausible time: a listing in milliseconds, not seconds?)" : "";
+      const unit = t >= UNIT_ERROR_FROM_MS ? " (no plausible time: a listing in milliseconds, not seconds?)" : "";
       diag.warn(
         "PVC_MTIME_AFTER_RUN_END",
         `${c.family} step ${c.step}: STABLE mtime ${iso(t) ?? t} is after the run ended (${iso(w.runEndMs)})${unit}; treated as a copy-back, not a write time`,

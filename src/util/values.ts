@@ -14,6 +14,13 @@ export function isTimeMs(ms: number): boolean {
 }
 
 /**
+ * From this on (2100-01-01T00:00:00Z) a time read from the sources is a unit
+ * error, not a date: milliseconds read as seconds, or microseconds as
+ * milliseconds, land thousands of years ahead (a call's time, a STABLE mtime).
+ */
+export const UNIT_ERROR_FROM_MS = Date.UTC(2100, 0, 1);
+
+/**
  * A training step written as decimal digits, or null when `text` is not
  * digits or its value is not a safe integer (e.g. `step_99999999999999999999`).
  */

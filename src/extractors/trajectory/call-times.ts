@@ -9,25 +9,23 @@
  */
 import type { Warning } from "../../diagnostics.js";
 import type { WarningCode } from "../../diagnostics/registry.js";
-import { isTimeMs } from "../../util/values.js";
+import { isTimeMs, UNIT_ERROR_FROM_MS } from "../../util/values.js";
 import type { TokenCall } from "./types.js";
 
 /** Before this no coding agent logged a model call: 2020-01-01T00:00:00Z. */
 const EARLIEST_CALL_MS = Date.UTC(2020, 0, 1);
-/** From this on a time is a unit error, not a date: 2100-01-01T00:00:00Z. */
-const LATEST_CALL_MS = Date.UTC(2100, 0, 1);
 
 /**
  * `calls` with every time outside `[fromMs, toMs)` set to null (a new array;
  * the calls kept as they are when none is), and the warning `code` naming how
  * many, the first of them (file, line, time) and `why`; no warning when none
  * is. Defaults: the years 2020–2099 ({@link EARLIEST_CALL_MS},
- * {@link LATEST_CALL_MS}), code `TRAJECTORY_IMPLAUSIBLE_TIME`.
+ * {@link UNIT_ERROR_FROM_MS}), code `TRAJECTORY_IMPLAUSIBLE_TIME`.
  */
 export function unplaceImplausibleTimes(
   calls: readonly TokenCall[],
   fromMs: number = EARLIEST_CALL_MS,
-  toMs: number = LATEST_CALL_MS,
+  toMs: number = UNIT_ERROR_FROM_MS,
   code: WarningCode = "TRAJECTORY_IMPLAUSIBLE_TIME",
   why = "no model call of a coding agent can be dated there (a time in the wrong unit: epoch seconds read as milliseconds, or milliseconds as seconds?)",
 ): { calls: readonly TokenCall[]; warning: Warning | null } {

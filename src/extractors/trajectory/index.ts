@@ -184,12 +184,13 @@ async function listTrajectoryFiles(
         unreadable: unlisted,
         others,
       } = findSessionFiles(abs, (name) => SESSION_NAME_RE[format].test(name));
+      // A path below the folder as the user sees it: under the display root, else under the path as given.
+      const shownAt = (rel: string): string =>
+        isAbsolute(given) || opts.displayRoot !== undefined
+          ? display(resolve(abs, rel), resolve(abs, rel))
+          : toPosix(`${given.replace(/[\\/]+$/, "")}${rel ? `/${rel}` : ""}`);
       for (const [dir, err] of unlisted.sort(([a], [b]) => cmpStr(a, b))) {
-        const sub = toPosix(relative(abs, dir));
-        const shown =
-          isAbsolute(given) || opts.displayRoot !== undefined
-            ? display(dir, dir)
-            : toPosix(`${given.replace(/[\\/]+$/, "")}${sub ? `/${sub}` : ""}`);
+        const shown = shownAt(toPosix(relative(abs, dir)));
         const what = err.syscall === "stat" ? `cannot follow the link ${shown}` : `cannot list the folder ${shown}`;
         // A link whose target is not there was left dangling, not removed while the command ran.
         const reason =
@@ -206,14 +207,11 @@ async function listTrajectoryFiles(
       // tokens (the build checks every input file itself): a file here that is not read may hold calls.
       const unread = opts.warnUnread ? others.filter((o) => !knownBesideSessions(format, basename(o))) : [];
       if (unread.length > 0) {
-        const shown = (rel: string): string =>
-          isAbsolute(given) || opts.displayRoot !== undefined
-            ? display(resolve(abs, rel), resolve(abs, rel))
-            : toPosix(`${given.replace(/[\\/]+$/, "")}/${rel}`);
+        const first = shownAt(unread[0]!);
         warnings.push({
           code: "TRAJECTORY_FILE_NOT_READ",
-          message: `${display(abs, given).replace(/\/+$/, "")}/: ${unread.length} file(s) not read (no ${format} session file, or not a regular file), first ${shown(unread[0]!)}${sessionFileHint(format)}`,
-          file: shown(unread[0]!),
+          message: `${display(abs, given).replace(/\/+$/, "")}/: ${unread.length} file(s) not read (no ${format} session file, or not a regular file), first ${first}${sessionFileHint(format)}`,
+          file: first,
           line: null,
         });
       }
@@ -226,14 +224,7 @@ async function listTrajectoryFiles(
         });
       }
       // In the walk's order: a file's path without a link first, where it has one (each file is read by its first path).
-      for (const e of entries) {
-        const fileAbs = resolve(abs, e);
-        const shown =
-          isAbsolute(given) || opts.displayRoot !== undefined
-            ? display(fileAbs, fileAbs)
-            : toPosix(`${given.replace(/[\\/]+$/, "")}/${e}`);
-        await keep(fileAbs, shown);
-      }
+      for (const e of entries) await keep(resolve(abs, e), shownAt(e));
     } else {
       await keep(abs, display(abs, given));
     }
