@@ -12,8 +12,8 @@ import type { CellsFile, Row } from "../schema.js";
 import { hashInputs } from "../util/hash.js";
 import { isReplaced, liveReplacedPrefixes } from "./live-inputs.js";
 import { checkRows, jsonRows } from "../manifest/read.js";
-import { OUT_MARKER, readOwnership, sha256Of } from "../util/out-owner.js";
 import { isAbsent } from "../util/fs-errors.js";
+import { assertAsBuilt } from "./as-built.js";
 
 /** The parts of `build-report.json` read back. */
 export interface BuildReportFile {
@@ -38,6 +38,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  *   cannot be read, is not JSON, or is not a report of this tool.
  */
 export async function readBuildReport(out: string): Promise<BuildReportFile | null> {
+  return (await readBuildReportText(out))?.report ?? null;
+}
+
+/** {@link readBuildReport}, with the text read (what `loadOutBuild` checks against the output marker). */
+async function readBuildReportText(out: string): Promise<{ report: BuildReportFile; text: string } | null> {
   const path = join(out, "build-report.json");
   let text: string;
   try {
@@ -73,7 +78,7 @@ export async function readBuildReport(out: string): Promise<BuildReportFile | nu
       path,
     );
   }
-  return report as unknown as BuildReportFile;
+  return { report: report as unknown as BuildReportFile, text };
 }
 
 /**
@@ -83,14 +88,15 @@ export async function readBuildReport(out: string): Promise<BuildReportFile | nu
  * that build decided. Its `registry` holds only what `explain` needs to find
  * a row (the org, from the rows' ids, the baseline and the cell names);
  * `tokenCurves` is empty. Numbers the report wrote as null (an infinite
- * leave-one-out error) stay null.
+ * leave-one-out error) stay null. `reportText` is the text `report` was
+ * parsed from (checked, with the other two, against the output marker).
  *
  * @throws InputError `OUT_BUILD_UNREADABLE` when a file is missing, not JSON,
  *   a manifest row is not a valid row (read by the one manifest reader,
  *   src/manifest/read.ts, naming its line), or the files disagree (not as
  *   many provenance lines as rows).
  */
-async function loadOutBuild(out: string, report: BuildReportFile): Promise<BuildResult> {
+async function loadOutBuild(out: string, report: BuildReportFile, reportText: string): Promise<BuildResult> {
   const read = async (name: string): Promise<string> => {
     try {
       return await readFile(join(out, name), "utf8");
@@ -117,7 +123,7 @@ async function loadOutBuild(out: string, report: BuildReportFile): Promise<Build
   await assertAsBuilt(out, [
     ["manifest.json", manifestText],
     ["provenance.jsonl", provenanceText],
-    ["build-report.json", await read("build-report.json")],
+    ["build-report.json", reportText],
   ]);
   let provenance: BuildResult["provenance"];
   try {
@@ -163,45 +169,6 @@ async function loadOutBuild(out: string, report: BuildReportFile): Promise<Build
     runs: report.runs ?? {},
     tokenCurves: {},
   };
-}
-
-/**
- * Checks the build's files in `out` against the output marker's record of
- * them (README: Safety, `.ptb-manifest-outputs.json`): a file `build` wrote
- * whose bytes changed since (a row edited by hand) would be explained and
- * validated as that build's decision. A folder without a marker (an earlier
- * version's) has no record to check; a marker this tool did not write is an
- * error (it would hide an edit).
- *
- * @throws InputError `OUT_BUILD_UNREADABLE` naming the changed file.
- */
-async function assertAsBuilt(out: string, files: [name: string, text: string][]): Promise<void> {
-  const own = await readOwnership(out);
-  // A marker this tool did not write (garbage, another shape) records nothing: no file can be checked.
-  if (own.markerForeign)
-    throw new InputError(
-      "OUT_BUILD_UNREADABLE",
-      `${join(out, OUT_MARKER)} is not a marker ptb-manifest wrote, so whether the build's files are as it wrote them is unknown: rebuild`,
-      join(out, OUT_MARKER),
-    );
-  if (!own.marker) return;
-  for (const [name, text] of files) {
-    const recorded = own.recorded.get(name);
-    const why =
-      recorded === undefined
-        ? "the output marker has no record of it"
-        : recorded.writer !== "build"
-          ? `written by ${recorded.writer === null ? "an earlier version" : `ptb-manifest ${recorded.writer}`}, not by build`
-          : recorded.sha256 !== sha256Of(text)
-            ? "changed since ptb-manifest build wrote it (its sha256 is not the output marker's record)"
-            : null;
-    if (why !== null)
-      throw new InputError(
-        "OUT_BUILD_UNREADABLE",
-        `${join(out, name)} is not as the build wrote it: ${why}; what it says is no build's decision: rebuild`,
-        join(out, name),
-      );
-  }
 }
 
 /** Whether the inputs of a recorded build are the same files now (by sha256). */
@@ -351,12 +318,11 @@ const listSome = (xs: string[]): string => (xs.length > 3 ? `${xs.slice(0, 3).jo
 export async function describedResult(
   opts: DescribedResultOptions,
 ): Promise<{ result: BuildResult; build: DescribedBuild }> {
-  const report = await readBuildReport(opts.out);
+  const read = await readBuildReportText(opts.out);
   // A build of other sources than the ones asked about does not describe them.
-  const recorded = recordedSources(opts.out, report);
-  const other =
-    report !== null && opts.sourcesGiven && recorded !== null && !(await sameFolder(recorded, opts.sources));
-  if (!report || other) {
+  const recorded = recordedSources(opts.out, read?.report ?? null);
+  const other = read !== null && opts.sourcesGiven && recorded !== null && !(await sameFolder(recorded, opts.sources));
+  if (read === null || other) {
     const { buildManifest } = await import("../pipeline/build-manifest.js");
     const result = await buildManifest({
       sourcesDir: resolve(opts.sources),
@@ -364,7 +330,7 @@ export async function describedResult(
       outlierFloorH: opts.outlierFloorH,
     }).catch((err: unknown) => {
       // No build in --out and no sources where none were named: say that --out was looked in first.
-      if (!report && !opts.sourcesGiven && err instanceof InputError && err.code === "SOURCES_NOT_FOUND")
+      if (read === null && !opts.sourcesGiven && err instanceof InputError && err.code === "SOURCES_NOT_FOUND")
         throw new InputError(
           err.code,
           `no build in --out ${opts.out} (no build-report.json), and nothing to derive one from now: ${err.message}`,
@@ -392,7 +358,8 @@ export async function describedResult(
       },
     };
   }
-  const result = await loadOutBuild(opts.out, report);
+  const { report, text } = read;
+  const result = await loadOutBuild(opts.out, report, text);
   const sources = opts.sourcesGiven ? opts.sources : (recorded ?? opts.sources);
   const inputs = await compareInputs(sources, report);
   const head = `Build: ${opts.out}/ (ptb-manifest ${report.version}; ${argumentsText(report.arguments) || "default options"})`;
