@@ -185,42 +185,31 @@ describe("parseSupervisorHistory (SOURCES.md: supervisor/)", () => {
       ["SUPERVISOR_SUBMIT_UNREADABLE", "h", 4],
     ];
     // A submit whose checkpoint path, or ts, cannot be read; a misspelt submit; a broken line that names submit.
-    expect(
-      await roles('{"ts":"2026-10-04T08:00:00Z","event":"submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_60 "}'),
-    ).toEqual({
-      roles: [
-        ["SUBMITTED", 40, 4],
-        ["fallback", 20, null],
+    for (const [line, code] of [
+      [
+        '{"ts":"2026-10-04T08:00:00Z","event":"submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_60 "}',
+        "SUPERVISOR_BAD_CHECKPOINT",
       ],
-      codes: unread("SUPERVISOR_BAD_CHECKPOINT"),
-    });
-    expect(
-      await roles('{"ts":"2026-10-04T08:00:00","event":"submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_60"}'),
-    ).toEqual({
-      roles: [
-        ["SUBMITTED", 40, 4],
-        ["fallback", 20, null],
+      [
+        '{"ts":"2026-10-04T08:00:00","event":"submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_60"}',
+        "SUPERVISOR_BAD_LINE",
       ],
-      codes: unread("SUPERVISOR_BAD_LINE"),
-    });
-    expect(
-      await roles('{"ts":"2026-10-04T08:00:00Z","event":"Submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_60"}'),
-    ).toEqual({
-      roles: [
-        ["SUBMITTED", 40, 4],
-        ["fallback", 20, null],
+      [
+        '{"ts":"2026-10-04T08:00:00Z","event":"Submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_60"}',
+        "SUPERVISOR_MISSPELLED_EVENT",
       ],
-      codes: unread("SUPERVISOR_MISSPELLED_EVENT"),
-    });
-    expect(
-      await roles('{"ts":"2026-10-04T08:00:00Z","event":"submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_60",'),
-    ).toEqual({
-      roles: [
-        ["SUBMITTED", 40, 4],
-        ["fallback", 20, null],
+      [
+        '{"ts":"2026-10-04T08:00:00Z","event":"submit","checkpoint":"/pvc/ptb/c1/sft3/weights/step_60",',
+        "SUPERVISOR_BAD_LINE",
       ],
-      codes: unread("SUPERVISOR_BAD_LINE"),
-    });
+    ] as const)
+      expect(await roles(line), line).toEqual({
+        roles: [
+          ["SUBMITTED", 40, 4],
+          ["fallback", 20, null],
+        ],
+        codes: unread(code),
+      });
     // A broken line that is no submit, or an unreadable submit before the last one read, leaves the submit.
     for (const notSubmit of [
       '{"ts":"2026-10-04T08:00:00Z","event":"pause",',
