@@ -13,7 +13,7 @@ import { isObject, setTrajectoryFastPath, str } from "../src/extractors/trajecto
 import { readTrajectory } from "../src/extractors/trajectory/index.js";
 import { readCodexLineTime } from "../src/extractors/trajectory/codex-line-time.js";
 import { generateRun } from "../bench/gen.js";
-import { filesUnder, fuzzReader, linesOf, sampleLines } from "./helpers/usage-lines.js";
+import { filesUnder, fuzzReader, linesOf, sampleLines, takenAtLeast } from "./helpers/usage-lines.js";
 
 const READ_WHOLE = new Set(["session_meta", "event_msg", "token_usage_record"]);
 
@@ -51,7 +51,7 @@ describe("codex line time reader", () => {
       if (type !== undefined && !READ_WHOLE.has(type)) expect(took, l).toBe(true);
       if (took) taken += 1;
     }
-    expect(taken).toBeGreaterThan(400);
+    expect(taken).toBeGreaterThan(takenAtLeast(400, 200));
   });
 
   it("reads members in any order and a time that is no string; gives up where JSON.parse must decide", () => {

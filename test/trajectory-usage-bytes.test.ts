@@ -25,7 +25,14 @@ import {
 import { readUsage } from "../src/extractors/trajectory/usage-shape.js";
 import { cursor, readStr, RecentString } from "../src/extractors/trajectory/json-bytes.js";
 import { generateRun } from "../bench/gen.js";
-import { expectDamagedAsSlow, filesUnder, fuzzReader, linesOf, sampleLines } from "./helpers/usage-lines.js";
+import {
+  expectDamagedAsSlow,
+  filesUnder,
+  fuzzReader,
+  linesOf,
+  sampleLines,
+  takenAtLeast,
+} from "./helpers/usage-lines.js";
 
 function parse(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
@@ -140,7 +147,7 @@ describe("codex token_count reader", () => {
         usage += 1;
       } else expect(took, l).toBe(false);
     }
-    expect(usage).toBeGreaterThan(150);
+    expect(usage).toBeGreaterThan(takenAtLeast(150, 80));
   });
 
   it("reads a heartbeat, an ordinal, a thread id and members in another order", () => {
@@ -204,7 +211,7 @@ describe("kimi-code usage.record reader", () => {
         usage += 1;
       } else expect(took, l).toBe(false);
     }
-    expect(usage).toBeGreaterThan(120);
+    expect(usage).toBeGreaterThan(takenAtLeast(120, 80));
   });
 
   it("reads a record without time or model, and gives up on other shapes", () => {

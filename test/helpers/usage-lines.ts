@@ -37,6 +37,15 @@ export function sampleLines(format: string): string[] {
   return linesOf(filesUnder(join(SAMPLES, format)));
 }
 
+/**
+ * The least number of lines a reader's test must have taken: `withSamples`
+ * where the real samples are beside the project (CI always), else
+ * `generatedOnly` (what the generated lines alone give: a user's clone).
+ */
+export function takenAtLeast(withSamples: number, generatedOnly: number): number {
+  return existsSync(SAMPLES) ? withSamples : generatedOnly;
+}
+
 /** Random edits of a line: a byte range removed, replaced or repeated, JSON-meaningful text inserted. */
 export const fuzzEdits = fc.array(
   fc.record({
