@@ -61,6 +61,26 @@ describe("explain", () => {
     expect(counted.tokensUnknownBecause).toBeUndefined();
   });
 
+  it("says why a row's eos is unknown: the build's HUB_NO_EOS of its repo (a broken generation_config.json)", async () => {
+    const broken = await makeMiniSweep({ "hub/agentic-ptb/alpha.h005.sft2.100/generation_config.json": "{" });
+    roots.push(broken);
+    const json = JSON.parse((await runCli("explain", "--sources", broken, "--json", "alpha/sft2/100")).stdout);
+    expect([json.row.eos_ok, json.row.eos_token_id]).toEqual([null, null]);
+    expect(json.eosUnknownBecause.map((w: { code: string; file: string }) => [w.code, w.file])).toEqual([
+      ["HUB_NO_EOS", "hub/agentic-ptb/alpha.h005.sft2.100"],
+    ]);
+    const text = await runCli("explain", "--sources", broken, "alpha/sft2/100");
+    expect(text.stdout).toMatch(
+      /\neos: read from agentic-ptb\/alpha\.h005\.sft2\.100, unknown \(HUB_NO_EOS: agentic-ptb\/alpha\.h005\.sft2\.100: generation_config\.json [^\n]*eos_ok is unknown \(null\)\): null; chat template in /,
+    );
+    // A row whose stop ids were read has no such list, and says which file gave them.
+    const read = JSON.parse((await runCli("explain", "--sources", dir, "--json", "alpha/sft2/100")).stdout);
+    expect(read.eosUnknownBecause).toBeUndefined();
+    expect((await runCli("explain", "--sources", dir, "alpha/sft2/100")).stdout).toContain(
+      "eos: read from agentic-ptb/alpha.h005.sft2.100, generation_config.json: [248044,248046]",
+    );
+  });
+
   it("explains an extrapolated row by cell/family/step with its fit and bounds (text)", async () => {
     const r = await runCli("explain", "--sources", dir, "alpha/grpo/5");
     expect(r.code).toBe(0);

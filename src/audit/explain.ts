@@ -22,6 +22,12 @@ export interface Explanation {
    * tokens unknown (codes in {@link TOKENS_UNKNOWN}); absent otherwise.
    */
   tokensUnknownBecause?: Warning[];
+  /**
+   * When the row's repo gives no stop ids (`eos_ok` null with a repo to read): the build's
+   * `HUB_NO_EOS` warning of that repo, which says why (an unreadable or broken file, ids that are
+   * not token ids, no file giving them); absent otherwise.
+   */
+  eosUnknownBecause?: Warning[];
 }
 
 /** The warnings after which a cell's driver tokens (or some of them) are null: an incomplete reading, no call, the coverage. */
@@ -98,7 +104,20 @@ export function explainRow(result: BuildResult, id: string): Explanation {
       (w) => TOKENS_UNKNOWN.has(w.code) && (w.file === prefix || w.file?.startsWith(`${prefix}/`)),
     );
   }
+  const eos = x.provenance.eos;
+  if (eos.repo && eos.ids === null)
+    x.eosUnknownBecause = result.warnings.filter(
+      (w) => w.code === "HUB_NO_EOS" && w.message.startsWith(`${eos.repo}: `),
+    );
   return x;
+}
+
+/** The explanation's words for where the stop ids were read, or why none were. */
+function eosFrom(x: Explanation): string {
+  const eos = x.provenance.eos;
+  if (eos.from !== null) return eos.from;
+  const why = x.eosUnknownBecause?.[0];
+  return why ? `unknown (${why.code}: ${why.message})` : "no file gives eos_token_id";
 }
 
 const fmtH = (h: number | null) => (h === null ? "null" : h.toFixed(2));
@@ -135,9 +154,7 @@ export function renderExplanation(x: Explanation): string {
   const p = x.provenance;
   lines.push("", `Rule: ${p.rule}`);
   if (!("evidence" in p)) {
-    lines.push(
-      `eos read from ${p.eos.repo}: ${p.eos.from ?? "no file gives eos_token_id"}; chat template in ${p.eos.chatTemplate ?? "none"}`,
-    );
+    lines.push(`eos read from ${p.eos.repo}: ${eosFrom(x)}; chat template in ${p.eos.chatTemplate ?? "none"}`);
     return `${lines.join("\n")}\n`;
   }
   if (x.run) {
@@ -206,7 +223,7 @@ export function renderExplanation(x: Explanation): string {
   );
   lines.push(
     p.eos.repo
-      ? `eos: read from ${p.eos.repo}, ${p.eos.from ?? "no file gives eos_token_id"}: ${JSON.stringify(p.eos.ids)}; chat template in ${p.eos.chatTemplate ?? "none"}`
+      ? `eos: read from ${p.eos.repo}, ${eosFrom(x)}: ${JSON.stringify(p.eos.ids)}; chat template in ${p.eos.chatTemplate ?? "none"}`
       : "eos: no published repo yet (eos_ok null)",
   );
   return `${lines.join("\n")}\n`;
