@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { IsoTimeReader } from "../src/util/iso-time.js";
-import { isoMs } from "../src/extractors/trajectory/common.js";
+import { isoMs } from "../src/extractors/trajectory/line-times.js";
 import { parseIsoTime } from "../src/util/values.js";
 
 /** The reading before IsoTimeReader: two regular expressions, then the strict `parseIsoTime`. */

@@ -12,7 +12,6 @@ import { Diagnostics } from "../../diagnostics.js";
 import {
   call,
   isObject,
-  NoOffsetTimes,
   pickMembers,
   scanTrajectory,
   needles,
@@ -27,6 +26,7 @@ import {
   type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
+import { NoOffsetTimes } from "./line-times.js";
 import { messageUsage, UsageShapeTally } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
 import { JsonMembers } from "../../util/json-members.js";

@@ -12,8 +12,6 @@ import { Diagnostics } from "../../diagnostics.js";
 import {
   classifyBy,
   isObject,
-  isoMs,
-  NoOffsetTimes,
   scanTrajectory,
   trajectoryFastPath,
   needles,
@@ -25,6 +23,7 @@ import {
   type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
+import { isoMs, NoOffsetTimes } from "./line-times.js";
 import { readUsage, UsageShapeTally } from "./usage-shape.js";
 import { CODEX_USAGE_SHAPE as USAGE_SHAPE, classifyCodexLead, readCodexTokenCount } from "./codex-usage.js";
 import { readCodexLineTime } from "./codex-line-time.js";

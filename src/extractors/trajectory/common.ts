@@ -1,7 +1,7 @@
 /**
  * Helpers shared by the five trajectory readers (TRAJECTORIES.md): streaming
- * JSON lines with bad-line warnings, number and time parsing, and the call
- * record every reader produces.
+ * JSON lines with bad-line warnings, number parsing, and the call record
+ * every reader produces (the times of usage lines: `line-times.ts`).
  */
 import { constants } from "node:buffer";
 import type { Diagnostics, Warning } from "../../diagnostics.js";
@@ -16,8 +16,7 @@ import {
 } from "../../util/line-scan.js";
 import { LeadingScalarReader } from "../../util/json-prefix.js";
 import type { JsonMembers } from "../../util/json-members.js";
-import { isTimeMs, cmpStr } from "../../util/values.js";
-import { IsoTimeReader } from "../../util/iso-time.js";
+import { cmpStr } from "../../util/values.js";
 import { fsReason } from "../../util/fs-errors.js";
 import type { TokenCall, TokenParts } from "./types.js";
 
@@ -311,66 +310,6 @@ export function str(value: unknown, key: string): string | undefined {
   if (!isObject(value)) return undefined;
   const v = value[key];
   return typeof v === "string" ? v : undefined;
-}
-
-/** The one reader of ISO times of this thread (it is reused: see `IsoTimeReader`). */
-const ISO_TIME = new IsoTimeReader();
-
-/**
- * Epoch ms of an ISO 8601 time (`IsoTimeReader`: `Date.parse`'s millisecond,
- * every field in range). A time with no offset is read as UTC (every format
- * here writes UTC; `Date.parse` would otherwise take local time). Null when
- * absent or unparseable.
- */
-export function isoMs(value: unknown): number | null {
-  return typeof value === "string" && ISO_TIME.read(value) ? ISO_TIME.ms : null;
-}
-
-/**
- * Counts, in one file, the usage lines whose ISO time has no offset: codex,
- * claude-code and pi write UTC with `Z` (TRAJECTORIES.md), so such a time was
- * not written by the driver as it is documented (a re-serialised file, another
- * version). It is still read as UTC, and {@link flush} says so once per file
- * with the count and the first line (`TRAJECTORY_TIME_NO_OFFSET`).
- */
-export class NoOffsetTimes {
-  private count = 0;
-  private firstLine: number | null = null;
-
-  /** Epoch ms of `value` as {@link isoMs} reads it, counting it when it has no offset. */
-  ms(value: unknown, lineNo: number): number | null {
-    if (typeof value !== "string" || !ISO_TIME.read(value)) return null;
-    if (ISO_TIME.zoneless) {
-      this.count += 1;
-      this.firstLine ??= lineNo;
-    }
-    return ISO_TIME.ms;
-  }
-
-  /** Warns once for the file when any time had no offset. */
-  flush(sink: Diagnostics, file: string): void {
-    if (this.count === 0) return;
-    sink.warn(
-      "TRAJECTORY_TIME_NO_OFFSET",
-      `${this.count} usage line(s) have a timestamp without Z or an offset (this format writes UTC with Z), first at line ${this.firstLine}: read as UTC; if the file was rewritten in local time, their times (and tokens at an hour) are off`,
-      file,
-      this.firstLine,
-    );
-  }
-}
-
-/** Epoch ms of an epoch-seconds float (microseconds rounded, then truncated to ms). */
-export function epochSecondsMs(value: unknown): number | null {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) return null;
-  const ms = Math.floor(Math.round(value * 1e6) / 1000);
-  return isTimeMs(ms) ? ms : null; // a time no Date can hold cannot be placed
-}
-
-/** Epoch ms from an epoch-milliseconds number. */
-export function epochMs(value: unknown): number | null {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) return null;
-  const ms = Math.round(value);
-  return isTimeMs(ms) ? ms : null; // a time no Date can hold cannot be placed
 }
 
 /** Builds a call record. */

@@ -14,7 +14,6 @@
 import { Diagnostics } from "../../diagnostics.js";
 import {
   dirOf,
-  epochSecondsMs,
   isObject,
   pickMembers,
   scanTrajectory,
@@ -30,6 +29,7 @@ import {
   type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
+import { epochSecondsMs } from "./line-times.js";
 import { displayRanks, sightedBefore } from "./call-order.js";
 import { hashCounts, sameParts } from "./counts-map.js";
 import { RunNumbering } from "./run-numbering.js";

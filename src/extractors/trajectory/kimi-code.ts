@@ -23,7 +23,6 @@ import { Diagnostics } from "../../diagnostics.js";
 import {
   call,
   classifyBy,
-  epochMs,
   isObject,
   scanTrajectory,
   trajectoryFastPath,
@@ -38,6 +37,7 @@ import {
   type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
+import { epochMs } from "./line-times.js";
 import { readUsage, UsageShapeTally } from "./usage-shape.js";
 import { KIMI_CODE_USAGE_SHAPE as USAGE_SHAPE, classifyKimiCodeLead, readKimiCodeUsage } from "./kimi-code-usage.js";
 import { LINE_UNKNOWN, type LineClass } from "../../util/line-scan.js";

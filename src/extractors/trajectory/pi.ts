@@ -13,9 +13,7 @@ import { Diagnostics } from "../../diagnostics.js";
 import { basename } from "node:path";
 import {
   call,
-  epochMs,
   isObject,
-  NoOffsetTimes,
   pickMembers,
   scanTrajectory,
   needles,
@@ -30,6 +28,7 @@ import {
   type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
+import { epochMs, NoOffsetTimes } from "./line-times.js";
 import { messageUsage, UsageShapeTally } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
 import { JsonMembers } from "../../util/json-members.js";
