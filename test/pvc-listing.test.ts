@@ -1,6 +1,7 @@
 import { describe, expect, it, afterAll } from "vitest";
 import { Diagnostics } from "../src/diagnostics.js";
-import { observePvcEntry, readListingTsv, readLsLR, epochToMs, type PvcEntry } from "../src/extractors/pvc-listing.js";
+import { observePvcEntry, readListingTsv, epochToMs, type PvcEntry } from "../src/extractors/pvc-listing.js";
+import { readLsLR } from "../src/extractors/pvc-ls-lr.js";
 import type { Cell } from "../src/schema.js";
 import { makeTree, removeTree, lines } from "./helpers/tree.js";
 

@@ -4,7 +4,7 @@ import type { WarningCode } from "../diagnostics/registry.js";
 import type { Observation } from "../observations.js";
 import type { Line } from "../util/lines.js";
 import type { SourceFile } from "../sources/sources.js";
-import { clip } from "./pvc-listing.js";
+import { clip } from "../util/values.js";
 import { isAbsent, warnUnreadable } from "../util/fs-errors.js";
 import { parseIsoTime, parseStep } from "../util/values.js";
 

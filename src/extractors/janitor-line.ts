@@ -8,7 +8,7 @@ import type { Diagnostics } from "../diagnostics.js";
 import type { Observation, Origin } from "../observations.js";
 import { familyIdOf } from "../sources/cells.js";
 import { localToUtcCandidates, pickMonotonic } from "../util/local-time.js";
-import { clip } from "./pvc-listing.js";
+import { clip } from "../util/values.js";
 import { checkpointFolderOf } from "./checkpoint-path.js";
 import { isTimeMs, parseIsoTime, parseStep } from "../util/values.js";
 

@@ -4,7 +4,7 @@ import type { Diagnostics } from "../diagnostics.js";
 import type { Observation, Origin } from "../observations.js";
 import { missingJanitorParts, orderJanitorParts, JANITOR_LOG as LOG } from "../sources/layout.js";
 import { snapshotSources, type JanitorInput } from "../sources/sources.js";
-import { clip } from "./pvc-listing.js";
+import { clip } from "../util/values.js";
 import { fsReason, warnUnreadable } from "../util/fs-errors.js";
 import { handleLine, type JanitorState, type LineContext } from "./janitor-line.js";
 

@@ -4,7 +4,7 @@ import { InputError } from "../errors.js";
 import type { Observation, Origin } from "../observations.js";
 import { familyIdOf } from "../sources/cells.js";
 import type { Line } from "../util/lines.js";
-import { clip } from "./pvc-listing.js";
+import { clip } from "../util/values.js";
 import { checkpointFolderOf } from "./checkpoint-path.js";
 import { parseIsoTime, parseStep } from "../util/values.js";
 import type { Pause } from "../observations.js";

@@ -74,3 +74,8 @@ export function parseIsoTime(text: string, opts: { assumeUtc?: boolean } = {}): 
 export function cmpStr(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** Shortens a raw line for a message. */
+export function clip(text: string, max = 160): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

@@ -9,7 +9,8 @@
 import { lstat, lutimes, mkdir, symlink, truncate, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Diagnostics } from "../../src/diagnostics.js";
-import { readListingTsv, readLsLR, type PvcEntry } from "../../src/extractors/pvc-listing.js";
+import { readListingTsv, type PvcEntry } from "../../src/extractors/pvc-listing.js";
+import { readLsLR } from "../../src/extractors/pvc-ls-lr.js";
 
 /** What {@link materialisePvc} made. */
 export interface Materialised {
