@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { InputError } from "../src/errors.js";
-import { callTotals, readTrajectory, TokenLedger } from "../src/extractors/trajectory/index.js";
+import { callTotals, incompleteReading, readTrajectory, TokenLedger } from "../src/extractors/trajectory/index.js";
 import { claudeCodeCounter } from "../src/extractors/trajectory/claude-code.js";
 import { setLongestParsedLine } from "../src/extractors/trajectory/common.js";
 import type { TokenCall } from "../src/extractors/trajectory/types.js";
@@ -131,6 +131,35 @@ describe("codex (TRAJECTORIES.md: codex)", () => {
     expect(parts(totals)).toEqual([1000 + 50 + 50, 0, 0, 100 + 5 + 5, 1210, 3]);
     expect(reading.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_INCONSISTENT_TOTAL", 3]]);
   });
+
+  // Each of these falls and stays lower without a reset's all-zero last usage: taken as a reset it counts
+  // calls again (lines out of order: 1300 + 200 more), kept as a glitch it loses them (a second session joined
+  // to the file: its first call, 40). Neither is stood behind: the reading is incomplete (null tokens).
+  const drops: [string, object[], number][] = [
+    [
+      "lines out of order",
+      [meta(0, "T"), tc(5, [1000, 0, 100]), tc(7, [1200, 0, 100], [200, 0, 0]), tc(6, [1100, 0, 100], [100, 0, 0])],
+      4,
+    ],
+    [
+      "a second session joined to the file",
+      [meta(0, "T"), tc(5, [1000, 0, 100]), meta(50, "U"), tc(55, [30, 0, 10]), tc(56, [60, 0, 20], [30, 0, 10])],
+      4,
+    ],
+    [
+      "a damaged (too large) total on one line",
+      [meta(0, "T"), tc(5, [1000, 0, 100]), tc(6, [50_001_050, 0, 105], [50, 0, 5]), tc(7, [1100, 0, 110], [50, 0, 5])],
+      4,
+    ],
+  ];
+  for (const [what, lines, line] of drops)
+    it(`a total that falls and stays lower without a reset's all-zero last usage (${what}): TRAJECTORY_TOTAL_DROP, the reading is incomplete`, async () => {
+      const d = tempDir();
+      writeJsonl(d, "rollout-x.jsonl", lines);
+      const { reading } = await count("codex", [d]);
+      expect(reading.warnings.map((w) => [w.code, w.line])).toEqual([["TRAJECTORY_TOTAL_DROP", line]]);
+      expect(incompleteReading(reading)?.code).toBe("TRAJECTORY_TOTAL_DROP");
+    });
 
   it("token_usage_record lines repeat token_count: counted once, never both", async () => {
     const d = tempDir();

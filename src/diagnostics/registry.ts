@@ -628,6 +628,12 @@ export const REGISTRY = {
       "codex: a rollout holding calls whose first line is not its `session_meta` (codex writes it first; a line lost or damaged): whether the file is a fork or a sub-agent, whose replayed history of its parent would then be counted again, cannot be told. The cell's `driver_tokens_at_hour` is null, and so are the counts `tokens` prints (as for `TRAJECTORY_READ_ERROR`)",
     remedy: "restore the rollout's first line (its session_meta, e.g. from a backup of the file)",
   },
+  TRAJECTORY_TOTAL_DROP: {
+    level: "warning",
+    meaning:
+      "codex: a running total fell and stayed lower (not a one-line glitch) without the all-zero `last_token_usage` that marks a context reset: lines out of order, two sessions joined in one file, or a damaged total. Taken as a reset it counts calls again, and kept as a glitch it loses calls, so neither is stood behind: the cell's `driver_tokens_at_hour` is null, and so are the counts `tokens` prints (as for `TRAJECTORY_READ_ERROR`)",
+    remedy: "restore the rollout from a backup, or split joined sessions into their own files",
+  },
   TRAJECTORY_NO_CALLS_IN_RUN: {
     level: "warning",
     meaning:

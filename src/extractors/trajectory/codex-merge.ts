@@ -139,9 +139,13 @@ class Sightings {
  * line's total `next` is back at or above `prev`: a glitch of one line.
  */
 function isDip(o: Observation, prev: Vec, next: Observation | undefined): boolean {
-  if (next === undefined || vecTotal(o.total) >= vecTotal(prev)) return false;
-  if (o.last !== null && vecTotal(o.last) === 0) return false;
+  if (next === undefined || vecTotal(o.total) >= vecTotal(prev) || isReset(o)) return false;
   return vecTotal(next.total) >= vecTotal(prev);
+}
+
+/** True when `o` is written as a context reset (TRAJECTORIES.md, "codex"): an all-zero `last_token_usage`. */
+function isReset(o: Observation): boolean {
+  return o.last !== null && vecTotal(o.last) === 0;
 }
 
 /** Is this item of a child file part of the parent's replayed prefix? */
@@ -186,6 +190,8 @@ function resolveFile(
   const growths = out.growthsOf(thread, scan.observations.length);
   let dips = 0;
   let firstDip: number | null = null;
+  let drops = 0;
+  let firstDrop: number | null = null;
   const observations = scan.observations;
   for (let k = 0; k < observations.length; k += 1) {
     const o = observations[k]!;
@@ -212,7 +218,16 @@ function resolveFile(
       continue;
     }
     baseline = o.total;
-    if (vecTotal(o.total) <= vecTotal(prev)) continue; // a drop (context reset): new baseline, not a call
+    if (vecTotal(o.total) <= vecTotal(prev)) {
+      // A drop is a context reset, a new baseline and not a call, when the line says so (an all-zero
+      // last_token_usage); any other lasting drop cannot be told from lines out of order, two sessions
+      // joined in one file or a damaged total, each of which counts calls again or loses them.
+      if (vecTotal(o.total) < vecTotal(prev) && !isReset(o)) {
+        drops += 1;
+        firstDrop ??= o.line;
+      }
+      continue;
+    }
     // The growth of each part (allocated only as the call).
     let dIn = o.total.input - prev.input;
     let dCached = o.total.cached - prev.cached;
@@ -283,6 +298,14 @@ function resolveFile(
       `${dips} running total(s) fell for one line and were back at or above the total before on the next, without the all-zero last_token_usage of a context reset: skipped as glitches (the first at this line), not counted as resets`,
       display,
       firstDip,
+    );
+  }
+  if (drops > 0) {
+    sink.warn(
+      "TRAJECTORY_TOTAL_DROP",
+      `${drops} running total(s) fell and stayed lower without the all-zero last_token_usage of a context reset (the first at this line): lines out of order, two sessions joined in one file, or a damaged total; which calls were counted once cannot be told, so the run's tokens are unknown`,
+      display,
+      firstDrop,
     );
   }
   if (inconsistent > 0) {

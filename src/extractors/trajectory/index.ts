@@ -27,6 +27,8 @@
  *                                    cannot be told): the reading is incomplete, the build writes null tokens for the cell.
  * - `TRAJECTORY_INCONSISTENT_TOTAL`  codex: a running total grew while one part shrank (counted from last_token_usage),
  *                                    or fell for one line and came back (skipped as a glitch, not a reset).
+ * - `TRAJECTORY_TOTAL_DROP`          codex: a running total fell and stayed lower without a reset's all-zero
+ *                                    last_token_usage: the reading is incomplete, the build writes null tokens for the cell.
  * - `TRAJECTORY_NO_FILES`            a folder given holds no session file of the format (the tokens are unknown: null).
  * - `TRAJECTORY_NO_CALLS`            session files were found but none records a call of the format (wrong format?):
  *                                    the tokens are unknown (null), not 0.
@@ -341,7 +343,11 @@ export function incompleteReading(reading: TrajectoryReading): Warning | null {
 }
 
 /** The warnings after which a reading's counts cannot be stood behind: a file not read, a codex rollout of unknown kind. */
-export const INCOMPLETE_READING_CODES: readonly string[] = ["TRAJECTORY_READ_ERROR", "TRAJECTORY_NO_SESSION_META"];
+export const INCOMPLETE_READING_CODES: readonly string[] = [
+  "TRAJECTORY_READ_ERROR",
+  "TRAJECTORY_NO_SESSION_META",
+  "TRAJECTORY_TOTAL_DROP",
+];
 const INCOMPLETE = new Set(INCOMPLETE_READING_CODES);
 
 /** The total size in bytes of the session files {@link readTrajectory} would read (for progress bars). */
