@@ -384,12 +384,15 @@ describe("claude-code (TRAJECTORIES.md: claude-code)", () => {
       line,
     });
     expect(scan).toEqual({
-      data: [
-        rec("msg_1", "req_1", [4, 1000, 250, 9], 3, 2),
-        rec("msg_2", "req_2", [1, 10, 0, 40], 5, 4),
-        rec("msg_1", "req_1", [3, 1000, 200, 120], 3, 5),
-        rec("msg_1", "req_other", [2, 0, 0, 7], 4, 6),
-      ],
+      data: {
+        lines: [
+          rec("msg_1", "req_1", [4, 1000, 250, 9], 3, 2),
+          rec("msg_2", "req_2", [1, 10, 0, 40], 5, 4),
+          rec("msg_1", "req_1", [3, 1000, 200, 120], 3, 5),
+          rec("msg_1", "req_other", [2, 0, 0, 7], 4, 6),
+        ],
+        agents: [],
+      },
       warnings: [],
     });
     const { reading } = await count("claude-code", [d], d);
@@ -460,8 +463,33 @@ describe("claude-code (TRAJECTORIES.md: claude-code)", () => {
       },
     ]);
     writeJsonl(d, "S/subagents/agent-a1.jsonl", [sub]);
-    const { totals } = await count("claude-code", [d]);
+    const { totals, reading } = await count("claude-code", [d]);
     expect(parts(totals)).toEqual([10, 1500, 300, 150, 1960, 2]);
+    expect(reading.warnings).toEqual([]);
+  });
+
+  it("a session forwarding a sub-agent's responses without the sub-agent's own file: TRAJECTORY_SUBAGENT_MISSING, the reading is incomplete", async () => {
+    const d = tempDir();
+    const sub = asst(10, "msg_s1", "req_s1", [7, 500, 100, 50], { isSidechain: true, agentId: "a1" });
+    const forwarded = (agentId: string, type: string, s: number) => ({
+      type: "progress",
+      timestamp: at(s),
+      data: { type: "agent_progress", agentId, message: { ...sub, type, requestId: "req_s1" } },
+    });
+    writeJsonl(d, "S.jsonl", [
+      asst(1, "msg_1", "req_1", [3, 1000, 200, 100]),
+      forwarded("a2", "user", 9), // a prompt forwarded: no response of a2 yet, nothing missing
+      forwarded("a1", "assistant", 10.1),
+      forwarded("a3", "assistant", 11),
+      forwarded("a1", "assistant", 12),
+    ]);
+    writeJsonl(d, "S/subagents/agent-a1.jsonl", [sub]); // a1's own file is there; a3's is not
+    const { reading } = await count("claude-code", [d], d);
+    expect(reading.warnings.map((w) => [w.code, w.file, w.line])).toEqual([
+      ["TRAJECTORY_SUBAGENT_MISSING", "S.jsonl", 4],
+    ]);
+    expect(reading.warnings[0]!.message).toContain("1 sub-agent(s) (agentId a3)");
+    expect(incompleteReading(reading)?.code).toBe("TRAJECTORY_SUBAGENT_MISSING");
   });
 
   it("a response's time is the timestamp of its last line", async () => {

@@ -634,6 +634,12 @@ export const REGISTRY = {
       "codex: a running total fell and stayed lower (not a one-line glitch) without the all-zero `last_token_usage` that marks a context reset: lines out of order, two sessions joined in one file, or a damaged total. Taken as a reset it counts calls again, and kept as a glitch it loses calls, so neither is stood behind: the cell's `driver_tokens_at_hour` is null, and so are the counts `tokens` prints (as for `TRAJECTORY_READ_ERROR`)",
     remedy: "restore the rollout from a backup, or split joined sessions into their own files",
   },
+  TRAJECTORY_SUBAGENT_MISSING: {
+    level: "warning",
+    meaning:
+      "claude-code: a session file forwards model responses of a sub-agent (`agent_progress` lines with its `agentId`) whose own file, `<session>/subagents/agent-<agentId>.jsonl`, is not among the files read (copied without its folder?). The forwarded copies are not all of its calls, so the cell's `driver_tokens_at_hour` is null, and so are the counts `tokens` prints (as for `TRAJECTORY_READ_ERROR`)",
+    remedy: "copy the session's folder (its subagents/) with the session file",
+  },
   TRAJECTORY_NO_CALLS_IN_RUN: {
     level: "warning",
     meaning:

@@ -5,7 +5,10 @@
  * `message.id`, `requestId` and usage; it is counted once, across all files,
  * with the largest `output_tokens` of its lines. `<synthetic>` and API-error
  * lines carry no usage. Sub-agent files count. Usage copied into `progress`
- * lines (agent_progress) is never read: only top-level `assistant` lines are.
+ * lines (agent_progress) is never read: only top-level `assistant` lines are;
+ * a sub-agent whose responses a session forwards there but whose own file
+ * (`subagents/agent-<agentId>.jsonl`) is not among the files makes the
+ * reading incomplete (`TRAJECTORY_SUBAGENT_MISSING`).
  */
 import { cmpStr } from "../../util/values.js";
 import { Diagnostics } from "../../diagnostics.js";
@@ -50,6 +53,18 @@ function sameResponse(a: ClaudeUsageLine, b: ClaudeUsageLine): boolean {
   if (a.request === b.request) return true;
   return a.request !== null && b.request !== null && (a.request === "" || b.request === "");
 }
+
+/**
+ * What one transcript gives: its usage lines, and the sub-agents whose model responses it forwards
+ * in `agent_progress` lines, as [agentId, first such line], in the order first seen.
+ */
+export interface ClaudeScan {
+  lines: ClaudeUsageLine[];
+  agents: [string, number][];
+}
+
+/** The agentId of a sub-agent's own transcript, from its name (`<session>/subagents/agent-<agentId>.jsonl`), else null. */
+const SUBAGENT_FILE_RE = /(?:^|[\\/])agent-([^\\/]+)\.jsonl(?:\.gz)?$/;
 
 /** A response whose largest `output_tokens` is below this kept its streaming-start value. */
 const CLAUDE_STREAMING_OUTPUT_MAX = 9;
@@ -105,7 +120,22 @@ const CLAUDE_MEMBERS = new JsonMembers([
   "message.model",
   "message.id",
   "message.usage",
+  "data.type",
+  "data.agentId",
+  "data.message.type",
+  "data.message.agentId",
 ]);
+
+/**
+ * The sub-agent whose model response a `progress` line forwards (`data.type` `agent_progress`
+ * with an `assistant` message): its `data.agentId` (else the message's `agentId`), else null.
+ */
+function forwardedAgent(value: Record<string, unknown>): string | null {
+  const data = obj(value, "data");
+  const message = obj(data, "message");
+  if (str(data, "type") !== "agent_progress" || str(message, "type") !== "assistant") return null;
+  return str(data, "agentId") ?? str(message, "agentId") ?? null;
+}
 
 /**
  * The claude-code counter (TRAJECTORIES.md, "claude-code"): `scan` reads the
@@ -115,10 +145,12 @@ const CLAUDE_MEMBERS = new JsonMembers([
  * value of each part and the time of the response's last line.
  * A response's time is the timestamp of its last line (the latest of its lines).
  */
-export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
-  async scan(file: TrajectoryFile, io: ScanIO = {}): Promise<FileScan<ClaudeUsageLine[]>> {
+export const claudeCodeCounter: FormatCounter<ClaudeScan> = {
+  async scan(file: TrajectoryFile, io: ScanIO = {}): Promise<FileScan<ClaudeScan>> {
     const sink = new Diagnostics();
     const data: ClaudeUsageLine[] = [];
+    const agents: [string, number][] = [];
+    const agentSeen = new Set<string>();
     const shape = new UsageShapeTally();
     const times = new NoOffsetTimes();
     const fast = trajectoryFastPath();
@@ -159,6 +191,14 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
         )
           value = line.parse();
         const lineNo = line.lineNo;
+        if (isObject(value) && value["type"] === "progress") {
+          const agent = forwardedAgent(value);
+          if (agent !== null && !agentSeen.has(agent)) {
+            agentSeen.add(agent);
+            agents.push([agent, lineNo]);
+          }
+          return;
+        }
         if (!isObject(value) || value["type"] !== "assistant") return;
         const message = obj(value, "message");
         if (str(message, "model") === "<synthetic>" || value["isApiErrorMessage"] === true) {
@@ -186,13 +226,14 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
     );
     shape.flush(sink, file.display, "message.usage");
     times.flush(sink, file.display);
-    return { data, warnings: sink.warnings };
+    return { data: { lines: data, agents }, warnings: sink.warnings };
   },
-  merge(files: TrajectoryFile[], scans: FileScan<ClaudeUsageLine[]>[]): FormatResult {
+  merge(files: TrajectoryFile[], scans: FileScan<ClaudeScan>[]): FormatResult {
     const sink = new Diagnostics();
     appendAll(sink.warnings, scanWarnings(scans));
+    warnMissingSubagents(files, scans, sink);
     let total = 0;
-    for (const s of scans) total += s?.data.length ?? 0;
+    for (const s of scans) total += s?.data.lines.length ?? 0;
     // Response g (in order of first sighting) is list[g]: its largest parts, the time of its latest line and
     // where that line is; firstLine[g] holds its key.
     const groups = new HashIndex(total);
@@ -200,7 +241,7 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
     const list: TokenCall[] = [];
     for (let i = 0; i < files.length; i += 1) {
       const display = files[i]!.display;
-      for (const u of scans[i]?.data ?? []) {
+      for (const u of scans[i]?.data.lines ?? []) {
         const h = lineHash(u);
         let g = groups.first(h);
         while (g !== -1 && !sameResponse(firstLine[g]!, u)) g = groups.next();
@@ -234,3 +275,27 @@ export const claudeCodeCounter: FormatCounter<ClaudeUsageLine[]> = {
     return { calls: list, warnings: sink.warnings };
   },
 };
+
+/**
+ * Warns `TRAJECTORY_SUBAGENT_MISSING` (which makes the reading incomplete) once per transcript that
+ * forwards model responses of sub-agents none of whose own files (`subagents/agent-<agentId>.jsonl`,
+ * TRAJECTORIES.md "claude-code": they count) is among `files`: their calls are in no file read.
+ */
+function warnMissingSubagents(files: TrajectoryFile[], scans: FileScan<ClaudeScan>[], sink: Diagnostics): void {
+  const present = new Set<string>();
+  for (const f of files) {
+    const m = SUBAGENT_FILE_RE.exec(f.path);
+    if (m) present.add(m[1]!);
+  }
+  for (let i = 0; i < files.length; i += 1) {
+    const missing = (scans[i]?.data.agents ?? []).filter(([agent]) => !present.has(agent));
+    if (missing.length === 0) continue;
+    const [agent, line] = missing[0]!;
+    sink.warn(
+      "TRAJECTORY_SUBAGENT_MISSING",
+      `forwards model responses of ${missing.length} sub-agent(s) (agentId ${missing.map(([a]) => a).join(", ")}) whose own file (subagents/agent-${agent}.jsonl beside the session) is not among the files: their calls are not all in the logs read, so the run's tokens are unknown`,
+      files[i]!.display,
+      line,
+    );
+  }
+}

@@ -29,6 +29,8 @@
  *                                    or fell for one line and came back (skipped as a glitch, not a reset).
  * - `TRAJECTORY_TOTAL_DROP`          codex: a running total fell and stayed lower without a reset's all-zero
  *                                    last_token_usage: the reading is incomplete, the build writes null tokens for the cell.
+ * - `TRAJECTORY_SUBAGENT_MISSING`    claude-code: a session forwards responses of a sub-agent whose own file is not
+ *                                    among the files: the reading is incomplete, the build writes null tokens for the cell.
  * - `TRAJECTORY_NO_FILES`            a folder given holds no session file of the format (the tokens are unknown: null).
  * - `TRAJECTORY_NO_CALLS`            session files were found but none records a call of the format (wrong format?):
  *                                    the tokens are unknown (null), not 0.
@@ -347,6 +349,7 @@ export const INCOMPLETE_READING_CODES: readonly string[] = [
   "TRAJECTORY_READ_ERROR",
   "TRAJECTORY_NO_SESSION_META",
   "TRAJECTORY_TOTAL_DROP",
+  "TRAJECTORY_SUBAGENT_MISSING",
 ];
 const INCOMPLETE = new Set(INCOMPLETE_READING_CODES);
 
