@@ -254,6 +254,15 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     };
   }
 
+  // The baseline's stop ids are read like any repo's: none readable is unknown (null), never "broken".
+  const baselineIds = baselineRepo.eos.ids;
+  if (baselineIds === null)
+    diag.warn(
+      "HUB_NO_EOS",
+      `${baselineRepo.id}: ${baselineRepo.eos.unknownWhy ?? "no generation_config.json or config.json gives eos_token_id"}, so the baseline's eos_ok is unknown (null)`,
+      baselineRepo.dir,
+      null,
+    );
   const baselineRow: Row = {
     model_id: registry.baseline,
     cell: "BASELINE",
@@ -264,8 +273,8 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     hour_upper_bound: null,
     driver_tokens_at_hour: 0,
     role: "baseline",
-    eos_ok: (baselineRepo.eos.ids ?? []).includes(registry.required_eos_token_id),
-    eos_token_id: baselineRepo.eos.ids,
+    eos_ok: baselineIds === null ? null : baselineIds.includes(registry.required_eos_token_id),
+    eos_token_id: baselineIds,
     source: registry.baseline,
     family: null,
     step: null,
