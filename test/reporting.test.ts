@@ -1,5 +1,5 @@
 import { describe, expect, it, afterAll } from "vitest";
-import { appendFile, readFile, writeFile } from "node:fs/promises";
+import { appendFile, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { buildManifest } from "../src/pipeline/build-manifest.js";
 import { countRows, eosOkText } from "../src/writers/report.js";
@@ -199,8 +199,26 @@ describe("explain and validate describe the last build into --out", () => {
     const noMarker = await runCli("validate", "--out", a.out);
     expect([noMarker.code, noMarker.stderr.split(" at ")[0]]).toEqual([1, "ptb-manifest: error OUT_BUILD_UNREADABLE"]);
     expect(noMarker.stderr).toContain("is not a marker ptb-manifest wrote");
-    await writeFile(join(a.out, ".ptb-manifest-outputs.json"), marker);
+    // No marker at all (a copy made without dotfiles): nothing vouches for the files either.
+    await rm(join(a.out, ".ptb-manifest-outputs.json"));
     await writeFile(join(a.out, "manifest.json"), manifest);
+    for (const cmd of [["explain", "alpha/grpo/5"], ["validate"]]) {
+      const r = await runCli(...cmd, "--out", a.out);
+      expect([r.code, r.stdout]).toEqual([1, ""]);
+      expect(r.stderr).toBe(
+        `ptb-manifest: error OUT_BUILD_UNREADABLE at ${join(a.out, ".ptb-manifest-outputs.json")}: ${a.out} has no output marker (.ptb-manifest-outputs.json: a copy made without dotfiles, or an earlier version's folder), so whether its files are as the build wrote them is unknown: rebuild, or copy the whole folder (cp -a)\n`,
+      );
+    }
+    await writeFile(join(a.out, ".ptb-manifest-outputs.json"), marker);
+    // A file with rows that explain and validate do not read (manifest.csv, which the Hub's viewer shows) edited.
+    const csv = await readFile(join(a.out, "manifest.csv"), "utf8");
+    await writeFile(join(a.out, "manifest.csv"), csv.replace(/,mtime,/, ",janitor,"));
+    const csvEdited = await runCli("validate", "--out", a.out);
+    expect([csvEdited.code, csvEdited.stderr]).toEqual([
+      1,
+      `ptb-manifest: error OUT_BUILD_UNREADABLE at ${join(a.out, "manifest.csv")}: ${join(a.out, "manifest.csv")} is not as the build wrote it: changed since ptb-manifest build wrote it (its sha256 is not the output marker's record); what it says is no build's decision: rebuild\n`,
+    ]);
+    await writeFile(join(a.out, "manifest.csv"), csv);
     expect((await runCli("validate", "--out", a.out)).stderr).not.toContain("OUT_BUILD_UNREADABLE");
     await writeFile(join(a.out, "build-report.json"), "{ not json");
     const broken = await runCli("validate", "--out", a.out);

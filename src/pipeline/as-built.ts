@@ -3,19 +3,29 @@
  * (README: Safety, the output marker): what `explain` and `validate` read
  * back must be that build's decision, not an edit.
  */
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { InputError } from "../errors.js";
 import { OUT_MARKER, readOwnership, sha256Of } from "../util/out-owner.js";
+import { fsReason, isAbsent } from "../util/fs-errors.js";
+
+/**
+ * The build's files with rows in them that are checked besides those read
+ * (`manifest.csv` is the one the Hub's viewer shows), when present.
+ */
+const ROW_FILES = ["manifest.json", "manifest.csv", "model-ids.txt", "provenance.jsonl", "build-report.json"];
 
 /**
  * Checks the build's files in `out` against the output marker's record of
  * them (README: Safety, `.ptb-manifest-outputs.json`): a file `build` wrote
  * whose bytes changed since (a row edited by hand) would be explained and
- * validated as that build's decision. A folder without a marker (an earlier
- * version's) has no record to check; a marker this tool did not write is an
- * error (it would hide an edit).
+ * validated as that build's decision. `files` are those the caller read (their
+ * text); the other files with rows ({@link ROW_FILES}) are read here when
+ * present. A folder without a marker (a copy made without its dotfiles, or an
+ * earlier version's) has no record to check them against, and a marker this
+ * tool did not write would hide an edit: both are errors.
  *
- * @throws InputError `OUT_BUILD_UNREADABLE` naming the changed file.
+ * @throws InputError `OUT_BUILD_UNREADABLE` naming the changed file or the marker.
  */
 export async function assertAsBuilt(out: string, files: [name: string, text: string][]): Promise<void> {
   const own = await readOwnership(out);
@@ -26,8 +36,27 @@ export async function assertAsBuilt(out: string, files: [name: string, text: str
       `${join(out, OUT_MARKER)} is not a marker ptb-manifest wrote, so whether the build's files are as it wrote them is unknown: rebuild`,
       join(out, OUT_MARKER),
     );
-  if (!own.marker) return;
-  for (const [name, text] of files) {
+  if (!own.marker)
+    throw new InputError(
+      "OUT_BUILD_UNREADABLE",
+      `${out} has no output marker (${OUT_MARKER}: a copy made without dotfiles, or an earlier version's folder), so whether its files are as the build wrote them is unknown: rebuild, or copy the whole folder (cp -a)`,
+      join(out, OUT_MARKER),
+    );
+  const read = new Set(files.map(([name]) => name));
+  const others: [string, string][] = [];
+  for (const name of ROW_FILES) {
+    if (read.has(name)) continue;
+    const text = await readFile(join(out, name), "utf8").catch((err: unknown) => {
+      if (isAbsent(err)) return null;
+      throw new InputError(
+        "OUT_BUILD_UNREADABLE",
+        `${join(out, name)} cannot be read (${fsReason(err)}): rebuild`,
+        join(out, name),
+      );
+    });
+    if (text !== null) others.push([name, text]);
+  }
+  for (const [name, text] of [...files, ...others]) {
     const recorded = own.recorded.get(name);
     const why =
       recorded === undefined
