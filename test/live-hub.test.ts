@@ -120,6 +120,28 @@ describe("readLiveHub", () => {
     }
   });
 
+  it("a file the listing names that answers 404 is a HUB_ERROR, never read as absent nor cached so", async () => {
+    const repo = mini.snapshot.find((r) => r.owner === "agentic-ptb" && r.eos.from === "generation_config.json")!;
+    const lagging = await startHubServer({
+      hubDir: join(mini.dir, "hub"),
+      unservedFiles: [`${repo.id}:generation_config.json`],
+    });
+    const cacheDir = freshCache();
+    try {
+      const err = await readLiveHub(registry, { hubUrl: lagging.url, cacheDir }, new Diagnostics()).catch((e) => e);
+      expect(err.code).toBe("HUB_ERROR");
+      expect(err.message).toMatch(
+        `${repo.id} at commit ${repo.sha}: the listing names generation_config.json, but asking for it answers 404 (not found)`,
+      );
+    } finally {
+      await lagging.close();
+    }
+    // Nothing of that repo was cached as absent: the Hub that serves the file gives the snapshot's repos.
+    expect(await readLiveHub(registry, { hubUrl: mini.server.url, cacheDir }, new Diagnostics())).toEqual(
+      mini.snapshot,
+    );
+  });
+
   it("a repo listed without a commit sha is read at main (and not looked up in the cache)", async () => {
     const dir = join(tmp, "nosha");
     await cp(join(SOURCES, "hub/Qwen"), join(dir, "hub/Qwen"), { recursive: true });

@@ -128,7 +128,8 @@ export function hubOptionsFrom(
  *
  * The listing asks for `sha`, `createdAt` and the file names (`siblings`),
  * so only files the commit has are downloaded; where the Hub gives no file
- * names, every small file is asked for and a 404 `EntryNotFound` means absent.
+ * names, every small file is asked for and a 404 `EntryNotFound` means absent
+ * (a file the listing names that answers 404 is a `HUB_ERROR`, never cached as absent).
  * Files are read at the listed commit (`revision: sha`), so a repo changing
  * during the run cannot mix two commits.
  *
@@ -240,6 +241,13 @@ export async function fetchHubRepos(
               revision: sha ?? "main",
               xet: false,
             });
+            // A file the listing names that answers 404 (a mirror that lags the listing) is not absent: what
+            // it says is unknown, and "absent" would be cached under the commit for every later run.
+            if (!blob && known)
+              throw new InputError(
+                "HUB_ERROR",
+                `${m.id} at commit ${sha ?? "main"}: the listing names ${file}, but asking for it answers 404 (not found): the Hub (or a mirror, HF_ENDPOINT) contradicts itself; try again later`,
+              );
             contents.set(file, blob ? Buffer.from(await blob.arrayBuffer()) : null);
           }
           // No commit from the Hub (never seen on huggingface.co): stored under a hash of the contents, never looked up.

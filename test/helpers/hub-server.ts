@@ -99,6 +99,8 @@ export interface HubServerOptions {
   seed?: number;
   /** Delay of every answer, ms (so that concurrent requests overlap and `maxInFlight` shows them). Default 0. */
   latencyMs?: number;
+  /** Files (`<owner>/<name>:<path>`) the listings name but whose download answers 404 `EntryNotFound` (a lagging mirror). */
+  unservedFiles?: string[];
 }
 
 export interface HubServer {
@@ -142,6 +144,7 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
   const repos = await loadHub(opts.hubDir);
   const pageSize = opts.pageSize ?? 100;
   const siblingsOn = opts.siblings ?? true;
+  const unserved = new Set(opts.unservedFiles ?? []);
   let rng = mulberry32(opts.seed ?? 1);
   const consecutive = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
@@ -331,7 +334,8 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
       if (!repo) return send(res, entry, 404, { error: "Repository not found" }, { "X-Error-Code": "RepoNotFound" });
       if (!revisionOk(repo, seg[3] ?? ""))
         return send(res, entry, 404, { error: "Invalid rev id" }, { "X-Error-Code": "RevisionNotFound" });
-      const file = repo.files.get(seg.slice(4).join("/"));
+      const path = seg.slice(4).join("/");
+      const file = unserved.has(`${seg[0]}/${seg[1]}:${path}`) ? undefined : repo.files.get(path);
       if (!file) return send(res, entry, 404, { error: "Entry not found" }, { "X-Error-Code": "EntryNotFound" });
       const headers: Record<string, string> = {
         ETag: `"${etagOf(file)}"`,
