@@ -10,7 +10,7 @@ import { readHubSnapshot, readLiveHub, type HubRepo } from "../src/extractors/hu
 import { loadCells } from "../src/sources/cells.js";
 import type { CellsFile } from "../src/schema.js";
 import { hubOptionsFrom, DEFAULT_HUB_URL } from "../src/hub/live-hub.js";
-import { backoffMs, createHubFetch, parseRetryAfter } from "../src/hub/fetch.js";
+import { assertAbsoluteNextLink, backoffMs, createHubFetch, parseRetryAfter } from "../src/hub/fetch.js";
 import { defaultCacheDir } from "../src/hub/cache.js";
 import { runCli } from "./helpers/cli.js";
 import { startHubServer, type HubServer } from "./helpers/hub-server.js";
@@ -140,6 +140,27 @@ describe("readLiveHub", () => {
     expect(await readLiveHub(registry, { hubUrl: mini.server.url, cacheDir }, new Diagnostics())).toEqual(
       mini.snapshot,
     );
+  });
+
+  it("a listing whose next page is a relative Link (which the client would not follow) is a HUB_ERROR, not a short listing", async () => {
+    const proxy = await startHubServer({ hubDir: join(mini.dir, "hub"), pageSize: 2, relativeLinks: true });
+    try {
+      const err = await readLiveHub(registry, { hubUrl: proxy.url, cacheDir: freshCache() }, new Diagnostics()).catch(
+        (e) => e,
+      );
+      expect(err.code).toBe("HUB_ERROR");
+      expect(err.message).toMatch(
+        /^GET .*\/api\/models\?.*: the Hub \(or a proxy at HF_ENDPOINT\) gives the next page of the listing as a relative link \(\/api\/models\?/,
+      );
+    } finally {
+      await proxy.close();
+    }
+    expect(() =>
+      assertAbsoluteNextLink('<https://hub.example/api/models?cursor=x>; rel="next"', "GET", "u"),
+    ).not.toThrow();
+    expect(() => assertAbsoluteNextLink('</api/models?cursor=x>; rel="prev"', "GET", "u")).not.toThrow();
+    expect(() => assertAbsoluteNextLink(null, "GET", "u")).not.toThrow();
+    expect(() => assertAbsoluteNextLink('</api/models?cursor=x>; rel="next"', "GET", "u")).toThrow(/relative link/);
   });
 
   it("a repo listed without a commit sha is read at main (and not looked up in the cache)", async () => {

@@ -839,7 +839,8 @@ export const REGISTRY = {
     level: "error",
     meaning:
       "`explain` or `validate`: the `--out` folder has a `build-report.json` that cannot be read, is not JSON or not a report of this tool, or its `manifest.json` and `provenance.jsonl` are missing, hold a row that is not a manifest row (named by its line, as `diff` reads a manifest), or do not describe the same rows, or one of them or of its other files with rows (`manifest.csv`, `model-ids.txt`) is not as the build wrote it (its sha256 is not the output marker's record: edited by hand), or the folder has no output marker to check them against (a copy made without its dotfiles, an earlier version's folder)",
-    remedy: "rebuild into that folder, or give `--out` another one; copy an output folder whole, with its dotfiles (`cp -a`)",
+    remedy:
+      "rebuild into that folder, or give `--out` another one; copy an output folder whole, with its dotfiles (`cp -a`)",
   },
   OUT_NOT_A_FOLDER: {
     level: "error",

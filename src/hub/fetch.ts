@@ -7,6 +7,7 @@
  * a 5xx into a `SyntaxError`.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import { InputError } from "../errors.js";
 
 /** Retry and timeout settings of {@link createHubFetch}. All durations in milliseconds. */
 export interface RetryPolicy {
@@ -144,6 +145,7 @@ export function createHubFetch(opts: HubFetchOptions = {}): typeof fetch {
         const res = await base(input, { ...init, signal: anySignal(signals) });
         const body = method === "HEAD" || NULL_BODY_STATUS.has(res.status) ? null : await res.arrayBuffer();
         if (!RETRY_STATUS(res.status, method)) {
+          assertAbsoluteNextLink(res.headers.get("link"), method, shown);
           const copy = new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
           // The library reads `url` (error messages; a redirected download's final URL): keep the real one.
           Object.defineProperty(copy, "url", { value: res.url || url });
@@ -164,7 +166,7 @@ export function createHubFetch(opts: HubFetchOptions = {}): typeof fetch {
         }
         waitMs = retryAfterMs ?? backoffMs(policy, url, attempt);
       } catch (err) {
-        if (err instanceof HubRequestError) throw err;
+        if (err instanceof HubRequestError || err instanceof InputError) throw err;
         if (opts.signal?.aborted)
           throw new HubRequestError("aborted", method, shown, null, attempt, `${method} ${shown}: aborted`);
         const code = networkCode(err);
@@ -305,5 +307,26 @@ export function redactUrl(url: string): string {
     return u.href;
   } catch {
     return url;
+  }
+}
+
+/**
+ * Refuses a pagination `Link: <...>; rel="next"` header whose URL is not
+ * absolute (DESIGN.md, the Hub client: `@huggingface/hub` follows only an
+ * absolute one, and a relative one silently ends the listing, whose repos
+ * after that page would then be missing without a word).
+ *
+ * @throws InputError `HUB_ERROR` naming the request and the link.
+ */
+export function assertAbsoluteNextLink(link: string | null, method: string, shown: string): void {
+  if (link === null) return;
+  for (const part of link.split(",")) {
+    const m = /^\s*<([^>]*)>(.*)$/.exec(part);
+    if (!m || !/;\s*rel="?next"?/i.test(m[2]!)) continue;
+    if (URL.canParse(m[1]!)) continue;
+    throw new InputError(
+      "HUB_ERROR",
+      `${method} ${shown}: the Hub (or a proxy at HF_ENDPOINT) gives the next page of the listing as a relative link (${m[1]}), which the Hub client does not follow: the listing would end there in silence, without the repos of the later pages`,
+    );
   }
 }

@@ -101,6 +101,8 @@ export interface HubServerOptions {
   latencyMs?: number;
   /** Files (`<owner>/<name>:<path>`) the listings name but whose download answers 404 `EntryNotFound` (a lagging mirror). */
   unservedFiles?: string[];
+  /** Give the next listing page as a relative `Link` (`</api/models?...>`), as a misconfigured proxy may. */
+  relativeLinks?: boolean;
 }
 
 export interface HubServer {
@@ -301,7 +303,7 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
       if (from + limit < all.length) {
         const next = new URLSearchParams(q);
         next.set("cursor", String(from + limit));
-        headers.Link = `<${state.url}/api/models?${next.toString()}>; rel="next"`;
+        headers.Link = `<${opts.relativeLinks ? "" : state.url}/api/models?${next.toString()}>; rel="next"`;
       }
       send(
         res,
