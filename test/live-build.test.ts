@@ -5,7 +5,7 @@
  * faults, warm from the cache, and never lets the token out.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtemp, readFile, stat } from "node:fs/promises";
+import { cp, mkdtemp, readFile, readdir, rename, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import fg from "fast-glob";
@@ -184,6 +184,37 @@ describe("build --hub --pvc (live sources)", () => {
     );
     expect(r.stderr).not.toContain(TOKEN);
     await expect(stat(out)).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("an owner of cells.json with no repo in the listing, and a listed owner of another case: HUB_OWNER_EMPTY, HUB_UNKNOWN_OWNER", async () => {
+    const hubDir = join(tmp, "hub-case");
+    await cp(join(SOURCES, "hub"), hubDir, { recursive: true });
+    await rename(join(hubDir, "msr-spare"), join(hubDir, "Msr-Spare"));
+    const cased = await startHubServer({ hubDir, pageSize: 50, token: TOKEN });
+    try {
+      const out = join(tmp, "out-case");
+      const args = ["build", "--sources", SOURCES, "--out", out, "-q", "--hub", "--hub-url", cased.url];
+      const r = await withToken(() => runCli(...args, "--cache-dir", join(tmp, "cache-case")));
+      expect(r.code).toBe(0);
+      const report = JSON.parse(await readFile(join(out, "build-report.json"), "utf8"));
+      const hubWarnings = report.warnings.filter((w: { code: string }) =>
+        /^HUB_(OWNER_EMPTY|UNKNOWN_OWNER)$/.test(w.code),
+      );
+      expect(hubWarnings.map((w: { code: string; file: string | null }) => [w.code, w.file])).toEqual([
+        ["HUB_UNKNOWN_OWNER", null],
+        ["HUB_OWNER_EMPTY", null],
+      ]);
+      expect(hubWarnings[1].message).toBe(
+        "the Hub lists no repo of msr-spare (cells.json's spare_owner): no checkpoint has a spare copy; a misspelt owner, or private repos listed without a token (HF_TOKEN)?",
+      );
+      const spares = (await readdir(join(hubDir, "Msr-Spare"))).length;
+      expect(hubWarnings[0].message).toMatch(`the Hub listed ${spares} repo(s) of Msr-Spare, first Msr-Spare/`);
+      expect(hubWarnings[0].message).toMatch(
+        /, an owner that is neither cells.json's org \(agentic-ptb\) nor its spare_owner \(msr-spare\)/,
+      );
+    } finally {
+      await cased.close();
+    }
   });
 
   it("--hub-url without --hub is a usage error", async () => {

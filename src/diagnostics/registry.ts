@@ -503,10 +503,17 @@ export const REGISTRY = {
       "files that no reader reads and that are not known (`build`; one warning per folder: the count and the first path). Every file under the sources folder is read by some reader, known and deliberately not read (`RUNLOG.md`, the marker `.ptb-manifest-outputs.json`, `.gitkeep`/`.keep`, the other files of a Hub repo folder that is read, a kimi session's `context.jsonl`/`context_N.jsonl`, an excluded cell's folder, what `--hub`/`--pvc`/`--trajectory` replaces), or one of these warnings",
     remedy: "move the file out of the sources, or give it the name its reader reads (SOURCES.md: Layout)",
   },
+  HUB_OWNER_EMPTY: {
+    level: "warning",
+    meaning:
+      "`cells.json`'s `org` or `spare_owner` has no repo on the Hub (its snapshot under `hub/<owner>/`, or the live listing): every published (or spare) repo goes unread, so ids, `eos_ok` and sources lose that evidence. A misspelt owner, private repos listed without a token, or the owner's folder missing from the snapshot",
+    remedy:
+      "fix `org`/`spare_owner` in `cells.json`, give `HF_TOKEN` for private repos, or restore the snapshot's folder",
+  },
   HUB_UNKNOWN_OWNER: {
     level: "warning",
     meaning:
-      'a `hub/<owner>/` folder of an owner that `cells.json` names neither as `org`, `spare_owner` nor the baseline\'s owner: its repos are not read (a typo in `spare_owner` drops every spare); with the closest of the three (`is cells.json\'s spare_owner "msr-spares" a typo of "msr-spare"?`)',
+      'a `hub/<owner>/` folder (with `--hub`: a listed repo) of an owner that `cells.json` names neither as `org`, `spare_owner` nor the baseline\'s owner: its repos are not read (a typo in `spare_owner` drops every spare); with the closest of the three (`is cells.json\'s spare_owner "msr-spares" a typo of "msr-spare"?`)',
     remedy: "fix `org`/`spare_owner` in `cells.json`, or remove the folder",
   },
   CELL_NOT_REGISTERED: {

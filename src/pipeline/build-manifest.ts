@@ -1,4 +1,4 @@
-import type { Cell, Row } from "../schema.js";
+import type { Cell, CellsFile, Row } from "../schema.js";
 import { RowSchema } from "../schema.js";
 import { Diagnostics } from "../diagnostics.js";
 import { InputError } from "../errors.js";
@@ -143,6 +143,7 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
       spares.set(s.cell, [...(spares.get(s.cell) ?? []), hubRepoObservation("spare_repo", repo, s)]);
     }
   }
+  warnEmptyOwners(hub, registry, sources.hub.live, diag);
   if (!baselineRepo) {
     throw new InputError(
       "BASELINE_MISSING",
@@ -394,4 +395,39 @@ function tokenCurve(calls: TokenCall[], clock: BudgetClock, runStartMs: number):
     if (i % every === every - 1 || i === placed.length - 1) points.push([round2(clock.hourAt(c.timeMs!)), total]);
   });
   return points;
+}
+
+/**
+ * Warns `HUB_OWNER_EMPTY` for cells.json's `org` or `spare_owner` when the
+ * Hub (its snapshot or live listing) holds no repo of it: every published or
+ * spare repo then goes unread in silence (a misspelt owner, private repos
+ * listed without a token, a snapshot missing the owner's folder); and, for a
+ * live listing, `HUB_UNKNOWN_OWNER` once per other owner it gave (the Hub
+ * matches owners without case: `Agentic-PTB` for `agentic-ptb`).
+ */
+function warnEmptyOwners(hub: readonly HubRepo[], registry: CellsFile, live: boolean, diag: Diagnostics): void {
+  const owners = new Set(hub.map((r) => r.owner));
+  // A snapshot's folders of other owners are warned with the unread inputs; the live listing's are here.
+  const known = new Set([registry.org, registry.spare_owner, registry.baseline.split("/")[0]]);
+  for (const owner of live ? [...owners].filter((o) => !known.has(o)).sort(cmpStr) : []) {
+    const repos = hub.filter((r) => r.owner === owner);
+    diag.warn(
+      "HUB_UNKNOWN_OWNER",
+      `the Hub listed ${repos.length} repo(s) of ${owner}, first ${repos[0]!.id}, an owner that is neither cells.json's org (${registry.org}) nor its spare_owner (${registry.spare_owner}) (a difference of case?): not read`,
+      null,
+      null,
+    );
+  }
+  for (const [key, owner, what] of [
+    ["org", registry.org, "no checkpoint has a published repo (ids, eos_ok unknown)"],
+    ["spare_owner", registry.spare_owner, "no checkpoint has a spare copy"],
+  ] as const) {
+    if (owners.has(owner)) continue;
+    diag.warn(
+      "HUB_OWNER_EMPTY",
+      `the Hub ${live ? "lists" : `snapshot (${HUB_DIR}/) holds`} no repo of ${owner} (cells.json's ${key}): ${what}; a misspelt owner${live ? ", or private repos listed without a token (HF_TOKEN)" : ", or the owner's folder missing from the snapshot"}?`,
+      live ? null : `${HUB_DIR}/${owner}`,
+      null,
+    );
+  }
 }

@@ -255,7 +255,10 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
   });
 
   const byOwner = (owner: string): Repo[] =>
-    [...repos.values()].filter((r) => r.id.split("/")[0] === owner).sort((a, b) => (a.id < b.id ? -1 : 1));
+    // Owners are matched without case, as on the Hub.
+    [...repos.values()]
+      .filter((r) => r.id.split("/")[0]!.toLowerCase() === owner.toLowerCase())
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
 
   function modelJson(repo: Repo, expand: string[]): Record<string, unknown> {
     const out: Record<string, unknown> = {
