@@ -260,7 +260,7 @@ describe("janitor log", () => {
 });
 
 describe("janitor log order (found by a new user)", () => {
-  it("warns when the repeated hour's lines never show the clock set back (P9)", async () => {
+  it("the repeated hour's lines that never show the clock set back: warned, their times unknown (not the first occurrence guessed) (P9)", async () => {
     const { obs, warnings } = await read(cellLa, {
       "ckpt-janitor.log": lines(
         "2026-11-01 01:23:08 archived /pvc/ptb/c2/a/weights/step_1 -> msr-spare/c2.a.step_1",
@@ -268,17 +268,14 @@ describe("janitor log order (found by a new user)", () => {
         "2026-11-01 02:10:00 archived /pvc/ptb/c2/a/weights/step_3 -> msr-spare/c2.a.step_3",
       ),
     });
-    expect(obs.map((o) => iso(o.utcMs))).toEqual([
-      "2026-11-01T08:23:08.000Z",
-      "2026-11-01T08:23:08.000Z",
-      "2026-11-01T10:10:00.000Z",
-    ]);
+    expect(obs.map((o) => (o.utcMs === null ? null : iso(o.utcMs)))).toEqual([null, null, "2026-11-01T10:10:00.000Z"]);
+    expect(obs[0]!.timeNote).toMatch(/^time unknown: a local time in the hour that America\/Los_Angeles repeats/);
     expect(warnings.map((w) => [w.code, w.line])).toEqual([["JANITOR_AMBIGUOUS_LOCAL_TIME", 1]]);
     expect(warnings[0]!.message).toMatch(/^2 line\(s\) fall in the hour that America\/Los_Angeles repeats/);
   });
 
-  it("warns on a line earlier than the one before it, in both formats", async () => {
-    const { warnings } = await read(cellUtc, {
+  it("warns on a line earlier than the one before it, in both formats; neither time of such a pair is used", async () => {
+    const { obs, warnings } = await read(cellUtc, {
       "ckpt-janitor.log": lines(
         "2026-10-03 14:00:00 archived /pvc/ptb/c1/a/weights/step_1 -> msr-spare/c1.a.step_1",
         "2026-10-03 02:00:00 archived /pvc/ptb/c1/a/weights/step_2 -> msr-spare/c1.a.step_2",
@@ -288,6 +285,27 @@ describe("janitor log order (found by a new user)", () => {
     expect(warnings.map((w) => [w.code, w.line])).toEqual([
       ["JANITOR_OUT_OF_ORDER", 2],
       ["JANITOR_OUT_OF_ORDER", 3],
+    ]);
+    // Line 1 may be the one too late (line 2 then in order), or line 2 the one too early: neither is known.
+    expect(obs.map((o) => [o.step, o.utcMs, o.timeNote?.startsWith("time unknown: out of time order")])).toEqual([
+      [1, null, true],
+      [2, null, true],
+      [3, null, true],
+    ]);
+  });
+
+  it("an archive whose time is in doubt leaves its checkpoint without a janitor hour: a later archive (a retry) does not stand in", async () => {
+    const { obs } = await read(cellUtc, {
+      "ckpt-janitor.log": lines(
+        "2026-10-03 14:00:00 archived /pvc/ptb/c1/a/weights/step_1 -> msr-spare/c1.a.step_1",
+        "2026-10-03 03:00:00 archived /pvc/ptb/c1/a/weights/step_2 -> msr-spare/c1.a.step_2",
+        "2026-10-03 15:00:00 archived /pvc/ptb/c1/a/weights/step_2 -> msr-spare/c1.a.step_2",
+      ),
+    });
+    expect(obs.map((o) => [o.step, o.utcMs === null])).toEqual([
+      [1, true],
+      [2, true],
+      [2, false],
     ]);
   });
 });

@@ -57,6 +57,21 @@ describe("exact time by precedence", () => {
     ]);
   });
 
+  it("a first janitor archive whose time is in doubt (null) leaves no janitor hour: a later archive is a retry, not the write time", () => {
+    const doubtful = obs("janitor_archive", "sft", 1, null, { seq: 0, timeNote: "time unknown: out of time order" });
+    const retry = obs("janitor_archive", "sft", 1, at(4), { seq: 1 });
+    const d = exactTime(candidate("sft", 1, [retry, doubtful]), window(10), new Diagnostics());
+    expect([d.chosen, d.source, d.writeMs, d.hour]).toEqual([null, "unrecoverable", null, null]);
+    expect(reasons(d)).toEqual([
+      [1, "time_in_doubt"],
+      [2, "retry"],
+    ]);
+    expect(d.rejected.map((r) => r.why)).toEqual([
+      "time unknown: out of time order",
+      "a later archive of the same checkpoint (retry); the first, c/janitor_archive:1, counts, and its time is unknown",
+    ]);
+  });
+
   it("falls back to the first janitor archive within the run; later ones are retries", () => {
     const outside = obs("janitor_archive", "sft", 1, at(12), { seq: 0 });
     const first = obs("janitor_archive", "sft", 1, at(3), { seq: 1, timeNote: "src_mtime" });

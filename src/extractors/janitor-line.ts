@@ -28,8 +28,22 @@ export interface JanitorState {
   anyLine: boolean;
   /** The zone the janitor's last v1 startup line states (`tz=...`) and where: given to the v1 lines after it. */
   statedTz?: { tz: string; at: string };
-  /** v1 times in a repeated hour: where each was read as the first occurrence, and how many as the second. */
-  repeated: { first: Origin[]; second: number };
+  /**
+   * v1 times in a repeated hour: where each was read as the first occurrence, how many as the
+   * second, every such line, and how many went back in time (after the set-back, a second time).
+   */
+  repeated: { first: Origin[]; second: number; all: Origin[]; backward: number };
+  /** The last line with a time (the other line of a pair out of time order). */
+  lastOrigin: Origin | null;
+  /** Lines whose time cannot be stood behind (out of time order: either of a pair may be the wrong one), with why. */
+  doubtful: { origin: Origin; why: string }[];
+}
+
+/** Marks the time of line `origin` and of the timed line before it as in doubt: they are out of time order. */
+function doubtPair(state: JanitorState, origin: Origin): void {
+  const why = "out of time order with the line before it or after it (the janitor writes in time order): which of the two is wrong cannot be told";
+  if (state.lastOrigin) state.doubtful.push({ origin: state.lastOrigin, why });
+  state.doubtful.push({ origin, why });
 }
 
 /** What the line handlers read and write: the cell, the reading's state, the warnings, the observations. */
@@ -65,12 +79,14 @@ export function handleLine(text: string, origin: Origin, ctx: LineContext): void
     if (state.lastUtcMs !== null && utc < state.lastUtcMs - 1000) {
       diag.warn(
         "JANITOR_OUT_OF_ORDER",
-        `time ${v2[1]} is earlier than the line before it (${new Date(state.lastUtcMs).toISOString()}); the janitor writes in time order`,
+        `time ${v2[1]} is earlier than the line before it (${new Date(state.lastUtcMs).toISOString()}); the janitor writes in time order, so neither line's time is used`,
         origin.file,
         origin.line,
       );
+      doubtPair(state, origin);
     }
     state.lastUtcMs = utc;
+    state.lastOrigin = origin;
     handleV2(v2[2]!, utc, origin, ctx);
     return;
   }
@@ -93,15 +109,19 @@ export function handleLine(text: string, origin: Origin, ctx: LineContext): void
     if (state.lastUtcMs !== null && picked.utcMs < state.lastUtcMs - 1000) {
       diag.warn(
         "JANITOR_OUT_OF_ORDER",
-        `local time ${trimmed.slice(0, 19)} (${cell.janitor_tz}) is earlier than the line before it (${new Date(state.lastUtcMs).toISOString()}) in every reading; the janitor writes in time order`,
+        `local time ${trimmed.slice(0, 19)} (${cell.janitor_tz}) is earlier than the line before it (${new Date(state.lastUtcMs).toISOString()}) in every reading; the janitor writes in time order, so neither line's time is used`,
         origin.file,
         origin.line,
       );
+      doubtPair(state, origin);
+      if (candidates.utcMs.length === 2) state.repeated.backward += 1;
     } else if (candidates.utcMs.length === 2) {
       if (picked.utcMs === candidates.utcMs[0]) state.repeated.first.push(origin);
       else state.repeated.second += 1;
     }
+    if (candidates.utcMs.length === 2) state.repeated.all.push(origin);
     state.lastUtcMs = picked.utcMs;
+    state.lastOrigin = origin;
     handleV1(rest!, picked.utcMs, picked.note, origin, ctx);
     return;
   }

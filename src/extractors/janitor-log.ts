@@ -109,7 +109,9 @@ export async function parseJanitorLog(
     inTraceback: false,
     seq: 0,
     anyLine: false,
-    repeated: { first: [], second: 0 },
+    repeated: { first: [], second: 0, all: [], backward: 0 },
+    lastOrigin: null,
+    doubtful: [],
   };
   const ctx: LineContext = { cell, state, diag, out };
   let carry: { text: string; origin: Origin } | null = null;
@@ -181,15 +183,12 @@ export async function parseJanitorLog(
   // A line still without its end after the newest part: the log was cut off mid-line (a copy taken
   // while the janitor wrote, or a rotated part whose continuation is gone). Not evidence.
   if (carry) cutLine(carry.text, carry.origin, state, diag);
-  if (state.repeated.first.length > 0 && state.repeated.second === 0) {
-    // The order of the lines tells the two occurrences apart only where the log shows the clock set back.
-    const at = state.repeated.first[0]!;
-    diag.warn(
-      "JANITOR_AMBIGUOUS_LOCAL_TIME",
-      `${state.repeated.first.length} line(s) fall in the hour that ${cell.janitor_tz} repeats at the end of daylight saving time, and no line shows the clock set back: read as the first occurrence, though any of them may be an hour later`,
-      at.file,
-      at.line,
-    );
+  warnRepeatedHour(state, cell, diag);
+  for (const o of out) {
+    const doubt = state.doubtful.find((d) => d.origin.file === o.origin.file && d.origin.line === o.origin.line);
+    if (doubt === undefined || o.utcMs === null) continue;
+    o.utcMs = null;
+    o.timeNote = `time unknown: ${doubt.why}`;
   }
   const missing = missingJanitorParts(parts);
   if (missing.length > 0 && state.anyLine) {
@@ -225,5 +224,29 @@ function cutLine(text: string, origin: Origin, state: JanitorState, diag: Diagno
     `last line has no line end (the log was cut off while being written); skipped: ${clip(text.trim())}`,
     origin.file,
     origin.line,
+  );
+}
+
+/**
+ * The order of the lines tells the two occurrences of a repeated local hour
+ * apart only where the log shows the clock set back, once (SOURCES.md:
+ * janitor). Where no line shows it, or the log goes back in time again
+ * there, which occurrence each line of that hour is cannot be told: warns
+ * `JANITOR_AMBIGUOUS_LOCAL_TIME` and marks their times in doubt (not used).
+ */
+function warnRepeatedHour(state: JanitorState, cell: Cell, diag: Diagnostics): void {
+  const r = state.repeated;
+  const unseen = r.first.length > 0 && r.second === 0;
+  if (!unseen && r.backward === 0) return;
+  const why = unseen
+    ? `a local time in the hour that ${cell.janitor_tz} repeats at the end of daylight saving time, and no line shows the clock set back: which occurrence it is cannot be told`
+    : `a local time in the hour that ${cell.janitor_tz} repeats at the end of daylight saving time, where the log goes back in time more than once: which occurrence it is cannot be told`;
+  for (const origin of r.all) state.doubtful.push({ origin, why });
+  const at = unseen ? r.first[0]! : r.all[0]!;
+  diag.warn(
+    "JANITOR_AMBIGUOUS_LOCAL_TIME",
+    `${r.all.length} line(s) fall in the hour that ${cell.janitor_tz} repeats at the end of daylight saving time, and ${unseen ? "no line shows the clock set back" : "the log goes back in time there more than once (the clock is set back once)"}: which occurrence each is cannot be told, so their times are not used`,
+    at.file,
+    at.line,
   );
 }

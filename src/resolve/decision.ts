@@ -14,7 +14,9 @@ import type { HubRepoObservation } from "../extractors/hub-files.js";
  * `lower_precedence` (a janitor time under a trustworthy mtime),
  * `clock_unknown` (inside a pause never resumed before run_end),
  * `zone_in_doubt` (a v1 janitor time of a cell whose v1 times are off as a
- * whole: janitor-zone.ts).
+ * whole: janitor-zone.ts), `time_in_doubt` (a janitor line whose time cannot
+ * be stood behind: out of time order, or in a repeated local hour whose
+ * occurrence cannot be told: janitor-log.ts).
  */
 export type RejectReason =
   | "copy_back"
@@ -24,7 +26,8 @@ export type RejectReason =
   | "directory_mtime"
   | "lower_precedence"
   | "clock_unknown"
-  | "zone_in_doubt";
+  | "zone_in_doubt"
+  | "time_in_doubt";
 
 /**
  * The reasons that make a time no evidence of the write at all, so `validate`
@@ -40,6 +43,7 @@ export const NOT_WRITE_EVIDENCE: ReadonlySet<RejectReason> = new Set<RejectReaso
   "outside_run",
   "before_run_start",
   "zone_in_doubt",
+  "time_in_doubt",
 ]);
 
 /** A time set aside: the observation, the reason, and the sentence provenance shows. */

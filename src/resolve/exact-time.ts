@@ -163,10 +163,18 @@ function pickArchive(
 ): { first: Observation | null; rejected: Rejection[] } {
   const archives = c.obs.filter((o) => o.kind === "janitor_archive").sort((a, b) => a.seq - b.seq);
   let first: Observation | null = null;
+  // The first archive's time in doubt: no later archive (a retry, after the write) stands in for it.
+  let doubtfulFirst: Observation | null = null;
   const rejected: Rejection[] = [];
   for (const o of archives) {
-    const t = o.utcMs!;
-    if (zoneDoubt && o.detail.version === "v1") {
+    const t = o.utcMs;
+    if (t === null) {
+      if (!first) doubtfulFirst ??= o;
+      rejected.push({ observation: o, reason: "time_in_doubt", why: o.timeNote ?? "its time is unknown" });
+    } else if (doubtfulFirst && !first) {
+      const why = `a later archive of the same checkpoint (retry); the first, ${doubtfulFirst.origin.file}:${doubtfulFirst.origin.line}, counts, and its time is unknown`;
+      rejected.push({ observation: o, reason: "retry", why });
+    } else if (zoneDoubt && o.detail.version === "v1") {
       rejected.push({ observation: o, reason: "zone_in_doubt", why: zoneDoubt.why });
     } else if (!withinRun(t, w)) {
       rejected.push({ observation: o, reason: "outside_run", why: `janitor time ${iso(t)} is outside the run` });
