@@ -72,10 +72,29 @@ describe("exact time by precedence", () => {
     ]);
   });
 
+  it("a retry whose v2 src_mtime differs from the first archive's: JANITOR_ARCHIVE_TIMES_DIFFER, the first still counts", () => {
+    const v2 = { version: "v2" };
+    const first = obs("janitor_archive", "sft", 1, at(3), { seq: 0, detail: v2 });
+    const same = obs("janitor_archive", "sft", 1, at(3) + 400, { seq: 1, detail: v2 });
+    const moved = obs("janitor_archive", "sft", 1, at(5.78), { seq: 2, detail: v2 });
+    const diag = new Diagnostics();
+    const d = exactTime(candidate("sft", 1, [first, same, moved]), window(10), diag);
+    expect([d.chosen?.observation, d.hour]).toEqual([first, 3]);
+    expect(diag.warnings.map((w) => [w.code, w.line, w.message])).toEqual([
+      [
+        "JANITOR_ARCHIVE_TIMES_DIFFER",
+        3,
+        "sft step 1: archived again with src_mtime 2026-01-01T05:46:48.000Z, 2.78 h from the first archive's 2026-01-01T03:00:00.000Z (c/janitor_archive:1), which counts: were the weights rewritten?",
+      ],
+    ]);
+  });
+
   it("falls back to the first janitor archive within the run; later ones are retries", () => {
-    const outside = obs("janitor_archive", "sft", 1, at(12), { seq: 0 });
-    const first = obs("janitor_archive", "sft", 1, at(3), { seq: 1, timeNote: "src_mtime" });
-    const retry = obs("janitor_archive", "sft", 1, at(4), { seq: 2 });
+    // v1 lines: a retry's action time is later than the first's (a v2 retry repeats the src_mtime).
+    const v1 = { detail: { version: "v1" }, timeNote: "action time" };
+    const outside = obs("janitor_archive", "sft", 1, at(12), { seq: 0, ...v1 });
+    const first = obs("janitor_archive", "sft", 1, at(3), { seq: 1, ...v1, timeNote: "src_mtime" });
+    const retry = obs("janitor_archive", "sft", 1, at(4), { seq: 2, ...v1 });
     const diag = new Diagnostics();
     const d = exactTime(candidate("sft", 1, [retry, first, outside]), window(10), diag);
     expect([d.chosen?.observation, d.source, d.rule, d.hour]).toEqual([

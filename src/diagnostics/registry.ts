@@ -160,6 +160,12 @@ export const REGISTRY = {
       "offset-less times in the hour repeated when DST ends, where no line shows the clock set back, or the log goes back in time there more than once (the clock is set back once), so the log's order cannot tell the two occurrences apart: none of those times is used (`time_in_doubt` in provenance.jsonl), never the first occurrence guessed; a checkpoint only they date loses that hour",
     remedy: "check those rows' hours by hand (`explain`)",
   },
+  JANITOR_ARCHIVE_TIMES_DIFFER: {
+    level: "warning",
+    meaning:
+      "a checkpoint archived again (a retry) whose v2 `src_mtime` differs from the first archive's by more than a second: a retry reads the same weights' mtime, so the weights were rewritten or a line is damaged. The first archive still counts (SOURCES.md: janitor), as the message says",
+    remedy: "check the checkpoint's hour by hand (`explain`)",
+  },
   JANITOR_OUT_OF_ORDER: {
     level: "warning",
     meaning:

@@ -41,7 +41,8 @@ export interface JanitorState {
 
 /** Marks the time of line `origin` and of the timed line before it as in doubt: they are out of time order. */
 function doubtPair(state: JanitorState, origin: Origin): void {
-  const why = "out of time order with the line before it or after it (the janitor writes in time order): which of the two is wrong cannot be told";
+  const why =
+    "out of time order with the line before it or after it (the janitor writes in time order): which of the two is wrong cannot be told";
   if (state.lastOrigin) state.doubtful.push({ origin: state.lastOrigin, why });
   state.doubtful.push({ origin, why });
 }

@@ -189,9 +189,28 @@ function pickArchive(
     } else {
       const why = `a later archive of the same checkpoint (retry); the first, ${first.origin.file}:${first.origin.line}, counts`;
       rejected.push({ observation: o, reason: "retry", why });
+      warnRetrySrcMtime(c, first, o, diag);
     }
   }
   return { first, rejected };
+}
+
+/**
+ * Warns `JANITOR_ARCHIVE_TIMES_DIFFER` when a retry's v2 `src_mtime` (the
+ * weights' write time, which a retry of the same checkpoint reads again)
+ * differs from the first archive's by more than a second: the two cannot
+ * both be the write time (DESIGN.md: disagreeing times are reported, not a
+ * tie broken in silence). The first still counts (SOURCES.md: janitor).
+ */
+function warnRetrySrcMtime(c: Candidate, first: Observation, retry: Observation, diag: Diagnostics): void {
+  if (first.detail.version !== "v2" || retry.detail.version !== "v2") return;
+  if (first.utcMs === null || retry.utcMs === null || Math.abs(retry.utcMs - first.utcMs) <= 1000) return;
+  diag.warn(
+    "JANITOR_ARCHIVE_TIMES_DIFFER",
+    `${c.family} step ${c.step}: archived again with src_mtime ${iso(retry.utcMs)}, ${((retry.utcMs - first.utcMs) / 3_600_000).toFixed(2)} h from the first archive's ${iso(first.utcMs)} (${first.origin.file}:${first.origin.line}), which counts: were the weights rewritten?`,
+    retry.origin.file,
+    retry.origin.line,
+  );
 }
 
 /** Warns `HOUR_CONFLICT` when the first archive's time contradicts the STABLE mtime ({@link contradictsWrite}). */
