@@ -171,4 +171,43 @@ describe("a known event spelt differently (third new-user pass)", () => {
     ]);
     expect(warnings.at(-1)!.message).toContain('events the builder does not read: "Submit" (line 2)');
   });
+
+  it("warns on another form or a typo of a known event (paused, resumed, run_ended, resme), not on other unknown events", async () => {
+    const { history, warnings } = await read(
+      lines(
+        '{"ts":"2026-10-02T08:00:00Z","event":"run_start"}',
+        '{"ts":"2026-10-02T09:00:00Z","event":"paused"}',
+        '{"ts":"2026-10-02T11:00:00Z","event":"resumed"}',
+        '{"ts":"2026-10-02T12:00:00Z","event":"driver_restart"}',
+        '{"ts":"2026-10-02T12:30:00Z","event":"budget_warning"}',
+        '{"ts":"2026-10-02T13:00:00Z","event":"resme"}',
+        '{"ts":"2026-10-03T08:00:00Z","event":"submit","checkpoint":"/pvc/ptb/c1/sft2/weights/step_100"}',
+        '{"ts":"2026-10-03T10:00:00Z","event":"run_ended"}',
+      ),
+    );
+    expect(history.pauses).toEqual([]);
+    expect(history.roleEvents.length).toBe(1);
+    expect(warnings.map((w) => [w.code, w.line, w.message])).toEqual([
+      [
+        "SUPERVISOR_MISSPELLED_EVENT",
+        2,
+        'event "paused" is not "pause", though close to it (a tense or a typo?); ignored like any unknown event',
+      ],
+      [
+        "SUPERVISOR_MISSPELLED_EVENT",
+        3,
+        'event "resumed" is not "resume", though close to it (a tense or a typo?); ignored like any unknown event',
+      ],
+      [
+        "SUPERVISOR_MISSPELLED_EVENT",
+        6,
+        'event "resme" is not "resume", though close to it (a tense or a typo?); ignored like any unknown event',
+      ],
+      [
+        "SUPERVISOR_MISSPELLED_EVENT",
+        8,
+        'event "run_ended" is not "run_end", though close to it (a tense or a typo?); ignored like any unknown event',
+      ],
+    ]);
+  });
 });

@@ -209,7 +209,7 @@ export const REGISTRY = {
   SUPERVISOR_MISSPELLED_EVENT: {
     level: "warning",
     meaning:
-      "an event that is a known one spelt differently (`Submit`, `fall_back`, `run-end`): ignored like any unknown event, so its role or run end is lost",
+      "an event that is a known one spelt differently (`Submit`, `fall_back`, `run-end`), another form of one (`paused`, `resumed`, `submitted`, `run_ended`: the name and at most 3 more letters) or a typo of one (at most 2 edits): ignored like any unknown event, so its pause, role or run end is lost (a pause missed moves every later hour by its length)",
     remedy: "fix the event name",
   },
   SUPERVISOR_DUPLICATE_RUN_START: {

@@ -1,3 +1,4 @@
+import { distance } from "fastest-levenshtein";
 import type { Cell } from "../schema.js";
 import type { Diagnostics } from "../diagnostics.js";
 import { InputError } from "../errors.js";
@@ -185,10 +186,13 @@ export async function parseSupervisorHistory(
         if (!unknownEvents.has(name)) unknownEvents.set(name, line.lineNo);
         if (meant === "submit")
           unreadSubmit = { line: line.lineNo, why: `an event "${name}", not "submit" as written` };
-        if (meant) {
+        const near = meant ?? nearKnownEvent(squashed);
+        if (near) {
           diag.warn(
             "SUPERVISOR_MISSPELLED_EVENT",
-            `event "${name}" is not "${meant}" as written; ignored like any unknown event`,
+            meant
+              ? `event "${name}" is not "${meant}" as written; ignored like any unknown event`
+              : `event "${name}" is not "${near}", though close to it (a tense or a typo?); ignored like any unknown event`,
             file,
             line.lineNo,
           );
@@ -290,6 +294,23 @@ function mayBeSubmit(text: string): boolean {
 
 /** The events the builder reads (SOURCES.md: supervisor/). */
 const KNOWN_EVENTS = ["run_start", "run_end", "pause", "resume", "submit", "fallback"] as const;
+
+/**
+ * The known event an unknown one's name (`squashed`: lower case, letters
+ * only) is close to, else null: another form of it (`paused`, `resumed`,
+ * `submitted`, `run_started`: the known name and at most 3 more letters) or a
+ * typo of it (at most 2 edits, for names of 5 letters or more). Unknown
+ * events are not errors (SOURCES.md: supervisor), but these would drop a
+ * pause, a role or the run's end.
+ */
+function nearKnownEvent(squashed: string): string | null {
+  for (const k of KNOWN_EVENTS) {
+    const known = k.replace(/_/g, "");
+    if (squashed.startsWith(known) && squashed.length - known.length <= 3) return k;
+    if (squashed.length >= 5 && known.length >= 5 && distance(squashed, known) <= 2) return k;
+  }
+  return null;
+}
 
 /** A valid `run_end` (after `run_start`), as {@link parseSupervisorHistory} hands it to its `checkRunEnd`. */
 export interface RunEnd {
