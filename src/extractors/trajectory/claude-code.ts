@@ -58,7 +58,7 @@ function sameResponse(a: ClaudeUsageLine, b: ClaudeUsageLine): boolean {
  * What one transcript gives: its usage lines, and the sub-agents whose model responses it forwards
  * in `agent_progress` lines, as [agentId, first such line], in the order first seen.
  */
-export interface ClaudeScan {
+interface ClaudeScan {
   lines: ClaudeUsageLine[];
   agents: [string, number][];
 }
@@ -76,7 +76,7 @@ type Folded = TokenParts & { timeMs: number | null; line: number };
  * One usage line of a file (or several consecutive ones of the same
  * response, folded): its response key, parts and time.
  */
-export interface ClaudeUsageLine extends Folded {
+interface ClaudeUsageLine extends Folded {
   /** The response: `message.id`, with `request` (else the line's `uuid:<uuid>`, else `line:<file>:<line>`, with null). */
   key: string;
   /** The line's `requestId` ("" when absent) when `key` is a `message.id`, else null. */
