@@ -181,12 +181,41 @@ describe("build cache", () => {
     expect(existsSync(join(sources, "hubcache"))).toBe(false);
   }, 180_000);
 
-  it("a cache folder that cannot be written does not stop the build", async () => {
+  it("a cache folder that cannot be written does not stop the build: it runs without its cache, saying so (CACHE_UNWRITABLE)", async () => {
     const blocked = join(tmp, "blocked");
     writeFileSync(blocked, "a file, not a folder");
     const got = await build("--cache-dir", blocked);
     const fresh = await build("--no-cache");
     for (const [f, b] of fresh) expect(got.get(f)!.equals(b), f).toBe(true);
+    // Under /proc Node's recursive mkdir never returned (the build spun for ever): checked before the work now.
+    for (const [dir, why] of [
+      [blocked, `--cache-dir ${blocked} cannot be created: ${blocked} is a file, not a folder`],
+      [
+        "/proc/self",
+        "--cache-dir /proc/self cannot be written (ENOENT: no such file or directory, mkdtemp '/proc/self/.probe-",
+      ],
+    ]) {
+      rmSync(out, { recursive: true, force: true });
+      const r = await runCli("build", "--sources", sources, "--out", out, "-q", "--cache-dir", dir!);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain(`ptb-manifest: warning CACHE_UNWRITABLE at ${dir}: ${why}`);
+      expect(r.stderr).toMatch(/: the build runs without its cache\n/);
+    }
+    // The Hub's files go through the cache: with --hub such a folder is an error, before the Hub is asked.
+    const hub = await runCli(
+      "build",
+      "--sources",
+      sources,
+      "--out",
+      out,
+      "-q",
+      "--hub",
+      "--hub-url",
+      "http://127.0.0.1:9",
+      "--cache-dir",
+      "/proc/self",
+    );
+    expect([hub.code, hub.stderr.split(" at ")[0]]).toEqual([1, "ptb-manifest: error OUT_UNWRITABLE"]);
   }, 180_000);
 });
 

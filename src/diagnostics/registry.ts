@@ -867,6 +867,12 @@ export const REGISTRY = {
       "the cache folder (`--cache-dir`, else `$XDG_CACHE_HOME/ptb-manifest`) is the sources folder or inside it, where a cache would be written (`build` with its cache on or with `--hub`, `snapshot-hub`): every run would write into its own inputs",
     remedy: "give a cache folder outside the sources",
   },
+  CACHE_UNWRITABLE: {
+    level: "warning",
+    meaning:
+      "`build --cache-dir` names a folder that is no folder or takes no files (`/proc/self`, a file, read-only): the build runs without its cache (as `--no-cache`). Printed on the terminal only: the outputs do not depend on the cache. With `--hub` (and for `snapshot-hub`), whose Hub files go through the cache, it is the error `OUT_UNWRITABLE` or `OUT_NOT_A_FOLDER` instead, before the Hub is asked",
+    remedy: "give a cache folder you can write (`--cache-dir`), or `--no-cache`",
+  },
   CACHE_FOREIGN_ENTRIES: {
     level: "warning",
     meaning:

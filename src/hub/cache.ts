@@ -13,7 +13,8 @@
  */
 import { join } from "node:path";
 import type { Stats } from "node:fs";
-import { mkdir, mkdtemp, open, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, open, rename, rm, stat, writeFile } from "node:fs/promises";
+import { makeFolder } from "../util/out-folder.js";
 import { isOwnFile } from "../util/own-file.js";
 
 /** One cached repo commit. */
@@ -106,7 +107,7 @@ export class HubFileCache {
   async put(repoId: string, sha: string, contents: Map<string, Buffer | null>): Promise<CacheEntry> {
     const { dir } = await this.ownDir(repoId, sha);
     const parent = join(dir, "..");
-    await mkdir(parent, { recursive: true });
+    await makeFolder(parent, "--cache-dir"); // one mkdir at a time: a recursive one can hang under /proc
     const tmp = await mkdtemp(join(parent, `.tmp-${sha}-`));
     const files: CacheEntry["files"] = {};
     try {

@@ -3,7 +3,7 @@ import { Diagnostics } from "../diagnostics.js";
 import { hubOptionsFrom, type LiveHubStats, snapshotHub } from "../hub/live-hub.js";
 import { loadCells } from "../sources/cells.js";
 import { checkNotInputs } from "../util/out-owner.js";
-import { checkCacheOutsideSources } from "../util/out-folder.js";
+import { cacheFolderError, checkCacheOutsideSources } from "../util/out-folder.js";
 
 /** Options of {@link runSnapshotHub}. */
 export interface SnapshotHubCommandOptions {
@@ -46,6 +46,9 @@ export async function runSnapshotHub(
     opts.env,
   );
   await checkCacheOutsideSources(resolve(hubOpts.cacheDir), opts.cacheDir, opts.sources);
+  // The Hub's files go through the cache: a cache folder the user named that takes none is refused now.
+  const problem = opts.cacheDir !== undefined ? await cacheFolderError(opts.cacheDir) : null;
+  if (problem) throw problem;
   const diag = new Diagnostics();
   const stderr = opts.stderr ?? process.stderr;
   const log = opts.quiet ? undefined : (m: string) => stderr.write(`${m}\n`);

@@ -18,7 +18,8 @@
  * `~/.cache/ptb-manifest` (DESIGN.md: caches follow the platform convention).
  */
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, open, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { open, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { makeFolder } from "./out-folder.js";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -212,7 +213,7 @@ export class FileCache {
     try {
       const body = JSON.stringify(value);
       const header = JSON.stringify({ key, sha256: createHash("sha256").update(body).digest("hex") });
-      await mkdir(dirname(target), { recursive: true });
+      await makeFolder(dirname(target), "--cache-dir"); // one mkdir at a time: a recursive one can hang under /proc
       await writeFile(tmp, `${header}\n${body}`, { mode: 0o644 }); // never writable by the group (own-file.ts)
       await rename(tmp, target);
     } catch {

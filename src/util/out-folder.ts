@@ -23,7 +23,7 @@
  * @see writeFilesAtomically (src/util/atomic.ts)
  */
 import { constants, type Stats } from "node:fs";
-import { access, lstat, mkdir, realpath, stat } from "node:fs/promises";
+import { access, lstat, mkdir, mkdtemp, realpath, rmdir, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { InputError } from "../errors.js";
 import { EXIT, ExitCodeError } from "../errors.js";
@@ -203,6 +203,28 @@ async function placeInSources(abs: string, sources: string): Promise<string | nu
   const real = await realPathOf(abs);
   if (!within(real, src) && !within(abs, resolve(sources))) return null;
   return real === src || abs === resolve(sources) ? "is the sources folder" : `is inside the sources folder ${sources}`;
+}
+
+/**
+ * Whether the cache folder `dir` given with `--cache-dir` exists (it is
+ * created) and takes files, asked before any work: a cache folder that does
+ * not (`/proc/self`, a file, read-only) would otherwise fail after the Hub
+ * has been asked, or hang Node's recursive `mkdir`.
+ *
+ * @returns null when it does, else the error `OUT_NOT_A_FOLDER` or
+ *   `OUT_UNWRITABLE` naming `--cache-dir` (the caller throws it, or goes on
+ *   without the cache).
+ */
+export async function cacheFolderError(dir: string): Promise<InputError | null> {
+  try {
+    await makeFolder(dir, "--cache-dir");
+    await rmdir(await mkdtemp(join(resolve(dir), ".probe-")));
+    return null;
+  } catch (err) {
+    const e = outWriteError(err, dir, "--cache-dir");
+    if (e instanceof InputError) return e;
+    throw e;
+  }
 }
 
 /**
