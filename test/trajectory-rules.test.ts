@@ -161,6 +161,14 @@ describe("codex (TRAJECTORIES.md: codex)", () => {
       expect(incompleteReading(reading)?.code).toBe("TRAJECTORY_TOTAL_DROP");
     });
 
+  it("a blank line before the session_meta is no line lost: the session_meta is still the first", async () => {
+    const d = tempDir();
+    writeJsonl(d, "rollout-b.jsonl", ["", " \r", meta(0, "T"), tc(5, [1000, 0, 100])]);
+    const { totals, reading } = await count("codex", [d]);
+    expect(parts(totals)).toEqual([1000, 0, 0, 100, 1100, 1]);
+    expect(reading.warnings).toEqual([]);
+  });
+
   it("token_usage_record lines repeat token_count: counted once, never both", async () => {
     const d = tempDir();
     writeJsonl(d, "rollout-d.jsonl", [

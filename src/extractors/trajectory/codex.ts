@@ -152,6 +152,8 @@ async function scanFile(file: TrajectoryFile, sink: Diagnostics, io: ScanIO = {}
       onBytes: io.onBytes,
     },
     (line) => {
+      // A blank line before any other (an editor's, a concatenation's) is no line lost: the next one is the first.
+      if (firstIsMeta === null && isBlank(line.buf, line.start, line.end)) return;
       const first = firstIsMeta === null;
       if (first) firstIsMeta = false; // until the line proves to be the session_meta
       // The usual token_count line, read from its bytes (proven valid JSON); any other line is parsed whole.
@@ -302,3 +304,12 @@ export const codexCounter: FormatCounter<CodexScan> = {
     return mergeCodexScans(fileScans);
   },
 };
+
+/** True when `buf[start, end)` holds only spaces, tabs and carriage returns (a blank line). */
+function isBlank(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i += 1) {
+    const c = buf[i]!;
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  }
+  return true;
+}
