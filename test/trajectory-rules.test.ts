@@ -576,6 +576,28 @@ describe("pi (TRAJECTORIES.md: pi)", () => {
     expect(ledger.at(ms(99)).calls).toBe(0);
   });
 
+  it("an entry without its own timestamp is placed at message.timestamp (request start), with TRAJECTORY_REQUEST_TIME once per file", async () => {
+    const d = tempDir();
+    const { timestamp: _a, ...noTime1 } = piAsst(100, "e1", [5, 50, 1000, 20], "stop", 40);
+    const { timestamp: _b, ...noTime2 } = piAsst(200, "e2", [1, 1, 1, 1], "stop", 150);
+    writeJsonl(d, "2026-03-01T10-00-00-000Z_a.jsonl", [
+      piHeader(0, "a"),
+      piAsst(30, "e0", [1, 1, 1, 1]),
+      noTime1,
+      noTime2,
+    ]);
+    const { totals, reading, ledger } = await count("pi", [d], d);
+    expect(parts(totals)).toEqual([7, 1002, 22, 52, 1083, 3]);
+    expect(ledger.at(ms(40)).calls).toBe(2);
+    expect(reading.warnings.map((w) => [w.code, w.line, w.message])).toEqual([
+      [
+        "TRAJECTORY_REQUEST_TIME",
+        3,
+        "2 usage entries have no valid timestamp of their own (the time the response was saved), first at line 3: placed at message.timestamp, when the request started (a little early; tokens at an hour may count it before it completed)",
+      ],
+    ]);
+  });
+
   it("a fork copies entries with the same ids: deduplicated by entry id + usage across files", async () => {
     const d = tempDir();
     const e1 = piAsst(10, "e1", [5, 50, 1000, 20]);

@@ -641,6 +641,12 @@ export const REGISTRY = {
       "codex: a rollout holding calls whose first line is not its `session_meta` (codex writes it first; a line lost or damaged): whether the file is a fork or a sub-agent, whose replayed history of its parent would then be counted again, cannot be told. The cell's `driver_tokens_at_hour` is null, and so are the counts `tokens` prints (as for `TRAJECTORY_READ_ERROR`)",
     remedy: "restore the rollout's first line (its session_meta, e.g. from a backup of the file)",
   },
+  TRAJECTORY_REQUEST_TIME: {
+    level: "warning",
+    meaning:
+      "pi: usage entries without a valid `timestamp` of their own (when the response was saved, the time TRAJECTORIES.md says to use), placed at `message.timestamp`, when the request started: seconds to minutes early, so a count at an hour may include a call that completed just after it (one warning per file, at the first)",
+    remedy: "check the file (a rewritten entry?); the counts are as logged",
+  },
   TRAJECTORY_TOTAL_DROP: {
     level: "warning",
     meaning:

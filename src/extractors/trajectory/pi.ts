@@ -109,6 +109,14 @@ export const piCounter: FormatCounter<PiScan> = {
     let header = true;
     const fast = trajectoryFastPath();
     const wantAll = (): boolean => header;
+    // An entry without its own time (the save time, TRAJECTORIES.md "pi") is placed at its request's
+    // start, which is what the log gives, and said so once per file.
+    const early = { count: 0, first: 0 };
+    const requestTime = (value: unknown, lineNo: number): number | null => {
+      const ms = epochMs(value);
+      if (ms !== null && early.count++ === 0) early.first = lineNo;
+      return ms;
+    };
     await scanTrajectory(
       file,
       sink,
@@ -127,7 +135,7 @@ export const piCounter: FormatCounter<PiScan> = {
             cacheWrite: u.cacheWrite,
             output: u.output,
           };
-          const timeMs = times.ms(u.timestamp, line.lineNo) ?? epochMs(u.messageTimestamp);
+          const timeMs = times.ms(u.timestamp, line.lineNo) ?? requestTime(u.messageTimestamp, line.lineNo);
           data.entries.push(entry(call(parts, timeMs, file.display, line.lineNo), u.id, true));
           return;
         }
@@ -163,7 +171,7 @@ export const piCounter: FormatCounter<PiScan> = {
           cacheWrite: c.cacheWrite,
           output: c.output,
         };
-        const timeMs = times.ms(value["timestamp"], lineNo) ?? epochMs(message?.["timestamp"]);
+        const timeMs = times.ms(value["timestamp"], lineNo) ?? requestTime(message?.["timestamp"], lineNo);
         const id = str(value, "id");
         const key = id ? id : String(value["timestamp"] ?? message?.["timestamp"] ?? `${file.display}:${lineNo}`);
         data.entries.push(entry(call(parts, timeMs, file.display, lineNo), key, !!id));
@@ -171,6 +179,13 @@ export const piCounter: FormatCounter<PiScan> = {
     );
     shape.flush(sink, file.display, "message.usage");
     times.flush(sink, file.display);
+    if (early.count > 0)
+      sink.warn(
+        "TRAJECTORY_REQUEST_TIME",
+        `${early.count} usage entr${early.count === 1 ? "y has" : "ies have"} no valid timestamp of ${early.count === 1 ? "its" : "their"} own (the time the response was saved), first at line ${early.first}: placed at message.timestamp, when the request started (a little early; tokens at an hour may count it before it completed)`,
+        file.display,
+        early.first,
+      );
     return { data, warnings: sink.warnings };
   },
   pack(scan: FileScan<PiScan>): FileScan<unknown> {
