@@ -264,6 +264,32 @@ describe("diff", () => {
   });
 });
 
+describe("validate of a build whose inputs changed since", () => {
+  it("fails (a stale build is no release), saying so; a change to a file no reader reads (RUNLOG.md) does not count", async () => {
+    const dir = await makeMiniSweep();
+    roots.push(dir);
+    const out = join(dir, "..", `${dir.split("/").pop()}-out`);
+    roots.push(out);
+    expect((await runCli("build", "--sources", dir, "--out", out, "-q", "--no-cache")).code).toBe(0);
+    await writeFile(join(dir, "RUNLOG.md"), "a note\n");
+    const notes = await runCli("validate", "--out", out);
+    expect([notes.code, notes.stdout.trim().split("\n").at(-1)]).toEqual([0, "validate: PASS"]);
+    const history = join(dir, "alpha/supervisor/history.jsonl");
+    await writeFile(
+      history,
+      (await readFile(history, "utf8")).replace('"event":"resume"', '"event":"resume","note":"x"'),
+    );
+    const r = await runCli("validate", "--out", out);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("CHANGED since that build (1 changed: alpha/supervisor/history.jsonl");
+    expect(r.stdout.trim().split("\n").at(-1)).toBe(
+      "validate: FAIL (0 anchor misses, 0 conflicts, 0 step-order contradictions; the inputs changed since that build: rebuild, then validate)",
+    );
+    const json = JSON.parse((await runCli("validate", "--out", out, "--json")).stdout);
+    expect([json.ok, json.inputs_changed]).toEqual([false, true]);
+  });
+});
+
 describe("validate and a bad anchor (found by a new user)", () => {
   it("misses even when the anchor made its own row unrecoverable", async () => {
     const dir = await makeMiniSweep({

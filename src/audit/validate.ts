@@ -63,6 +63,11 @@ export interface ValidationReport {
   fits_tolerance_h?: number;
   /** Which build was checked: the last one written into `--out`, or one derived now (set by the command). */
   build?: DescribedBuild;
+  /**
+   * True when the build in `--out` was made from inputs that changed since (set by the command):
+   * its hours are not those of the sources now, so it fails however its checks went.
+   */
+  inputs_changed?: boolean;
 }
 
 /**
@@ -258,11 +263,12 @@ export function renderValidation(v: ValidationReport): string {
       `  ${s.cell}/${s.family}: step ${s.lower_step} at h ${s.lower_hour} but step ${s.higher_step} at h ${s.higher_hour}`,
     );
   const misses = v.anchors.filter((a) => a.miss).length;
+  const stale = v.inputs_changed ? "; the inputs changed since that build: rebuild, then validate" : "";
   out.push(
     "",
     v.ok
       ? "validate: PASS"
-      : `validate: FAIL (${misses} anchor miss${misses === 1 ? "" : "es"}, ${v.conflicts.length} conflict${v.conflicts.length === 1 ? "" : "s"}, ${v.step_order.length} step-order contradiction${v.step_order.length === 1 ? "" : "s"})`,
+      : `validate: FAIL (${misses} anchor miss${misses === 1 ? "" : "es"}, ${v.conflicts.length} conflict${v.conflicts.length === 1 ? "" : "s"}, ${v.step_order.length} step-order contradiction${v.step_order.length === 1 ? "" : "s"}${stale})`,
   );
   return `${out.join("\n")}\n`;
 }

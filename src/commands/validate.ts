@@ -3,6 +3,7 @@ import { ExitCodeError } from "../errors.js";
 import { DEFAULT_OUTLIER_FLOOR_H, DEFAULT_TOLERANCE_H } from "../resolve/cadence.js";
 import { describedResultOf, ignoredOptions } from "../audit/explain.js";
 import { renderValidation, validateBuild, type ValidationReport } from "../audit/validate.js";
+import { KNOWN_UNREAD } from "../sources/session-file-names.js";
 import { type CommandIo, parseHours } from "../options.js";
 import type { Style } from "../util/colour.js";
 
@@ -38,7 +39,7 @@ export function register(program: Command, io: CommandIo): void {
     .addHelpText(
       "after",
       "\nThe first line says which build is checked: the one in --out (its arguments, and whether its inputs changed since), or none (derived now)." +
-        "\nExit codes: 0 pass; 1 an anchor misses by more than the tolerance, sources conflict, or step order is contradicted (or a fatal input error).",
+        "\nExit codes: 0 pass; 1 an anchor misses by more than the tolerance, sources conflict, step order is contradicted, or the build's inputs changed since it was made (or a fatal input error).",
     )
     .addHelpText(
       "after",
@@ -75,6 +76,14 @@ export function register(program: Command, io: CommandIo): void {
           ...(build.found && toleranceH !== built ? { fits_tolerance_h: built } : {}),
           build: { ...build, notes },
         };
+        // A release gate passes the build of the sources as they are: one of changed inputs is stale (a
+        // change to a file no reader reads, RUNLOG.md or a .keep, changes no decision).
+        const inputs = build.found ? build.inputs : undefined;
+        const read = (path: string): boolean => !KNOWN_UNREAD.includes(path.slice(path.lastIndexOf("/") + 1));
+        if (inputs?.state === "changed" && [...inputs.changed, ...inputs.added, ...inputs.removed].some(read)) {
+          v.inputs_changed = true;
+          v.ok = false;
+        }
         io.stdout.write(
           o.json ? `${JSON.stringify(v, null, 2)}\n` : verdictStyled(renderValidation(v), io.style.stdout),
         );
