@@ -33,9 +33,14 @@ describe("hub snapshot", () => {
       ["o/top", [248044], "config.json", "tokenizer_config.json"],
     ]);
     expect(repos[1]!.sha).toBe("abc");
+    // Every folder but o/gen lacks the .hub.json a download writes: HUB_NO_INFO each.
     expect(diag.warnings.map((w) => [w.code, w.file])).toEqual([
+      ["HUB_NO_INFO", "hub/o/bad"],
       ["HUB_BAD_JSON", "hub/o/bad/config.json"],
       ["HUB_BAD_EOS", "hub/o/bad/generation_config.json"],
+      ["HUB_NO_INFO", "hub/o/none"],
+      ["HUB_NO_INFO", "hub/o/text"],
+      ["HUB_NO_INFO", "hub/o/top"],
     ]);
   });
 
@@ -62,7 +67,8 @@ describe("hub snapshot", () => {
       ["o/nogen", [248046], "config.json", null],
       ["o/tok", [248046], "config.json", null],
     ]);
-    expect(diag.warnings.map((w) => [w.code, w.file])).toEqual([
+    const warnings = diag.warnings.filter((w) => w.code !== "HUB_NO_INFO"); // no folder has a .hub.json
+    expect(warnings.map((w) => [w.code, w.file])).toEqual([
       ["HUB_BAD_JSON", "hub/o/badgen/generation_config.json"],
       ["HUB_BAD_EOS", "hub/o/badtop/config.json"],
       ["HUB_BAD_EOS", "hub/o/badval/generation_config.json"],
@@ -76,7 +82,7 @@ describe("hub snapshot", () => {
       null,
       null,
     ]);
-    expect(diag.warnings[0]!.message).toMatch(
+    expect(warnings[0]!.message).toMatch(
       /is not a JSON object \(Unexpected end of JSON input\): what it may give \(stop ids, chat template\) is unknown/,
     );
   });

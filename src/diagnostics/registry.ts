@@ -366,6 +366,12 @@ export const REGISTRY = {
       "a Hub repo folder, or one of its files (`.hub.json`, `generation_config.json`, `config.json`, ...), that cannot be read (no permission, an I/O error): the stop ids are unknown (`eos_ok` null, with `HUB_NO_EOS`), never taken from a lower-priority file",
     remedy: "fix the permissions, or re-download the repo",
   },
+  HUB_NO_INFO: {
+    level: "warning",
+    meaning:
+      "a Hub snapshot repo folder without `.hub.json` (the Hub's info that `snapshot-hub` writes with every repo: SOURCES.md, hub/): a folder made by hand or a partial copy. It is read as a repo, but its commit and `lastModified` are unknown, so it is never taken as the newest of two copies of a checkpoint by them",
+    remedy: "take the snapshot again (`snapshot-hub`), or remove the folder",
+  },
   HUB_NO_EOS: {
     level: "warning",
     meaning:

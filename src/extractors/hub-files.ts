@@ -87,6 +87,13 @@ export async function readHubRepos(files: HubRepoFiles[], diag: Diagnostics): Pr
     const hubJson = await readJson(repo, ".hub.json", dir, diag);
     const info = objectOf(hubJson);
     const id = `${owner}/${name}`;
+    if (hubJson === null)
+      diag.warn(
+        "HUB_NO_INFO",
+        `no .hub.json (the Hub's info of a downloaded repo): a folder made by hand or a partial copy? Its commit and lastModified are unknown, so which of two copies of a checkpoint is the newest cannot be told by it`,
+        dir,
+        null,
+      );
     if (info && typeof info.id === "string" && info.id !== id) {
       diag.warn(
         "HUB_ID_MISMATCH",
