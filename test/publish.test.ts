@@ -527,4 +527,27 @@ describe("rename ordering", () => {
       ["o/y", "the renames form a cycle"],
     ]);
   });
+
+  it("two repos of one checkpoint: the one the build read the row's eos from is renamed, the other is a conflict naming it", () => {
+    const twins = [
+      { from: "o/c.h029.sft.2400", to: "o/c.h037.sft.2400" },
+      { from: "o/c.h030.sft.2400", to: "o/c.h037.sft.2400" },
+    ];
+    const existing = new Set(["o/c.h029.sft.2400", "o/c.h030.sft.2400"]);
+    const r = orderRenames(twins, existing, new Set(["o/c.h030.sft.2400"]));
+    expect(r.renames).toEqual([twins[1]]);
+    expect(r.conflicts).toEqual([
+      {
+        ...twins[0],
+        reason:
+          "o/c.h030.sft.2400 is renamed to o/c.h037.sft.2400 (the repo the build read the row's eos from): this is a second repo of the same checkpoint (compare and delete one by hand)",
+      },
+    ]);
+    // Without a preference (no build beside): the first by name, and the reason says the same without the eos note.
+    const plain = orderRenames(twins, existing);
+    expect(plain.renames).toEqual([twins[0]]);
+    expect(plain.conflicts[0]!.reason).toBe(
+      "o/c.h029.sft.2400 is renamed to o/c.h037.sft.2400: this is a second repo of the same checkpoint (compare and delete one by hand)",
+    );
+  });
 });

@@ -175,6 +175,24 @@ export async function earlierNamesBeside(path: string, warn: WarningSink = toStd
 }
 
 /**
+ * The repos whose files a build beside `path` (its `provenance.jsonl`) read
+ * its rows' eos from (MANIFEST.md: provenance, `eos.repo`): for each row,
+ * the copy the manifest describes when a checkpoint has several. Empty when
+ * there is no such build.
+ */
+export async function eosReposBeside(path: string, warn: WarningSink = toStderr): Promise<Set<string>> {
+  const info = await stat(path).catch(() => null);
+  if (!info) return new Set();
+  const dir = info.isDirectory() ? path : dirname(path);
+  const repos = new Set<string>();
+  for (const r of await provenanceRecords(dir, warn)) {
+    const repo = (r as { eos?: { repo?: unknown } } | null)?.eos?.repo;
+    if (typeof repo === "string") repos.add(repo);
+  }
+  return repos;
+}
+
+/**
  * Re-keys a side's checkpoints `cell/family/step` whose `cell/family` is an
  * earlier name of a family (`names`, from {@link earlierNamesBeside}), so an
  * id published under a directory's earlier name pairs with its row: a rename.

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { commit, createRepo, downloadFile, HubApiError, listModels } from "@huggingface/hub";
 import { InputError } from "../errors.js";
 import { orgOfRows, parseModelId } from "../manifest/model-id.js";
-import { earlierNamesBeside, type WarningSink } from "../diff/diff.js";
+import { earlierNamesBeside, eosReposBeside, type WarningSink } from "../diff/diff.js";
 import { orderRenames } from "../resolve/rename-plan.js";
 import { apiErrorOf, hubError } from "../hub/errors.js";
 import { readOwnership, sha256Of } from "../util/out-owner.js";
@@ -205,7 +205,7 @@ async function computePlan(
     repoMaybePrivate: head.maybePrivate,
     release,
     files,
-    ...orderRenames(renames, existing),
+    ...orderRenames(renames, existing, await eosReposBeside(outDir, warn)),
   };
 }
 

@@ -8,14 +8,21 @@ import { cmpStr } from "../util/values.js";
  * (a second repo of the same checkpoint is settled by hand). The rule of
  * both `publish`'s plan and `diff`'s rename plan.
  *
+ * Where two repos of one checkpoint would take one id, the one in `preferred`
+ * (the repo whose files the build read the row's eos from: what the
+ * manifest says of that id) goes first; the other is a conflict.
+ *
  * @param existing the ids that exist now (the Hub's repos, or the old side's ids).
+ * @param preferred repos to rename first when several target one id.
  */
 export function orderRenames(
   renames: { from: string; to: string }[],
   existing: Set<string>,
+  preferred: ReadonlySet<string> = new Set(),
 ): { renames: { from: string; to: string }[]; conflicts: { from: string; to: string; reason: string }[] } {
   const names = new Set(existing);
-  let pending = [...renames].sort((a, b) => cmpStr(a.from, b.from));
+  const first = (id: string): number => (preferred.has(id) ? 0 : 1);
+  let pending = [...renames].sort((a, b) => first(a.from) - first(b.from) || cmpStr(a.from, b.from));
   const ordered: { from: string; to: string }[] = [];
   for (;;) {
     const ready = pending.filter((r) => !names.has(r.to));
@@ -29,11 +36,14 @@ export function orderRenames(
     pending = pending.filter((r) => !ordered.includes(r));
   }
   const sources = new Set(pending.map((r) => r.from));
+  const takenBy = new Map(ordered.map((r) => [r.to, r.from]));
   const conflicts = pending.map((r) => ({
     ...r,
     reason: sources.has(r.to)
       ? "the renames form a cycle: rename one of them by hand through a free name"
-      : `${r.to} already exists: a second repo of the same checkpoint (compare and delete one by hand)`,
+      : existing.has(r.to)
+        ? `${r.to} already exists: a second repo of the same checkpoint (compare and delete one by hand)`
+        : `${takenBy.get(r.to)} is renamed to ${r.to}${preferred.has(takenBy.get(r.to)!) ? " (the repo the build read the row's eos from)" : ""}: this is a second repo of the same checkpoint (compare and delete one by hand)`,
   }));
   return { renames: ordered, conflicts };
 }
