@@ -901,6 +901,30 @@ describe("kimi-code (TRAJECTORIES.md: kimi-code)", () => {
       expect.objectContaining({ code: "TRAJECTORY_UNPLACED_CALLS", file: "old/agents/main/wire.jsonl", line: 2 }),
     ]);
   });
+
+  it("a copy of a file with no time (its untimed records, in order, an earlier file's) is counted once; one shared record is not a copy", async () => {
+    const d = tempDir();
+    const old = [
+      { type: "metadata", protocol_version: "1.1", created_at: ms(0) },
+      record(null, [100, 10, 1000, 0]),
+      record(null, [20, 5, 1100, 0]),
+    ];
+    writeJsonl(d, "a/agents/main/wire.jsonl", old);
+    writeJsonl(d, "a-backup/agents/main/wire.jsonl", old.slice(0, 2)); // a backup taken after the first call
+    writeJsonl(d, "b/agents/main/wire.jsonl", [old[0]!, record(null, [100, 10, 1000, 0]), record(null, [7, 7, 7, 7])]);
+    const { totals, reading } = await count("kimi-code", [d], d);
+    // a's two calls, b's two (its first has a's usage, but b is no copy of a: its next record differs).
+    expect(parts(totals)).toEqual([227, 3107, 7, 32, 3373, 4]);
+    expect(reading.warnings.filter((w) => w.code === "TRAJECTORY_DUPLICATE_RECORDS")).toEqual([
+      {
+        code: "TRAJECTORY_DUPLICATE_RECORDS",
+        file: "a-backup/agents/main/wire.jsonl",
+        line: null,
+        message:
+          "its 1 usage record(s) without a time are, in order, those of an earlier file (a copied session?): counted once",
+      },
+    ]);
+  });
 });
 
 // ---------------------------------------------------------------- bad lines, listing, ledger

@@ -479,7 +479,7 @@ export const REGISTRY = {
   TRAJECTORY_DUPLICATE_RECORDS: {
     level: "warning",
     meaning:
-      "kimi-code: a session folder copied whole, or a usage record written twice in one file (the same time to the ms, model, scope and usage): each record is counted once",
+      "kimi-code: a session folder copied whole, or a usage record written twice in one file (the same time to the ms, model, scope and usage): each record is counted once. Records without a time (older files) are a copy only as a file's whole sequence: those of a file that are, in order, another file's",
     remedy: "remove the copy or the link",
   },
   TRAJECTORY_NO_CALLS: {

@@ -196,6 +196,8 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
     const repeatedInFile = new Map<string, number>();
     const skipped = new Set<number>();
     const unplaced: TokenCall[] = [];
+    const untimedCopies = copiesOfUntimed(scans);
+    const untimedDuplicates = new Map<string, number>();
     let counted = 0;
     for (let i = 0; i < files.length; i += 1) {
       const display = files[i]!.display;
@@ -203,6 +205,12 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
       for (let k = 0; k < records.length; k += 1) {
         const r = records[k]!;
         if (r.markersBefore !== markers) continue;
+        if (r.call.timeMs === null && untimedCopies.has(i)) {
+          // An untimed record can only be told a copy by its file: one whose untimed records an earlier file has too.
+          untimedDuplicates.set(display, (untimedDuplicates.get(display) ?? 0) + 1);
+          skipped.add(start[i]! + k);
+          continue;
+        }
         const h = keyHash(r);
         let e = own.first(h);
         while (e !== -1 && !sameKey(recordAt(e), r)) e = own.next();
@@ -227,6 +235,14 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
       sink.warn(
         "TRAJECTORY_DUPLICATE_RECORDS",
         `${n} usage record(s) repeat, with the same time and usage, records of another file (a copied session?): counted once`,
+        file,
+        null,
+      );
+    }
+    for (const [file, n] of untimedDuplicates) {
+      sink.warn(
+        "TRAJECTORY_DUPLICATE_RECORDS",
+        `its ${n} usage record(s) without a time are, in order, those of an earlier file (a copied session?): counted once`,
         file,
         null,
       );
@@ -307,6 +323,36 @@ function keyHash(r: KimiCodeRecord): number {
   const t = r.time;
   const seed = typeof t === "number" ? hashNumber(0x3c6ef372, t) : hashString(0x3c6ef373, t);
   return hashCounts(seed, p.uncachedInput, p.cacheRead, p.cacheWrite, p.output);
+}
+
+/**
+ * The files whose own untimed records (those of older files that carry no
+ * time: TRAJECTORIES.md, "kimi-code") are, in order, the first own untimed
+ * records of another file that has more of them, or of an earlier file with
+ * as many: a copy of that session (a backup, a copied folder), whose calls
+ * that file already counts. Without a time two records
+ * with the same usage may be two calls, so a copy is told by the whole
+ * sequence, never by one record.
+ */
+function copiesOfUntimed(scans: FileScan<KimiCodeScan>[]): Set<number> {
+  const untimed = scans.map((s) =>
+    s.data.records.filter((r) => r.markersBefore === s.data.markers && r.call.timeMs === null),
+  );
+  const copies = new Set<number>();
+  for (let i = 0; i < untimed.length; i += 1) {
+    const mine = untimed[i]!;
+    if (mine.length === 0) continue;
+    for (let f = 0; f < untimed.length; f += 1) {
+      const theirs = untimed[f]!;
+      // The shorter of the two is the copy (a backup taken earlier); of two equal ones, the later file.
+      if (f === i || theirs.length < mine.length || (theirs.length === mine.length && f > i)) continue;
+      if (mine.every((r, k) => sameKey(r, theirs[k]!))) {
+        copies.add(i);
+        break;
+      }
+    }
+  }
+  return copies;
 }
 
 /** Whether two records have the same copy key: time + model + scope + usage. */
