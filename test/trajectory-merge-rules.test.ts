@@ -121,11 +121,29 @@ function kimiCodeReference(files: TrajectoryFile[], scans: FileScan<KimiCodeScan
   const calls: TokenCall[] = [];
   const own = new Map<string, number>();
   const duplicates = new Map<string, number>();
+  const untimedCopies = new Map<string, number>();
   const repeated = new Map<string, number>();
+  // A file whose own untimed records are, in order, the first of another's with more (or as many, earlier): a copy.
+  const untimed = scans.map((s) =>
+    s.data.records.filter((r) => r.markersBefore === s.data.markers && r.call.timeMs === null).map(keyOf),
+  );
+  const isCopy = (i: number) =>
+    untimed[i]!.length > 0 &&
+    untimed.some(
+      (theirs, f) =>
+        f !== i &&
+        (theirs.length > untimed[i]!.length || (theirs.length === untimed[i]!.length && f < i)) &&
+        untimed[i]!.every((k, n) => theirs[n] === k),
+    );
   files.forEach((file, i) => {
     const { records, markers } = scans[i]!.data;
+    const copy = isCopy(i);
     for (const r of records) {
       if (r.markersBefore !== markers) continue;
+      if (copy && r.call.timeMs === null) {
+        untimedCopies.set(file.display, (untimedCopies.get(file.display) ?? 0) + 1);
+        continue;
+      }
       const key = keyOf(r);
       const first = own.get(key);
       if (r.call.timeMs !== null) {
@@ -141,6 +159,7 @@ function kimiCodeReference(files: TrajectoryFile[], scans: FileScan<KimiCodeScan
     }
   });
   for (const [file, n] of duplicates) sink.warn("TRAJECTORY_DUPLICATE_RECORDS", `${n}`, file, null);
+  for (const [file, n] of untimedCopies) sink.warn("TRAJECTORY_DUPLICATE_RECORDS", `${n}`, file, null);
   for (const [file, n] of repeated) sink.warn("TRAJECTORY_DUPLICATE_RECORDS", `${n}`, file, null);
   const counted = new Set<string>();
   files.forEach((file, i) => {

@@ -921,7 +921,7 @@ describe("kimi-code (TRAJECTORIES.md: kimi-code)", () => {
         file: "a-backup/agents/main/wire.jsonl",
         line: null,
         message:
-          "its 1 usage record(s) without a time are, in order, those of an earlier file (a copied session?): counted once",
+          "1 usage record(s) without a time are, in order, those of another file (a copied session?): counted once",
       },
     ]);
   });

@@ -242,7 +242,7 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
     for (const [file, n] of untimedDuplicates) {
       sink.warn(
         "TRAJECTORY_DUPLICATE_RECORDS",
-        `its ${n} usage record(s) without a time are, in order, those of an earlier file (a copied session?): counted once`,
+        `${n} usage record(s) without a time are, in order, those of another file (a copied session?): counted once`,
         file,
         null,
       );
