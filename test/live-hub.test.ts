@@ -150,17 +150,25 @@ describe("readLiveHub", () => {
       );
       expect(err.code).toBe("HUB_ERROR");
       expect(err.message).toMatch(
-        /^GET .*\/api\/models\?.*: the Hub \(or a proxy at HF_ENDPOINT\) gives the next page of the listing as a relative link \(\/api\/models\?/,
+        /^GET .*\/api\/models\?.*: the Hub \(or a proxy at HF_ENDPOINT\) announces the next page of the listing in a Link header the Hub client does not follow \(<\/api\/models\?/,
       );
     } finally {
       await proxy.close();
     }
-    expect(() =>
-      assertAbsoluteNextLink('<https://hub.example/api/models?cursor=x>; rel="next"', "GET", "u"),
-    ).not.toThrow();
-    expect(() => assertAbsoluteNextLink('</api/models?cursor=x>; rel="prev"', "GET", "u")).not.toThrow();
-    expect(() => assertAbsoluteNextLink(null, "GET", "u")).not.toThrow();
-    expect(() => assertAbsoluteNextLink('</api/models?cursor=x>; rel="next"', "GET", "u")).toThrow(/relative link/);
+    // What the client follows passes; every other form of a next page is refused (a review found three more).
+    const link = (header: string | null) => () => assertAbsoluteNextLink(header, "GET", "u");
+    expect(link('<https://hub.example/api/models?cursor=x>; rel="next"')).not.toThrow();
+    expect(link('<https://hub.example/a?c=1>; rel="prev", <https://hub.example/a?c=3>; rel="next"')).not.toThrow();
+    expect(link('</api/models?cursor=x>; rel="prev"')).not.toThrow();
+    expect(link(null)).not.toThrow();
+    for (const header of [
+      '</api/models?cursor=x>; rel="next"',
+      '<https://hub.example/api/models?cursor=x>;rel="next"',
+      "<https://hub.example/api/models?cursor=x>; rel=next",
+      '<https://hub.example/api/models?cursor=x>; rel="next last"',
+      '<https://hub.example/api/models?cursor=x>; REL="Next"',
+    ])
+      expect(link(header), header).toThrow(/in a Link header the Hub client does not follow/);
   });
 
   it("a repo listed without a commit sha is read at main (and not looked up in the cache)", async () => {

@@ -311,22 +311,32 @@ export function redactUrl(url: string): string {
 }
 
 /**
- * Refuses a pagination `Link: <...>; rel="next"` header whose URL is not
- * absolute (DESIGN.md, the Hub client: `@huggingface/hub` follows only an
- * absolute one, and a relative one silently ends the listing, whose repos
- * after that page would then be missing without a word).
+ * `@huggingface/hub`'s own reading of a `Link` header (its `parseLinkHeader`,
+ * 2.17): only `<http(s)://...>; rel="..."` with a space after the `;` and a
+ * quoted `rel`, keyed by the whole `rel` value.
+ */
+const CLIENT_LINK_RE = /<(https?:[/][/][^>]+)>;\s+rel="([^"]+)"/g;
+
+/**
+ * Refuses a `Link` header that announces a next page (a `rel` whose tokens
+ * include `next`, in any form RFC 8288 allows) which the Hub client would
+ * not follow (DESIGN.md, the Hub client: a relative URL, no space after the
+ * `;`, an unquoted or multi-token `rel`): the listing would end there in
+ * silence, without the repos of the later pages.
  *
- * @throws InputError `HUB_ERROR` naming the request and the link.
+ * @throws InputError `HUB_ERROR` naming the request and the header.
  */
 export function assertAbsoluteNextLink(link: string | null, method: string, shown: string): void {
   if (link === null) return;
-  for (const part of link.split(",")) {
-    const m = /^\s*<([^>]*)>(.*)$/.exec(part);
-    if (!m || !/;\s*rel="?next"?/i.test(m[2]!)) continue;
-    if (URL.canParse(m[1]!)) continue;
-    throw new InputError(
-      "HUB_ERROR",
-      `${method} ${shown}: the Hub (or a proxy at HF_ENDPOINT) gives the next page of the listing as a relative link (${m[1]}), which the Hub client does not follow: the listing would end there in silence, without the repos of the later pages`,
-    );
-  }
+  const announced = link.split(",").some((part) => {
+    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(part);
+    return rel !== null && (rel[1] ?? rel[2] ?? "").toLowerCase().split(/\s+/).includes("next");
+  });
+  if (!announced) return;
+  const followed = [...link.matchAll(CLIENT_LINK_RE)].some(([, , rel]) => rel === "next");
+  if (followed) return;
+  throw new InputError(
+    "HUB_ERROR",
+    `${method} ${shown}: the Hub (or a proxy at HF_ENDPOINT) announces the next page of the listing in a Link header the Hub client does not follow (${link.length > 200 ? `${link.slice(0, 200)}…` : link}; it reads only <http(s)://...>; rel="next"): the listing would end there in silence, without the repos of the later pages`,
+  );
 }
