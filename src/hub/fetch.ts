@@ -145,7 +145,7 @@ export function createHubFetch(opts: HubFetchOptions = {}): typeof fetch {
         const res = await base(input, { ...init, signal: anySignal(signals) });
         const body = method === "HEAD" || NULL_BODY_STATUS.has(res.status) ? null : await res.arrayBuffer();
         if (!RETRY_STATUS(res.status, method)) {
-          assertAbsoluteNextLink(res.headers.get("link"), method, shown);
+          assertFollowedNextLink(res.headers.get("link"), method, shown);
           const copy = new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
           // The library reads `url` (error messages; a redirected download's final URL): keep the real one.
           Object.defineProperty(copy, "url", { value: res.url || url });
@@ -326,7 +326,7 @@ const CLIENT_LINK_RE = /<(https?:[/][/][^>]+)>;\s+rel="([^"]+)"/g;
  *
  * @throws InputError `HUB_ERROR` naming the request and the header.
  */
-export function assertAbsoluteNextLink(link: string | null, method: string, shown: string): void {
+export function assertFollowedNextLink(link: string | null, method: string, shown: string): void {
   if (link === null) return;
   const announced = link.split(",").some((part) => {
     const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(part);
