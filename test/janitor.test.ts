@@ -274,7 +274,7 @@ describe("janitor log order (found by a new user)", () => {
     expect(warnings[0]!.message).toMatch(/^2 line\(s\) fall in the hour that America\/Los_Angeles repeats/);
   });
 
-  it("warns on a line earlier than the one before it, in both formats; neither time of such a pair is used", async () => {
+  it("warns on a line earlier than the one before it, in both formats; neither v1 time of such a pair is used, a v2 src_mtime is", async () => {
     const { obs, warnings } = await read(cellUtc, {
       "ckpt-janitor.log": lines(
         "2026-10-03 14:00:00 archived /pvc/ptb/c1/a/weights/step_1 -> msr-spare/c1.a.step_1",
@@ -287,11 +287,23 @@ describe("janitor log order (found by a new user)", () => {
       ["JANITOR_OUT_OF_ORDER", 3],
     ]);
     // Line 1 may be the one too late (line 2 then in order), or line 2 the one too early: neither is known.
+    // Line 3's time is its src_mtime, the weights' own: the order of the lines says nothing of it.
     expect(obs.map((o) => [o.step, o.utcMs, o.timeNote?.startsWith("time unknown: out of time order")])).toEqual([
       [1, null, true],
       [2, null, true],
-      [3, null, true],
+      [3, 1790000000000, false],
     ]);
+  });
+
+  it("a line of the repeated hour read as the first occurrence is settled by a later line of sure time before its second occurrence (a v2 line too)", async () => {
+    const { obs, warnings } = await read(cellLa, {
+      "ckpt-janitor.log": lines(
+        "2026-11-01 01:23:08 archived /pvc/ptb/c2/a/weights/step_1 -> msr-spare/c2.a.step_1",
+        "2026-11-01T01:03:10.000-08:00 level=info action=archive family=a step=2 src_mtime=1793523790 dest=x",
+      ),
+    });
+    expect(warnings).toEqual([]);
+    expect(obs.map((o) => iso(o.utcMs))).toEqual(["2026-11-01T08:23:08.000Z", "2026-11-01T09:03:10.000Z"]);
   });
 
   it("an archive whose time is in doubt leaves its checkpoint without a janitor hour: a later archive (a retry) does not stand in", async () => {

@@ -157,7 +157,7 @@ export const REGISTRY = {
   JANITOR_AMBIGUOUS_LOCAL_TIME: {
     level: "warning",
     meaning:
-      "offset-less times in the hour repeated when DST ends, where no line shows the clock set back, or the log goes back in time there more than once (the clock is set back once), so the log's order cannot tell the two occurrences apart: none of those times is used (`time_in_doubt` in provenance.jsonl), never the first occurrence guessed; a checkpoint only they date loses that hour",
+      "offset-less times in the hour repeated when DST ends that no later line of sure time (the clock set back, a v2 line, a time outside the hour) places, or all of the hour's where the log goes back in time there more than once (the clock is set back once), so the log's order cannot tell the two occurrences apart: none of those times is used (`time_in_doubt` in provenance.jsonl), never the first occurrence guessed; a checkpoint only they date loses that hour",
     remedy: "check those rows' hours by hand (`explain`)",
   },
   JANITOR_ARCHIVE_TIMES_DIFFER: {
@@ -169,7 +169,7 @@ export const REGISTRY = {
   JANITOR_OUT_OF_ORDER: {
     level: "warning",
     meaning:
-      "a line earlier than the line before it (the janitor writes in time order): either of the two may be the wrong one, so neither time is used (`time_in_doubt` in provenance.jsonl; a later archive of the same checkpoint does not stand in). The lines that copytruncate writes into both parts around a rotation (a part opening with the last lines of the part before) are not disorder: they are read once, without a warning",
+      "a line earlier than the line before it (the janitor writes in time order): either of the two may be the wrong one, so neither v1 time is used (a v2 `src_mtime` is the weights' own and still is) (`time_in_doubt` in provenance.jsonl; a later archive of the same checkpoint does not stand in). The lines that copytruncate writes into both parts around a rotation (a part opening with the last lines of the part before) are not disorder: they are read once, without a warning",
     remedy: "check the log, or `janitor_tz`",
   },
   JANITOR_OUTSIDE_ROOT: { level: "warning", meaning: "a v1 path not under `pvc_root`", remedy: "check `pvc_root`" },

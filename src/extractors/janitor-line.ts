@@ -29,14 +29,27 @@ export interface JanitorState {
   /** The zone the janitor's last v1 startup line states (`tz=...`) and where: given to the v1 lines after it. */
   statedTz?: { tz: string; at: string };
   /**
-   * v1 times in a repeated hour: where each was read as the first occurrence, how many as the
-   * second, every such line, and how many went back in time (after the set-back, a second time).
+   * v1 times in a repeated hour: those read as the first occurrence that no later line settles yet
+   * (with the instant of their second occurrence), every such line, and how many went back in time
+   * (after the set-back, a second time).
    */
-  repeated: { first: Origin[]; second: number; all: Origin[]; backward: number };
+  repeated: { pending: { origin: Origin; secondMs: number }[]; all: Origin[]; backward: number };
   /** The last line with a time (the other line of a pair out of time order). */
   lastOrigin: Origin | null;
   /** Lines whose time cannot be stood behind (out of time order: either of a pair may be the wrong one), with why. */
   doubtful: { origin: Origin; why: string }[];
+}
+
+/**
+ * A line whose instant is sure (a v2 time, a v1 time outside a repeated
+ * hour, one read as the second occurrence) at `utcMs` settles the lines
+ * read as a first occurrence before it: were the last of them the second
+ * occurrence, it would be later than this line, and the log does not go
+ * back in time (SOURCES.md: janitor); then so are the ones before it.
+ */
+function settleRepeated(state: JanitorState, utcMs: number): void {
+  const pending = state.repeated.pending;
+  if (pending.length > 0 && pending[pending.length - 1]!.secondMs > utcMs) pending.length = 0;
 }
 
 /** Marks the time of line `origin` and of the timed line before it as in doubt: they are out of time order. */
@@ -77,10 +90,11 @@ export function handleLine(text: string, origin: Origin, ctx: LineContext): void
       diag.warn("JANITOR_BAD_FIELD", `bad time ${v2[1]}`, origin.file, origin.line);
       return;
     }
+    settleRepeated(state, utc);
     if (state.lastUtcMs !== null && utc < state.lastUtcMs - 1000) {
       diag.warn(
         "JANITOR_OUT_OF_ORDER",
-        `time ${v2[1]} is earlier than the line before it (${new Date(state.lastUtcMs).toISOString()}); the janitor writes in time order, so neither line's time is used`,
+        `time ${v2[1]} is earlier than the line before it (${new Date(state.lastUtcMs).toISOString()}); the janitor writes in time order, so a v1 local time of either line is not used (a v2 src_mtime, the weights' own, still is)`,
         origin.file,
         origin.line,
       );
@@ -116,9 +130,11 @@ export function handleLine(text: string, origin: Origin, ctx: LineContext): void
       );
       doubtPair(state, origin);
       if (candidates.utcMs.length === 2) state.repeated.backward += 1;
-    } else if (candidates.utcMs.length === 2) {
-      if (picked.utcMs === candidates.utcMs[0]) state.repeated.first.push(origin);
-      else state.repeated.second += 1;
+    } else if (candidates.utcMs.length === 2 && picked.utcMs === candidates.utcMs[0]) {
+      // Read as the first occurrence only because nothing before says otherwise: a later line may settle it.
+      state.repeated.pending.push({ origin, secondMs: candidates.utcMs[1]! });
+    } else {
+      settleRepeated(state, picked.utcMs); // a time this line's reading is sure of
     }
     if (candidates.utcMs.length === 2) state.repeated.all.push(origin);
     state.lastUtcMs = picked.utcMs;

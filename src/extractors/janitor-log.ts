@@ -109,7 +109,7 @@ export async function parseJanitorLog(
     inTraceback: false,
     seq: 0,
     anyLine: false,
-    repeated: { first: [], second: 0, all: [], backward: 0 },
+    repeated: { pending: [], all: [], backward: 0 },
     lastOrigin: null,
     doubtful: [],
   };
@@ -185,6 +185,8 @@ export async function parseJanitorLog(
   if (carry) cutLine(carry.text, carry.origin, state, diag);
   warnRepeatedHour(state, cell, diag);
   for (const o of out) {
+    // A v2 archive's time is its src_mtime, the weights' own: no line's order puts it in doubt.
+    if (o.detail.version === "v2") continue;
     const doubt = state.doubtful.find((d) => d.origin.file === o.origin.file && d.origin.line === o.origin.line);
     if (doubt === undefined || o.utcMs === null) continue;
     o.utcMs = null;
@@ -229,23 +231,27 @@ function cutLine(text: string, origin: Origin, state: JanitorState, diag: Diagno
 
 /**
  * The order of the lines tells the two occurrences of a repeated local hour
- * apart only where the log shows the clock set back, once (SOURCES.md:
- * janitor). Where no line shows it, or the log goes back in time again
- * there, which occurrence each line of that hour is cannot be told: warns
- * `JANITOR_AMBIGUOUS_LOCAL_TIME` and marks their times in doubt (not used).
+ * apart only where a later line of sure time shows it (the clock set back,
+ * or any later time before the second occurrence), and the log goes back in
+ * time there at most once (SOURCES.md: janitor). Lines no later line
+ * settles, or every line of the hour where the log goes back more than once,
+ * cannot be placed: warns `JANITOR_AMBIGUOUS_LOCAL_TIME` and marks their
+ * times in doubt (not used).
  */
 function warnRepeatedHour(state: JanitorState, cell: Cell, diag: Diagnostics): void {
   const r = state.repeated;
-  const unseen = r.first.length > 0 && r.second === 0;
-  if (!unseen && r.backward === 0) return;
-  const why = unseen
-    ? `a local time in the hour that ${cell.janitor_tz} repeats at the end of daylight saving time, and no line shows the clock set back: which occurrence it is cannot be told`
-    : `a local time in the hour that ${cell.janitor_tz} repeats at the end of daylight saving time, where the log goes back in time more than once: which occurrence it is cannot be told`;
-  for (const origin of r.all) state.doubtful.push({ origin, why });
-  const at = unseen ? r.first[0]! : r.all[0]!;
+  const unsettled = r.pending.map((p) => p.origin);
+  if (unsettled.length === 0 && r.backward === 0) return;
+  const lines = r.backward > 0 ? r.all : unsettled;
+  const why =
+    r.backward > 0
+      ? `a local time in the hour that ${cell.janitor_tz} repeats at the end of daylight saving time, where the log goes back in time more than once: which occurrence it is cannot be told`
+      : `a local time in the hour that ${cell.janitor_tz} repeats at the end of daylight saving time, and no line shows the clock set back: which occurrence it is cannot be told`;
+  for (const origin of lines) state.doubtful.push({ origin, why });
+  const at = lines[0]!;
   diag.warn(
     "JANITOR_AMBIGUOUS_LOCAL_TIME",
-    `${r.all.length} line(s) fall in the hour that ${cell.janitor_tz} repeats at the end of daylight saving time, and ${unseen ? "no line shows the clock set back" : "the log goes back in time there more than once (the clock is set back once)"}: which occurrence each is cannot be told, so their times are not used`,
+    `${lines.length} line(s) fall in the hour that ${cell.janitor_tz} repeats at the end of daylight saving time, and ${r.backward > 0 ? "the log goes back in time there more than once (the clock is set back once)" : "no line shows the clock set back"}: which occurrence each is cannot be told, so their times are not used`,
     at.file,
     at.line,
   );
