@@ -172,7 +172,7 @@ describe("a known event spelt differently (third new-user pass)", () => {
     expect(warnings.at(-1)!.message).toContain('events the builder does not read: "Submit" (line 2)');
   });
 
-  it("warns on another form or a typo of a known event (paused, resumed, run_ended, resme), not on other unknown events", async () => {
+  it("warns on another form or a typo of a known event (paused, resumed, run_ended, pasue, resme), not on other unknown events (restart, result, phase)", async () => {
     const { history, warnings } = await read(
       lines(
         '{"ts":"2026-10-02T08:00:00Z","event":"run_start"}',
@@ -180,6 +180,10 @@ describe("a known event spelt differently (third new-user pass)", () => {
         '{"ts":"2026-10-02T11:00:00Z","event":"resumed"}',
         '{"ts":"2026-10-02T12:00:00Z","event":"driver_restart"}',
         '{"ts":"2026-10-02T12:30:00Z","event":"budget_warning"}',
+        '{"ts":"2026-10-02T12:40:00Z","event":"restart"}',
+        '{"ts":"2026-10-02T12:41:00Z","event":"result"}',
+        '{"ts":"2026-10-02T12:42:00Z","event":"phase"}',
+        '{"ts":"2026-10-02T12:43:00Z","event":"pasue"}',
         '{"ts":"2026-10-02T13:00:00Z","event":"resme"}',
         '{"ts":"2026-10-03T08:00:00Z","event":"submit","checkpoint":"/pvc/ptb/c1/sft2/weights/step_100"}',
         '{"ts":"2026-10-03T10:00:00Z","event":"run_ended"}',
@@ -200,12 +204,17 @@ describe("a known event spelt differently (third new-user pass)", () => {
       ],
       [
         "SUPERVISOR_MISSPELLED_EVENT",
-        6,
+        9,
+        'event "pasue" is not "pause", though close to it (a tense or a typo?); ignored like any unknown event',
+      ],
+      [
+        "SUPERVISOR_MISSPELLED_EVENT",
+        10,
         'event "resme" is not "resume", though close to it (a tense or a typo?); ignored like any unknown event',
       ],
       [
         "SUPERVISOR_MISSPELLED_EVENT",
-        8,
+        12,
         'event "run_ended" is not "run_end", though close to it (a tense or a typo?); ignored like any unknown event',
       ],
     ]);

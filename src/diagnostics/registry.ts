@@ -209,7 +209,7 @@ export const REGISTRY = {
   SUPERVISOR_MISSPELLED_EVENT: {
     level: "warning",
     meaning:
-      "an event that is a known one spelt differently (`Submit`, `fall_back`, `run-end`), another form of one (`paused`, `resumed`, `submitted`, `run_ended`: the name and at most 3 more letters) or a typo of one (at most 2 edits): ignored like any unknown event, so its pause, role or run end is lost (a pause missed moves every later hour by its length)",
+      "an event that is a known one spelt differently (`Submit`, `fall_back`, `run-end`), another form of one (`paused`, `resumed`, `submitted`, `run_ended`: the name and at most 3 more letters) or a typo of one (a letter added, dropped or changed, or two neighbours swapped, in names of 5 letters or more; other words such as `restart` or `phase` stay unknown events): ignored like any unknown event, so its pause, role or run end is lost (a pause missed moves every later hour by its length)",
     remedy: "fix the event name",
   },
   SUPERVISOR_DUPLICATE_RUN_START: {

@@ -299,17 +299,26 @@ const KNOWN_EVENTS = ["run_start", "run_end", "pause", "resume", "submit", "fall
  * The known event an unknown one's name (`squashed`: lower case, letters
  * only) is close to, else null: another form of it (`paused`, `resumed`,
  * `submitted`, `run_started`: the known name and at most 3 more letters) or a
- * typo of it (at most 2 edits, for names of 5 letters or more). Unknown
- * events are not errors (SOURCES.md: supervisor), but these would drop a
- * pause, a role or the run's end.
+ * typo of it (one letter added, dropped or changed, or two next to each other
+ * swapped, in names of 5 letters or more). Unknown events are not errors
+ * (SOURCES.md: supervisor), and other words stay silent (`restart`, `result`,
+ * `phase`), but these would drop a pause, a role or the run's end.
  */
 function nearKnownEvent(squashed: string): string | null {
   for (const k of KNOWN_EVENTS) {
     const known = k.replace(/_/g, "");
     if (squashed.startsWith(known) && squashed.length - known.length <= 3) return k;
-    if (squashed.length >= 5 && known.length >= 5 && distance(squashed, known) <= 2) return k;
+    if (squashed.length >= 5 && (distance(squashed, known) <= 1 || swapsTwo(squashed, known))) return k;
   }
   return null;
+}
+
+/** True when `a` is `b` with two neighbouring letters swapped (`pasue` for `pause`). */
+function swapsTwo(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i += 1;
+  return i + 1 < a.length && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
 }
 
 /** A valid `run_end` (after `run_start`), as {@link parseSupervisorHistory} hands it to its `checkRunEnd`. */
