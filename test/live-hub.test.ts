@@ -305,6 +305,23 @@ describe("Hub options and retry rules", () => {
       expect(err).toMatchObject({ code: "HUB_BAD_TOKEN" });
     }
     expect(message).not.toContain("sk_leaky_value");
+    // A URL with credentials is refused at once, and no password is shown, parsable or not (found by a new user).
+    const badUrl = (hubUrl: string) => {
+      try {
+        hubOptionsFrom({ hubUrl }, {});
+      } catch (err) {
+        return [(err as { code: string }).code, (err as Error).message];
+      }
+      return null;
+    };
+    expect(badUrl("http://me:hf_secret@127.0.0.1:8080")).toEqual([
+      "HUB_BAD_URL",
+      "the Hub URL carries a user name or password (http://127.0.0.1:8080/), which requests cannot send: give the token with HF_TOKEN",
+    ]);
+    expect(badUrl("http://me:hf_secret@[bad")).toEqual([
+      "HUB_BAD_URL",
+      'not a URL: "http://***@[bad" (--hub-url or HF_ENDPOINT)',
+    ]);
     expect(defaultCacheDir({ XDG_CACHE_HOME: "/xdg" })).toBe("/xdg/ptb-manifest");
     expect(defaultCacheDir({ XDG_CACHE_HOME: "relative" })).toMatch(/\/\.cache\/ptb-manifest$/);
   });

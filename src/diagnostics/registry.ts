@@ -70,7 +70,12 @@ export const REGISTRY = {
   },
   HUB_ACCESS_DENIED: { level: "error", meaning: "the Hub answered 401/403", remedy: "check `HF_TOKEN`" },
   HUB_ERROR: { level: "error", meaning: "any other Hub answer", remedy: "check the message" },
-  HUB_BAD_URL: { level: "error", meaning: "a Hub URL that is not http(s)", remedy: "fix the URL" },
+  HUB_BAD_URL: {
+    level: "error",
+    meaning:
+      "a Hub URL that is not http(s), or that carries a user name or password (never shown; requests cannot send them)",
+    remedy: "fix the URL; give a token with `HF_TOKEN`",
+  },
   HUB_BAD_TOKEN: { level: "error", meaning: "an `HF_TOKEN` that does not start with `hf_`", remedy: "fix `HF_TOKEN`" },
   HUB_TOKEN_UNREADABLE: {
     level: "error",

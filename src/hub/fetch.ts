@@ -306,7 +306,8 @@ export function redactUrl(url: string): string {
     u.searchParams.delete("expand");
     return u.href;
   } catch {
-    return url;
+    // Not a URL: still never show what may be a user name and password before an "@".
+    return url.replace(/\/\/[^/@\s]*@/, "//***@");
   }
 }
 

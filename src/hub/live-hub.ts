@@ -110,6 +110,13 @@ export function hubOptionsFrom(
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new InputError("HUB_BAD_URL", `the Hub URL must be http(s): ${redactUrl(raw)}`);
   }
+  // fetch refuses a URL with credentials in it (a TypeError on every request, retried as if the Hub were down).
+  if (url.username || url.password) {
+    throw new InputError(
+      "HUB_BAD_URL",
+      `the Hub URL carries a user name or password (${redactUrl(raw)}), which requests cannot send: give the token with HF_TOKEN`,
+    );
+  }
   const token = readHubToken(env);
   return {
     hubUrl: raw.replace(/\/+$/, ""),
