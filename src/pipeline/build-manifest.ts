@@ -1,4 +1,4 @@
-import type { Cell, CellsFile, Row } from "../schema.js";
+import type { Cell, Row } from "../schema.js";
 import { RowSchema } from "../schema.js";
 import { Diagnostics } from "../diagnostics.js";
 import { InputError } from "../errors.js";
@@ -21,6 +21,8 @@ import { cellCoverageWarnings, checkTrajectoryCells, countCellTokens } from "../
 import { resolveCell, type CellResolution, type LostCheckpoint } from "../resolve/resolve-cell.js";
 import { cmpStr } from "../util/values.js";
 import { BudgetClock, round2 } from "../resolve/clock.js";
+import { repoEos } from "../resolve/eos.js";
+import { warnHubOwners } from "../resolve/hub-owners.js";
 import type { TokenCall } from "../extractors/trajectory/types.js";
 import type { FileCache } from "../util/file-cache.js";
 import { cachedFileObservations } from "../cache/build-cache.js";
@@ -143,7 +145,7 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
       spares.set(s.cell, [...(spares.get(s.cell) ?? []), hubRepoObservation("spare_repo", repo, s)]);
     }
   }
-  warnEmptyOwners(hub, registry, sources.hub.live, diag);
+  warnHubOwners(hub, registry, sources.hub.live, diag);
   if (!baselineRepo) {
     throw new InputError(
       "BASELINE_MISSING",
@@ -256,14 +258,7 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
   }
 
   // The baseline's stop ids are read like any repo's: none readable is unknown (null), never "broken".
-  const baselineIds = baselineRepo.eos.ids;
-  if (baselineIds === null)
-    diag.warn(
-      "HUB_NO_EOS",
-      `${baselineRepo.id}: ${baselineRepo.eos.unknownWhy ?? "no generation_config.json or config.json gives eos_token_id"}, so the baseline's eos_ok is unknown (null)`,
-      baselineRepo.dir,
-      null,
-    );
+  const baselineEos = repoEos(baselineRepo, registry.required_eos_token_id, diag, "the baseline's eos_ok");
   const baselineRow: Row = {
     model_id: registry.baseline,
     cell: "BASELINE",
@@ -274,8 +269,8 @@ export async function buildManifest(opts: BuildOptions): Promise<BuildResult> {
     hour_upper_bound: null,
     driver_tokens_at_hour: 0,
     role: "baseline",
-    eos_ok: baselineIds === null ? null : baselineIds.includes(registry.required_eos_token_id),
-    eos_token_id: baselineIds,
+    eos_ok: baselineEos.ok,
+    eos_token_id: baselineEos.ids,
     source: registry.baseline,
     family: null,
     step: null,
@@ -395,39 +390,4 @@ function tokenCurve(calls: TokenCall[], clock: BudgetClock, runStartMs: number):
     if (i % every === every - 1 || i === placed.length - 1) points.push([round2(clock.hourAt(c.timeMs!)), total]);
   });
   return points;
-}
-
-/**
- * Warns `HUB_OWNER_EMPTY` for cells.json's `org` or `spare_owner` when the
- * Hub (its snapshot or live listing) holds no repo of it: every published or
- * spare repo then goes unread in silence (a misspelt owner, private repos
- * listed without a token, a snapshot missing the owner's folder); and, for a
- * live listing, `HUB_UNKNOWN_OWNER` once per other owner it gave (the Hub
- * matches owners without case: `Agentic-PTB` for `agentic-ptb`).
- */
-function warnEmptyOwners(hub: readonly HubRepo[], registry: CellsFile, live: boolean, diag: Diagnostics): void {
-  const owners = new Set(hub.map((r) => r.owner));
-  // A snapshot's folders of other owners are warned with the unread inputs; the live listing's are here.
-  const known = new Set([registry.org, registry.spare_owner, registry.baseline.split("/")[0]]);
-  for (const owner of live ? [...owners].filter((o) => !known.has(o)).sort(cmpStr) : []) {
-    const repos = hub.filter((r) => r.owner === owner);
-    diag.warn(
-      "HUB_UNKNOWN_OWNER",
-      `the Hub listed ${repos.length} repo(s) of ${owner}, first ${repos[0]!.id}, an owner that is neither cells.json's org (${registry.org}) nor its spare_owner (${registry.spare_owner}) (a difference of case?): not read`,
-      null,
-      null,
-    );
-  }
-  for (const [key, owner, what] of [
-    ["org", registry.org, "no checkpoint has a published repo (ids, eos_ok unknown)"],
-    ["spare_owner", registry.spare_owner, "no checkpoint has a spare copy"],
-  ] as const) {
-    if (owners.has(owner)) continue;
-    diag.warn(
-      "HUB_OWNER_EMPTY",
-      `the Hub ${live ? "lists" : `snapshot (${HUB_DIR}/) holds`} no repo of ${owner} (cells.json's ${key}): ${what}; a misspelt owner${live ? ", or private repos listed without a token (HF_TOKEN)" : ", or the owner's folder missing from the snapshot"}?`,
-      live ? null : `${HUB_DIR}/${owner}`,
-      null,
-    );
-  }
 }

@@ -3,7 +3,7 @@
  * read from the checkpoint's published repo.
  */
 import type { Diagnostics } from "../diagnostics.js";
-import type { HubRepoObservation } from "../extractors/hub-files.js";
+import type { HubRepo, HubRepoObservation } from "../extractors/hub-files.js";
 import { cmpStr } from "../util/values.js";
 
 /** The published repo eos is read from (undefined: none), its stop ids, and whether they hold the required one. */
@@ -47,15 +47,29 @@ export function eosOf(
       null,
     );
   }
-  const ids = pub ? pub.repo.eos.ids : null;
-  const ok = pub && ids !== null ? ids.includes(requiredEosId) : null;
-  if (pub && ids === null) {
-    diag.warn(
-      "HUB_NO_EOS",
-      `${pub.repo.id}: ${pub.repo.eos.unknownWhy ?? "no generation_config.json or config.json gives eos_token_id"}, so eos_ok is unknown (null)`,
-      pub.repo.dir,
-      null,
-    );
-  }
-  return { pub, ids, ok };
+  return { pub, ...(pub ? repoEos(pub.repo, requiredEosId, diag) : { ids: null, ok: null }) };
+}
+
+/**
+ * The stop ids `repo`'s files give (MANIFEST.md: eos_token_id) and whether
+ * they hold `requiredEosId` (`eos_ok`); both null when no file gives them,
+ * which is unknown, not a packaging defect: warned `HUB_NO_EOS` with why
+ * (`eos.unknownWhy`). `subject` names the value in the message (the
+ * baseline's row says so).
+ */
+export function repoEos(
+  repo: HubRepo,
+  requiredEosId: number,
+  diag: Diagnostics,
+  subject = "eos_ok",
+): { ids: number[] | null; ok: boolean | null } {
+  const ids = repo.eos.ids;
+  if (ids !== null) return { ids, ok: ids.includes(requiredEosId) };
+  diag.warn(
+    "HUB_NO_EOS",
+    `${repo.id}: ${repo.eos.unknownWhy ?? "no generation_config.json or config.json gives eos_token_id"}, so ${subject} is unknown (null)`,
+    repo.dir,
+    null,
+  );
+  return { ids: null, ok: null };
 }
