@@ -184,13 +184,19 @@ export async function parseJanitorLog(
   // while the janitor wrote, or a rotated part whose continuation is gone). Not evidence.
   if (carry) cutLine(carry.text, carry.origin, state, diag);
   warnRepeatedHour(state, cell, diag);
+  // Each line's first doubt, looked up once per observation.
+  const doubts = new Map<string, string>();
+  for (const d of state.doubtful) {
+    const at = `${d.origin.file}:${d.origin.line}`;
+    if (!doubts.has(at)) doubts.set(at, d.why);
+  }
   for (const o of out) {
     // A v2 archive's time is its src_mtime, the weights' own: no line's order puts it in doubt.
-    if (o.detail.version === "v2") continue;
-    const doubt = state.doubtful.find((d) => d.origin.file === o.origin.file && d.origin.line === o.origin.line);
-    if (doubt === undefined || o.utcMs === null) continue;
+    if (o.detail.version === "v2" || o.utcMs === null) continue;
+    const why = doubts.get(`${o.origin.file}:${o.origin.line}`);
+    if (why === undefined) continue;
     o.utcMs = null;
-    o.timeNote = `time unknown: ${doubt.why}`;
+    o.timeNote = `time unknown: ${why}`;
   }
   const missing = missingJanitorParts(parts);
   if (missing.length > 0 && state.anyLine) {
@@ -243,10 +249,9 @@ function warnRepeatedHour(state: JanitorState, cell: Cell, diag: Diagnostics): v
   const unsettled = r.pending.map((p) => p.origin);
   if (unsettled.length === 0 && r.backward === 0) return;
   const lines = r.backward > 0 ? r.all : unsettled;
-  const why =
-    r.backward > 0
-      ? `a local time in the hour that ${cell.janitor_tz} repeats at the end of daylight saving time, where the log goes back in time more than once: which occurrence it is cannot be told`
-      : `a local time in the hour that ${cell.janitor_tz} repeats at the end of daylight saving time, and no line shows the clock set back: which occurrence it is cannot be told`;
+  const cause =
+    r.backward > 0 ? "where the log goes back in time more than once" : "and no line shows the clock set back";
+  const why = `a local time in the hour that ${cell.janitor_tz} repeats at the end of daylight saving time, ${cause}: which occurrence it is cannot be told`;
   for (const origin of lines) state.doubtful.push({ origin, why });
   const at = lines[0]!;
   diag.warn(
