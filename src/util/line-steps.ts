@@ -13,6 +13,12 @@ export function isBlank(b: number): boolean {
   return b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0b || b === 0x0c;
 }
 
+/** True when `buf[s, e)` holds only blanks ({@link isBlank}): a blank line. */
+export function isBlankLine(buf: Buffer, s: number, e: number): boolean {
+  while (s < e && isBlank(buf[s]!)) s += 1;
+  return s === e;
+}
+
 /** True when the first and last non-blank bytes of `buf[s, e)` are `{` and `}`. */
 export function wellShaped(buf: Buffer, s: number, e: number): boolean {
   while (s < e && isBlank(buf[s]!)) s += 1;

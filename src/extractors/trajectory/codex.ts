@@ -28,6 +28,7 @@ import { readUsage, UsageShapeTally } from "./usage-shape.js";
 import { CODEX_USAGE_SHAPE as USAGE_SHAPE, classifyCodexLead, readCodexTokenCount } from "./codex-usage.js";
 import { readCodexLineTime } from "./codex-line-time.js";
 import { LINE_UNKNOWN, type LineClass } from "../../util/line-scan.js";
+import { isBlankLine } from "../../util/line-steps.js";
 import { appendAll } from "../../util/arrays.js";
 import { type CodexScan, mergeCodexScans, type Vec } from "./codex-merge.js";
 
@@ -153,7 +154,7 @@ async function scanFile(file: TrajectoryFile, sink: Diagnostics, io: ScanIO = {}
     },
     (line) => {
       // A blank line before any other (an editor's, a concatenation's) is no line lost: the next one is the first.
-      if (firstIsMeta === null && isBlank(line.buf, line.start, line.end)) return;
+      if (firstIsMeta === null && isBlankLine(line.buf, line.start, line.end)) return;
       const first = firstIsMeta === null;
       if (first) firstIsMeta = false; // until the line proves to be the session_meta
       // The usual token_count line, read from its bytes (proven valid JSON); any other line is parsed whole.
@@ -304,12 +305,3 @@ export const codexCounter: FormatCounter<CodexScan> = {
     return mergeCodexScans(fileScans);
   },
 };
-
-/** True when `buf[start, end)` holds only spaces, tabs and carriage returns (a blank line). */
-function isBlank(buf: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i += 1) {
-    const c = buf[i]!;
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
-  }
-  return true;
-}
