@@ -54,6 +54,36 @@ export class NoOffsetTimes {
   }
 }
 
+/**
+ * pi's usage entries without a valid `timestamp` of their own (the save time
+ * TRAJECTORIES.md, "pi", says to use), placed at `message.timestamp`, the
+ * request's start: counted in one file, and {@link flush} says so once with
+ * the count and the first line (`TRAJECTORY_REQUEST_TIME`).
+ */
+export class RequestTimes {
+  private count = 0;
+  private firstLine = 0;
+
+  /** Epoch ms of the request's start `value` (epoch ms, as {@link epochMs}), counting it when it is one. */
+  ms(value: unknown, lineNo: number): number | null {
+    const ms = epochMs(value);
+    if (ms !== null && this.count++ === 0) this.firstLine = lineNo;
+    return ms;
+  }
+
+  /** Warns once for the file when any entry was placed at its request's start. */
+  flush(sink: Diagnostics, file: string): void {
+    if (this.count === 0) return;
+    const one = this.count === 1;
+    sink.warn(
+      "TRAJECTORY_REQUEST_TIME",
+      `${this.count} usage entr${one ? "y has" : "ies have"} no valid timestamp of ${one ? "its" : "their"} own (the time the response was saved), first at line ${this.firstLine}: placed at message.timestamp, when the request started (a little early; tokens at an hour may count it before it completed)`,
+      file,
+      this.firstLine,
+    );
+  }
+}
+
 /** Epoch ms of an epoch-seconds float (microseconds rounded, then truncated to ms). */
 export function epochSecondsMs(value: unknown): number | null {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) return null;

@@ -28,7 +28,7 @@ import {
   type ScanIO,
   type TrajectoryFile,
 } from "./common.js";
-import { epochMs, NoOffsetTimes } from "./line-times.js";
+import { NoOffsetTimes, RequestTimes } from "./line-times.js";
 import { messageUsage, UsageShapeTally } from "./usage-shape.js";
 import { appendAll } from "../../util/arrays.js";
 import { JsonMembers } from "../../util/json-members.js";
@@ -109,14 +109,8 @@ export const piCounter: FormatCounter<PiScan> = {
     let header = true;
     const fast = trajectoryFastPath();
     const wantAll = (): boolean => header;
-    // An entry without its own time (the save time, TRAJECTORIES.md "pi") is placed at its request's
-    // start, which is what the log gives, and said so once per file.
-    const early = { count: 0, first: 0 };
-    const requestTime = (value: unknown, lineNo: number): number | null => {
-      const ms = epochMs(value);
-      if (ms !== null && early.count++ === 0) early.first = lineNo;
-      return ms;
-    };
+    // An entry without its own time (the save time) is placed at its request's start, said once per file.
+    const early = new RequestTimes();
     await scanTrajectory(
       file,
       sink,
@@ -135,7 +129,7 @@ export const piCounter: FormatCounter<PiScan> = {
             cacheWrite: u.cacheWrite,
             output: u.output,
           };
-          const timeMs = times.ms(u.timestamp, line.lineNo) ?? requestTime(u.messageTimestamp, line.lineNo);
+          const timeMs = times.ms(u.timestamp, line.lineNo) ?? early.ms(u.messageTimestamp, line.lineNo);
           data.entries.push(entry(call(parts, timeMs, file.display, line.lineNo), u.id, true));
           return;
         }
@@ -171,7 +165,7 @@ export const piCounter: FormatCounter<PiScan> = {
           cacheWrite: c.cacheWrite,
           output: c.output,
         };
-        const timeMs = times.ms(value["timestamp"], lineNo) ?? requestTime(message?.["timestamp"], lineNo);
+        const timeMs = times.ms(value["timestamp"], lineNo) ?? early.ms(message?.["timestamp"], lineNo);
         const id = str(value, "id");
         const key = id ? id : String(value["timestamp"] ?? message?.["timestamp"] ?? `${file.display}:${lineNo}`);
         data.entries.push(entry(call(parts, timeMs, file.display, lineNo), key, !!id));
@@ -179,13 +173,7 @@ export const piCounter: FormatCounter<PiScan> = {
     );
     shape.flush(sink, file.display, "message.usage");
     times.flush(sink, file.display);
-    if (early.count > 0)
-      sink.warn(
-        "TRAJECTORY_REQUEST_TIME",
-        `${early.count} usage entr${early.count === 1 ? "y has" : "ies have"} no valid timestamp of ${early.count === 1 ? "its" : "their"} own (the time the response was saved), first at line ${early.first}: placed at message.timestamp, when the request started (a little early; tokens at an hour may count it before it completed)`,
-        file.display,
-        early.first,
-      );
+    early.flush(sink, file.display);
     return { data, warnings: sink.warnings };
   },
   pack(scan: FileScan<PiScan>): FileScan<unknown> {
