@@ -12,7 +12,7 @@ import { manifestCsv, manifestJson, modelIdsTxt, provenanceJsonl } from "../writ
 import { buildReportJson } from "../writers/report.js";
 import { hashInputs } from "../util/hash.js";
 import { writeFilesAtomically } from "../util/atomic.js";
-import { cacheFolderError, checkCacheOutsideSources, checkOutFile, checkOutFolder } from "../util/out-folder.js";
+import { cacheFolderProblem, checkOutFile, checkOutFolder } from "../util/out-folder.js";
 import { BUILD_NAMES, checkNotInputs, foreignFileError, foreignFiles, readOwnership } from "../util/out-owner.js";
 import { indexCard } from "../writers/card.js";
 import { dataPackage, manifestJsonSchema } from "../writers/datapackage.js";
@@ -98,10 +98,9 @@ export async function runBuild(opts: BuildCommandOptions): Promise<{ result: Bui
   await checkOutFolder(opts.out, { sources: opts.sources });
   // A cache is written when the build cache is on (never with --no-cache or --strict) and by --hub (its files).
   if ((!opts.noCache && !opts.strict) || opts.hub) {
-    await checkCacheOutsideSources(cacheDirOf(opts), opts.cacheDir, opts.sources);
     // A cache folder the user named must take files: the Hub's files go through it; the build cache is
     // only a saving, so without one the build goes on, saying so (the default's failures only cost the cache).
-    const problem = opts.cacheDir !== undefined ? await cacheFolderError(opts.cacheDir) : null;
+    const problem = await cacheFolderProblem(cacheDirOf(opts), opts.cacheDir, opts.sources);
     if (problem && opts.hub) throw problem;
     if (problem) {
       (opts.stderr ?? process.stderr).write(

@@ -3,7 +3,7 @@ import { Diagnostics } from "../diagnostics.js";
 import { hubOptionsFrom, type LiveHubStats, snapshotHub } from "../hub/live-hub.js";
 import { loadCells } from "../sources/cells.js";
 import { checkNotInputs } from "../util/out-owner.js";
-import { cacheFolderError, checkCacheOutsideSources } from "../util/out-folder.js";
+import { cacheFolderProblem } from "../util/out-folder.js";
 
 /** Options of {@link runSnapshotHub}. */
 export interface SnapshotHubCommandOptions {
@@ -45,9 +45,8 @@ export async function runSnapshotHub(
     { hubUrl: opts.hubUrl, cacheDir: opts.cacheDir, concurrency: opts.concurrency },
     opts.env,
   );
-  await checkCacheOutsideSources(resolve(hubOpts.cacheDir), opts.cacheDir, opts.sources);
   // The Hub's files go through the cache: a cache folder the user named that takes none is refused now.
-  const problem = opts.cacheDir !== undefined ? await cacheFolderError(opts.cacheDir) : null;
+  const problem = await cacheFolderProblem(resolve(hubOpts.cacheDir), opts.cacheDir, opts.sources);
   if (problem) throw problem;
   const diag = new Diagnostics();
   const stderr = opts.stderr ?? process.stderr;

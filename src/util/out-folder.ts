@@ -176,13 +176,32 @@ export async function checkOutFolder(out: string, opts: OutFolderCheck = {}): Pr
 }
 
 /**
+ * The checks of a cache folder before any work (a command that writes a
+ * cache): `dir` (absolute; `given` as `--cache-dir` named it, else undefined:
+ * the default) may not be the sources folder or lie in it, and a folder the
+ * user named must take files ({@link cacheFolderError}).
+ *
+ * @returns null, or the error of a named folder that takes no files (the
+ *   caller throws it, or goes on without the cache).
+ * @throws InputError `CACHE_INSIDE_SOURCES`.
+ */
+export async function cacheFolderProblem(
+  dir: string,
+  given: string | undefined,
+  sources: string,
+): Promise<InputError | null> {
+  await checkCacheOutsideSources(dir, given, sources);
+  return given !== undefined ? cacheFolderError(given) : null;
+}
+
+/**
  * The cache folder `dir` (absolute; `given` as `--cache-dir` named it, else
  * undefined: the default) may not be the sources folder or lie in it: every
  * run would write into its own inputs.
  *
  * @throws InputError `CACHE_INSIDE_SOURCES`.
  */
-export async function checkCacheOutsideSources(dir: string, given: string | undefined, sources: string): Promise<void> {
+async function checkCacheOutsideSources(dir: string, given: string | undefined, sources: string): Promise<void> {
   const where = await placeInSources(dir, sources);
   if (where === null) return;
   const named = given !== undefined ? `--cache-dir ${given}` : `the cache folder ${dir}`;
@@ -215,7 +234,7 @@ async function placeInSources(abs: string, sources: string): Promise<string | nu
  *   `OUT_UNWRITABLE` naming `--cache-dir` (the caller throws it, or goes on
  *   without the cache).
  */
-export async function cacheFolderError(dir: string): Promise<InputError | null> {
+async function cacheFolderError(dir: string): Promise<InputError | null> {
   try {
     await makeFolder(dir, "--cache-dir");
     await rmdir(await mkdtemp(join(resolve(dir), ".probe-")));
