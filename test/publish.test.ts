@@ -7,6 +7,7 @@ import { removeTree } from "./helpers/tree.js";
 import { runCli } from "./helpers/cli.js";
 import { startHubServer, type HubServer } from "./helpers/hub-server.js";
 import { orderRenames } from "../src/publish/publish.js";
+import { eosRepos } from "../src/resolve/rename-plan.js";
 import { describeRelease, readReleaseState } from "../src/publish/build-outputs.js";
 
 const TOKEN = "hf_publishTestToken000000000000000";
@@ -543,6 +544,10 @@ describe("rename ordering", () => {
           "o/c.h030.sft.2400 is renamed to o/c.h037.sft.2400 (the repo the build read the row's eos from): this is a second repo of the same checkpoint (compare and delete one by hand)",
       },
     ]);
+    // The preference is read from the build's provenance records (eos.repo of each row).
+    expect(eosRepos([{ eos: { repo: "o/c.h030.sft.2400" } }, { eos: { repo: null } }, null, {}])).toEqual(
+      new Set(["o/c.h030.sft.2400"]),
+    );
     // Without a preference (no build beside): the first by name, and the reason says the same without the eos note.
     const plain = orderRenames(twins, existing);
     expect(plain.renames).toEqual([twins[0]]);

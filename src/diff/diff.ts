@@ -161,35 +161,22 @@ async function provenanceRecords(outDir: string, warn: WarningSink = toStderr): 
 }
 
 /**
- * The earlier family names the build beside `path` matched (its
- * `provenance.jsonl`: {@link earlierFamilyNames}): for an output folder, or a
- * manifest file in one; empty for a sources folder (its Hub ids are keyed
- * through `family_aliases` already) or without a provenance file.
+ * The `provenance.jsonl` records (MANIFEST.md: provenance) of the build
+ * beside `path`: an output folder, or a manifest file in one; none for a
+ * sources folder (its Hub ids are keyed through `family_aliases` already)
+ * or without a provenance file.
  */
-export async function earlierNamesBeside(path: string, warn: WarningSink = toStderr): Promise<Map<string, string>> {
+export async function provenanceBeside(path: string, warn: WarningSink = toStderr): Promise<unknown[]> {
   const info = await stat(path).catch(() => null);
-  if (!info) return new Map();
+  if (!info) return [];
   const dir = info.isDirectory() ? path : dirname(path);
-  if ((await stat(join(dir, "cells.json")).catch(() => null))?.isFile()) return new Map();
-  return earlierFamilyNames(await provenanceRecords(dir, warn));
+  if ((await stat(join(dir, "cells.json")).catch(() => null))?.isFile()) return [];
+  return provenanceRecords(dir, warn);
 }
 
-/**
- * The repos whose files a build beside `path` (its `provenance.jsonl`) read
- * its rows' eos from (MANIFEST.md: provenance, `eos.repo`): for each row,
- * the copy the manifest describes when a checkpoint has several. Empty when
- * there is no such build.
- */
-export async function eosReposBeside(path: string, warn: WarningSink = toStderr): Promise<Set<string>> {
-  const info = await stat(path).catch(() => null);
-  if (!info) return new Set();
-  const dir = info.isDirectory() ? path : dirname(path);
-  const repos = new Set<string>();
-  for (const r of await provenanceRecords(dir, warn)) {
-    const repo = (r as { eos?: { repo?: unknown } } | null)?.eos?.repo;
-    if (typeof repo === "string") repos.add(repo);
-  }
-  return repos;
+/** The earlier family names the build beside `path` matched ({@link provenanceBeside}, {@link earlierFamilyNames}). */
+export async function earlierNamesBeside(path: string, warn: WarningSink = toStderr): Promise<Map<string, string>> {
+  return earlierFamilyNames(await provenanceBeside(path, warn));
 }
 
 /**

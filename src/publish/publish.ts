@@ -10,8 +10,9 @@ import { join } from "node:path";
 import { commit, createRepo, downloadFile, HubApiError, listModels } from "@huggingface/hub";
 import { InputError } from "../errors.js";
 import { orgOfRows, parseModelId } from "../manifest/model-id.js";
-import { earlierNamesBeside, eosReposBeside, type WarningSink } from "../diff/diff.js";
-import { orderRenames } from "../resolve/rename-plan.js";
+import { provenanceBeside, type WarningSink } from "../diff/diff.js";
+import { earlierFamilyNames } from "../resolve/family-names.js";
+import { eosRepos, orderRenames } from "../resolve/rename-plan.js";
 import { apiErrorOf, hubError } from "../hub/errors.js";
 import { readOwnership, sha256Of } from "../util/out-owner.js";
 import { describeRelease, readManifestRows, readReleaseState, type ReleaseState } from "./build-outputs.js";
@@ -188,9 +189,11 @@ async function computePlan(
   );
   const existing = new Set<string>();
   const renames: { from: string; to: string }[] = [];
+  // Read once: the earlier family names the build matched, and the repos it read eos from.
+  const provenance = await provenanceBeside(outDir, warn);
   if (org) {
     // Repos named with a family's earlier name (family_aliases) belong to its rows, as the build matched them.
-    const earlier = await earlierNamesBeside(outDir, warn);
+    const earlier = earlierFamilyNames(provenance);
     for await (const m of listModels({ search: { owner: org }, ...hub })) {
       existing.add(m.name);
       const p = parseModelId(m.name, cells);
@@ -205,7 +208,7 @@ async function computePlan(
     repoMaybePrivate: head.maybePrivate,
     release,
     files,
-    ...orderRenames(renames, existing, await eosReposBeside(outDir, warn)),
+    ...orderRenames(renames, existing, eosRepos(provenance)),
   };
 }
 

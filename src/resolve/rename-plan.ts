@@ -47,3 +47,17 @@ export function orderRenames(
   }));
   return { renames: ordered, conflicts };
 }
+
+/**
+ * The repos a build read its rows' eos from (its provenance records'
+ * `eos.repo`, MANIFEST.md: provenance): for each row, the copy the manifest
+ * describes when a checkpoint has several; {@link orderRenames}' `preferred`.
+ */
+export function eosRepos(provenance: readonly unknown[]): Set<string> {
+  const repos = new Set<string>();
+  for (const r of provenance) {
+    const repo = (r as { eos?: { repo?: unknown } } | null)?.eos?.repo;
+    if (typeof repo === "string") repos.add(repo);
+  }
+  return repos;
+}
