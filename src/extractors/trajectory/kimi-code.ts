@@ -206,7 +206,7 @@ export const kimiCodeCounter: FormatCounter<KimiCodeScan> = {
         const r = records[k]!;
         if (r.markersBefore !== markers) continue;
         if (r.call.timeMs === null && untimedCopies.has(i)) {
-          // An untimed record can only be told a copy by its file: one whose untimed records an earlier file has too.
+          // An untimed record can only be told a copy by its file's whole sequence (copiesOfUntimed).
           untimedDuplicates.set(display, (untimedDuplicates.get(display) ?? 0) + 1);
           skipped.add(start[i]! + k);
           continue;
@@ -330,9 +330,9 @@ function keyHash(r: KimiCodeRecord): number {
  * time: TRAJECTORIES.md, "kimi-code") are, in order, the first own untimed
  * records of another file that has more of them, or of an earlier file with
  * as many: a copy of that session (a backup, a copied folder), whose calls
- * that file already counts. Without a time two records
- * with the same usage may be two calls, so a copy is told by the whole
- * sequence, never by one record.
+ * that file already counts. Without a time two records with the same usage
+ * may be two calls, so a copy is told by the whole sequence, never by one
+ * record.
  */
 function copiesOfUntimed(scans: FileScan<KimiCodeScan>[]): Set<number> {
   const untimed = scans.map((s) =>
