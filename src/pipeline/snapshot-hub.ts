@@ -2,7 +2,7 @@ import { join, resolve } from "node:path";
 import { Diagnostics } from "../diagnostics.js";
 import { hubOptionsFrom, type LiveHubStats, snapshotHub } from "../hub/live-hub.js";
 import { loadCells } from "../sources/cells.js";
-import { checkNotInputs } from "../util/out-owner.js";
+import { checkNotInputs } from "../util/out-not-input.js";
 import { cacheFolderProblem } from "../util/out-folder.js";
 
 /** Options of {@link runSnapshotHub}. */

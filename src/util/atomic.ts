@@ -4,15 +4,8 @@ import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { checkOutFile, checkOutFolder, makeFolder, outWriteError } from "./out-folder.js";
 import { InputError } from "../errors.js";
-import {
-  OUT_MARKER,
-  checkNotInputs,
-  foreignFileError,
-  foreignFiles,
-  markerText,
-  readOwnership,
-  type Writer,
-} from "./out-owner.js";
+import { OUT_MARKER, foreignFileError, foreignFiles, markerText, readOwnership, type Writer } from "./out-owner.js";
+import { checkNotInputs } from "./out-not-input.js";
 
 const liveTemps = new Set<string>();
 let hooked = false;
